@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, in one place. Planners add exitChanges for --exit-code.
+const (
+	exitOK      = 0
+	exitFound   = 1 // validate found errors; planners: an error happened
+	exitUsage   = 2 // bad command line or I/O error
+	exitChanges = 3
+)
+
+// exitError carries an exit code out of a command's RunE.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks an error as a usage or I/O error (exit 2).
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cfix",
+		Short:         "Find and fix damage in Claude Code's session store",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
+	return root
+}
+
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(os.Stderr, "cfix: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(os.Stderr, "cfix: %v\n", err)
+	return exitUsage
+}
