@@ -1,0 +1,94 @@
+package session
+
+// Block is what the checks need of one message content block.
+type Block struct {
+	Type      string
+	ID        string // tool_use: its id
+	ToolUseID string // tool_result: the id of the tool_use it answers
+	EmptyText bool   // thinking: the thinking text is empty
+	EmptySig  bool   // thinking: the signature is empty or missing
+}
+
+// Entry is the header of one transcript entry: the fields the checks,
+// planners and the parentUuid graph use.
+type Entry struct {
+	Type          string
+	Subtype       string
+	UUID          string
+	Parent        string // parentUuid; "" when null or absent
+	HasParent     bool   // the parentUuid key is present (null or not)
+	LogicalParent string // logicalParentUuid (compact boundaries)
+	Timestamp     string
+	SessionID     string
+	CWD           string
+	AgentID       string
+	LeafUUID      string
+	IsSidechain   bool
+	IsMeta        bool
+	MessageID     string
+	Role          string
+	Content       any // message.content: string or []any (light tree)
+	Blocks        []Block
+}
+
+// IsChain reports whether the entry takes part in the parentUuid chain:
+// it has a uuid and a parentUuid field. Metadata entries (summary,
+// last-prompt, queue-operation, ...) do not.
+func (e *Entry) IsChain() bool { return e.UUID != "" && e.HasParent }
+
+// HeaderOf extracts the entry header from a light tree. It returns false
+// when v is not a JSON object.
+func HeaderOf(v any, e *Entry) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	*e = Entry{Blocks: e.Blocks[:0]}
+	e.Type = str(m["type"])
+	e.Subtype = str(m["subtype"])
+	e.UUID = str(m["uuid"])
+	if p, ok := m["parentUuid"]; ok {
+		e.HasParent = true
+		e.Parent = str(p)
+	}
+	e.LogicalParent = str(m["logicalParentUuid"])
+	e.Timestamp = str(m["timestamp"])
+	e.SessionID = str(m["sessionId"])
+	e.CWD = str(m["cwd"])
+	e.AgentID = str(m["agentId"])
+	e.LeafUUID = str(m["leafUuid"])
+	e.IsSidechain, _ = m["isSidechain"].(bool)
+	e.IsMeta, _ = m["isMeta"].(bool)
+	msg, _ := m["message"].(map[string]any)
+	if msg == nil {
+		return true
+	}
+	e.MessageID = str(msg["id"])
+	e.Role = str(msg["role"])
+	e.Content = msg["content"]
+	blocks, _ := e.Content.([]any)
+	for _, b := range blocks {
+		bm, ok := b.(map[string]any)
+		if !ok {
+			e.Blocks = append(e.Blocks, Block{})
+			continue
+		}
+		blk := Block{Type: str(bm["type"])}
+		switch blk.Type {
+		case "tool_use", "server_tool_use":
+			blk.ID = str(bm["id"])
+		case "tool_result":
+			blk.ToolUseID = str(bm["tool_use_id"])
+		case "thinking":
+			blk.EmptyText = str(bm["thinking"]) == ""
+			blk.EmptySig = str(bm["signature"]) == ""
+		}
+		e.Blocks = append(e.Blocks, blk)
+	}
+	return true
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,180 @@
+package session
+
+// Node is one chain entry of a file, as the parentUuid graph keeps it.
+type Node struct {
+	UUID      string
+	Parent    string
+	Logical   string // logicalParentUuid
+	Line      int
+	Time      string
+	Type      string
+	Sidechain bool
+	MsgID     string
+	Blocks    []Block // tool_use, tool_result and thinking blocks only
+}
+
+// Graph is the parentUuid forest of one file. Add nodes in file order.
+type Graph struct {
+	Nodes []Node
+	index map[string]int32 // uuid → first node with it
+}
+
+// NewGraph returns an empty graph.
+func NewGraph() *Graph { return &Graph{index: make(map[string]int32)} }
+
+// Add adds a chain entry read at line. It reports false, adding nothing,
+// when the uuid was already added (a duplicate).
+func (g *Graph) Add(e *Entry, line int) bool {
+	if _, dup := g.index[e.UUID]; dup {
+		return false
+	}
+	n := Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: line,
+		Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID}
+	for _, b := range e.Blocks {
+		switch b.Type {
+		case "tool_use", "server_tool_use", "tool_result", "thinking":
+			n.Blocks = append(n.Blocks, b)
+		}
+	}
+	g.index[e.UUID] = int32(len(g.Nodes))
+	g.Nodes = append(g.Nodes, n)
+	return true
+}
+
+// Lookup returns the node index of uuid, or -1.
+func (g *Graph) Lookup(uuid string) int {
+	if i, ok := g.index[uuid]; ok {
+		return int(i)
+	}
+	return -1
+}
+
+// Has reports whether uuid is a node of the graph.
+func (g *Graph) Has(uuid string) bool { _, ok := g.index[uuid]; return ok }
+
+// Dangling lists the nodes whose parentUuid names no node of the graph.
+func (g *Graph) Dangling() []int {
+	var out []int
+	for i := range g.Nodes {
+		if p := g.Nodes[i].Parent; p != "" && !g.Has(p) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Cycles returns one node of each parentUuid cycle (a self-parent is a
+// cycle of one), the node with the lowest line number in the cycle.
+func (g *Graph) Cycles() [][]int {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]uint8, len(g.Nodes))
+	var cycles [][]int
+	var path []int
+	for start := range g.Nodes {
+		if color[start] != white {
+			continue
+		}
+		path = path[:0]
+		i := start
+		for i >= 0 && color[i] == white {
+			color[i] = grey
+			path = append(path, i)
+			i = g.Lookup(g.Nodes[i].Parent)
+			if g.Nodes[path[len(path)-1]].Parent == "" {
+				i = -1
+			}
+		}
+		if i >= 0 && color[i] == grey {
+			// Found a cycle: the part of path from i on.
+			var cyc []int
+			for k := len(path) - 1; k >= 0; k-- {
+				cyc = append(cyc, path[k])
+				if path[k] == i {
+					break
+				}
+			}
+			cycles = append(cycles, cyc)
+		}
+		for _, k := range path {
+			color[k] = black
+		}
+	}
+	return cycles
+}
+
+// Leaf returns the node a resume starts from: among the nodes no other node
+// names as parent, the one with the latest timestamp (the later line on a
+// tie). Sidechain and progress nodes are skipped unless includeSidechain
+// (subagent files are all sidechain). It returns -1 for an empty graph.
+func (g *Graph) Leaf(includeSidechain bool) int {
+	isParent := make([]bool, len(g.Nodes))
+	for i := range g.Nodes {
+		if p := g.Lookup(g.Nodes[i].Parent); p >= 0 && g.Nodes[i].Parent != "" {
+			isParent[p] = true
+		}
+	}
+	best := -1
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if isParent[i] || n.Type == "progress" || (n.Sidechain && !includeSidechain) {
+			continue
+		}
+		if best < 0 || n.Time >= g.Nodes[best].Time {
+			best = i
+		}
+	}
+	return best
+}
+
+// Walk returns the chain a resume loads from leaf: the leaf and its
+// ancestors, root first. It stops at a null or missing parent and at a
+// node already visited (a cycle). end is the index of the oldest node
+// reached; truncated reports that its parentUuid names a missing node.
+func (g *Graph) Walk(leaf int) (chain []int, truncated bool) {
+	if leaf < 0 {
+		return nil, false
+	}
+	seen := make(map[int]bool)
+	for i := leaf; i >= 0 && !seen[i]; {
+		seen[i] = true
+		chain = append(chain, i)
+		p := g.Nodes[i].Parent
+		if p == "" {
+			break
+		}
+		j := g.Lookup(p)
+		if j < 0 {
+			truncated = true
+			break
+		}
+		i = j
+	}
+	for a, b := 0, len(chain)-1; a < b; a, b = a+1, b-1 {
+		chain[a], chain[b] = chain[b], chain[a]
+	}
+	return chain, truncated
+}
+
+// Reachable marks the nodes a resume from leaf accounts for: the resumed
+// chain plus, across compact boundaries (logicalParentUuid), the history
+// that compaction summarized.
+func (g *Graph) Reachable(leaf int) []bool {
+	reach := make([]bool, len(g.Nodes))
+	for i := leaf; i >= 0 && !reach[i]; {
+		reach[i] = true
+		n := &g.Nodes[i]
+		p := n.Parent
+		if p == "" {
+			p = n.Logical
+		}
+		if p == "" {
+			break
+		}
+		i = g.Lookup(p)
+	}
+	return reach
+}

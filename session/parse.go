@@ -1,0 +1,523 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Limits of the light value tree that Parse builds. The checks and schemas
+// never look deeper or at more of a string, and keeping tool outputs, file
+// contents and whole API requests out of memory is what makes a whole-store
+// check fast.
+const (
+	// MaxString is the number of bytes of a string value kept; longer
+	// strings are cut to this length (still valid strings).
+	MaxString = 1024
+	// MaxDepth is the depth (the entry object is depth 0) from which
+	// objects and arrays are checked but kept as empty containers.
+	MaxDepth = 5
+)
+
+// SyntaxError is a JSON syntax error at a byte offset of the line.
+type SyntaxError struct {
+	Offset int // 0-based byte offset in the line
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.Offset+1, e.Msg) }
+
+// Parsed is the result of parsing one line.
+type Parsed struct {
+	// Value is the light tree of the first JSON value on the line:
+	// map[string]any, []any, string, json.Number, bool or nil.
+	Value any
+	// Err is set when the line is not valid JSON.
+	Err *SyntaxError
+	// BadUTF8 is the offset of the first invalid UTF-8 byte, or -1.
+	BadUTF8 int
+	// Surrogates counts \uD800-\uDFFF escapes that are not part of a valid
+	// surrogate pair; SurrogateOff is the offset of the first one, or -1.
+	Surrogates   int
+	SurrogateOff int
+	// More holds the light trees of further values on the line: records
+	// glued together. GluedAt is the offset of the second one, or -1.
+	More    []any
+	GluedAt int
+}
+
+// Parser parses lines into light trees. It keeps scratch space and a key
+// cache between calls; it is not safe for concurrent use.
+type Parser struct {
+	b       []byte
+	i       int
+	res     *Parsed
+	scratch []byte
+	keys    map[string]string
+}
+
+// NewParser returns a Parser.
+func NewParser() *Parser {
+	return &Parser{keys: make(map[string]string, 256)}
+}
+
+type parseError struct{ e *SyntaxError }
+
+// Parse parses line. It never panics on any input.
+func (p *Parser) Parse(line []byte) Parsed {
+	res := Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
+	p.b, p.i, p.res = line, 0, &res
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(parseError)
+			if !ok {
+				panic(r)
+			}
+			res.Err = pe.e
+		}
+		p.b, p.res = nil, nil
+	}()
+	p.ws()
+	if p.i >= len(p.b) {
+		p.fail("unexpected end of line: no JSON value")
+	}
+	res.Value = p.value(0, true)
+	for {
+		p.ws()
+		if p.i >= len(p.b) {
+			break
+		}
+		c := p.b[p.i]
+		if c != '{' && c != '[' {
+			p.fail(fmt.Sprintf("invalid character %s after top-level value", quoteChar(c)))
+		}
+		if res.GluedAt < 0 {
+			res.GluedAt = p.i
+		}
+		res.More = append(res.More, p.value(0, true))
+	}
+	return res
+}
+
+func (p *Parser) fail(msg string) {
+	panic(parseError{&SyntaxError{Offset: p.i, Msg: msg}})
+}
+
+func quoteChar(c byte) string {
+	switch {
+	case c == '\'':
+		return `'\''`
+	case c == '"':
+		return `'"'`
+	case c < 0x20 || c >= 0x7f:
+		return fmt.Sprintf("byte 0x%02x", c)
+	}
+	return "'" + string(c) + "'"
+}
+
+func (p *Parser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\r', '\n':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *Parser) expectEnd(what string) {
+	if p.i >= len(p.b) {
+		p.fail("unexpected end of line in " + what)
+	}
+}
+
+// value parses one value. With build false it only checks.
+func (p *Parser) value(depth int, build bool) any {
+	p.expectEnd("value")
+	switch c := p.b[p.i]; c {
+	case '{':
+		return p.object(depth, build)
+	case '[':
+		return p.array(depth, build)
+	case '"':
+		return p.str(build, MaxString)
+	case 't':
+		p.lit("true")
+		return true
+	case 'f':
+		p.lit("false")
+		return false
+	case 'n':
+		p.lit("null")
+		return nil
+	default:
+		if c == '-' || (c >= '0' && c <= '9') {
+			return p.number(build)
+		}
+		p.fail(fmt.Sprintf("invalid character %s looking for beginning of value", quoteChar(c)))
+	}
+	return nil
+}
+
+func (p *Parser) lit(s string) {
+	if len(p.b)-p.i < len(s) {
+		p.i = len(p.b)
+		p.fail("unexpected end of line in literal " + s)
+	}
+	for k := 0; k < len(s); k++ {
+		if p.b[p.i] != s[k] {
+			p.fail(fmt.Sprintf("invalid character %s in literal %s", quoteChar(p.b[p.i]), s))
+		}
+		p.i++
+	}
+}
+
+func (p *Parser) object(depth int, build bool) any {
+	p.i++ // '{'
+	build = build && depth < MaxDepth
+	var m map[string]any
+	if build {
+		m = make(map[string]any, 8)
+	}
+	p.ws()
+	p.expectEnd("object")
+	if p.b[p.i] == '}' {
+		p.i++
+		if m == nil {
+			return map[string]any{}
+		}
+		return m
+	}
+	for {
+		p.ws()
+		p.expectEnd("object")
+		if p.b[p.i] != '"' {
+			p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+		}
+		var key string
+		if build {
+			key = p.key()
+		} else {
+			p.str(false, 0)
+		}
+		p.ws()
+		p.expectEnd("object")
+		if p.b[p.i] != ':' {
+			p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+		}
+		p.i++
+		p.ws()
+		v := p.value(depth+1, build)
+		if build {
+			m[key] = v
+		}
+		p.ws()
+		p.expectEnd("object")
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			if m == nil {
+				return map[string]any{}
+			}
+			return m
+		default:
+			p.fail(fmt.Sprintf("invalid character %s after object key:value pair", quoteChar(p.b[p.i])))
+		}
+	}
+}
+
+func (p *Parser) array(depth int, build bool) any {
+	p.i++ // '['
+	build = build && depth < MaxDepth
+	var a []any
+	if build {
+		a = make([]any, 0, 4)
+	}
+	p.ws()
+	p.expectEnd("array")
+	if p.b[p.i] == ']' {
+		p.i++
+		if a == nil {
+			return []any{}
+		}
+		return a
+	}
+	for {
+		p.ws()
+		v := p.value(depth+1, build)
+		if build {
+			a = append(a, v)
+		}
+		p.ws()
+		p.expectEnd("array")
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			if a == nil {
+				return []any{}
+			}
+			return a
+		default:
+			p.fail(fmt.Sprintf("invalid character %s after array element", quoteChar(p.b[p.i])))
+		}
+	}
+}
+
+func (p *Parser) number(build bool) any {
+	start := p.i
+	if p.b[p.i] == '-' {
+		p.i++
+	}
+	p.expectEnd("number")
+	switch c := p.b[p.i]; {
+	case c == '0':
+		p.i++
+	case c >= '1' && c <= '9':
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+		}
+	default:
+		p.fail(fmt.Sprintf("invalid character %s in numeric literal", quoteChar(c)))
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		d := p.i
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+		}
+		if p.i == d {
+			p.expectEnd("number")
+			p.fail(fmt.Sprintf("invalid character %s after decimal point in numeric literal", quoteChar(p.b[p.i])))
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		d := p.i
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+		}
+		if p.i == d {
+			p.expectEnd("number")
+			p.fail(fmt.Sprintf("invalid character %s in exponent of numeric literal", quoteChar(p.b[p.i])))
+		}
+	}
+	if !build {
+		return nil
+	}
+	return json.Number(p.b[start:p.i])
+}
+
+// key parses an object key, interning short keys.
+func (p *Parser) key() string {
+	ks := p.str(true, 1<<30).(string)
+	if len(ks) > 64 {
+		return ks
+	}
+	if k, ok := p.keys[ks]; ok {
+		return k
+	}
+	if len(p.keys) < 4096 {
+		p.keys[ks] = ks
+	}
+	return ks
+}
+
+// safe marks bytes that need no attention inside a string.
+var safe = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = true
+	}
+	t['"'] = false
+	t['\\'] = false
+	return t
+}()
+
+// str parses a string starting at the opening quote. With build it returns
+// the unescaped string cut to limit bytes.
+func (p *Parser) str(build bool, limit int) any {
+	p.i++ // opening quote
+	b := p.b
+	start := p.i
+	escaped := false
+	for {
+		for p.i < len(b) && safe[b[p.i]] {
+			p.i++
+		}
+		if p.i >= len(b) {
+			p.fail("unexpected end of line in string literal")
+		}
+		c := b[p.i]
+		switch {
+		case c == '"':
+			end := p.i
+			p.i++
+			if !build {
+				return nil
+			}
+			if !escaped {
+				if end-start > limit {
+					end = start + limit
+				}
+				return string(b[start:end])
+			}
+			return p.unescape(b[start:end], limit)
+		case c == '\\':
+			escaped = true
+			p.escape()
+		case c < 0x20:
+			p.fail(fmt.Sprintf("invalid character %s in string literal", quoteChar(c)))
+		default: // >= 0x80
+			r, size := utf8.DecodeRune(b[p.i:])
+			if r == utf8.RuneError && size <= 1 {
+				if p.res.BadUTF8 < 0 {
+					p.res.BadUTF8 = p.i
+				}
+				size = 1
+			}
+			p.i += size
+		}
+	}
+}
+
+// escape checks one escape sequence at p.i and advances past it; it counts
+// lone surrogate escapes.
+func (p *Parser) escape() {
+	b := p.b
+	if p.i+1 >= len(b) {
+		p.i = len(b)
+		p.fail("unexpected end of line in string escape")
+	}
+	switch b[p.i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		p.i += 2
+		return
+	case 'u':
+	default:
+		p.i++
+		p.fail(fmt.Sprintf("invalid character %s in string escape code", quoteChar(b[p.i])))
+	}
+	at := p.i
+	r := p.hex4()
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		// High surrogate: must be followed by \uDC00-\uDFFF.
+		if p.i+1 < len(b) && b[p.i] == '\\' && b[p.i+1] == 'u' {
+			save := p.i
+			r2 := p.hex4()
+			if r2 >= 0xDC00 && r2 < 0xE000 {
+				return
+			}
+			p.i = save
+		}
+		p.lone(at)
+	case r >= 0xDC00 && r < 0xE000:
+		p.lone(at)
+	}
+}
+
+func (p *Parser) lone(at int) {
+	p.res.Surrogates++
+	if p.res.SurrogateOff < 0 {
+		p.res.SurrogateOff = at
+	}
+}
+
+// hex4 reads "\uXXXX" at p.i and returns its value.
+func (p *Parser) hex4() rune {
+	b := p.b
+	p.i += 2
+	if len(b)-p.i < 4 {
+		p.i = len(b)
+		p.fail("unexpected end of line in \\u escape")
+	}
+	var r rune
+	for k := 0; k < 4; k++ {
+		c := b[p.i]
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			p.fail(fmt.Sprintf("invalid character %s in \\u hexadecimal character escape", quoteChar(c)))
+		}
+		r = r<<4 | rune(v)
+		p.i++
+	}
+	return r
+}
+
+// unescape decodes an already checked string body, cut to limit bytes.
+func (p *Parser) unescape(s []byte, limit int) string {
+	out := p.scratch[:0]
+	for i := 0; i < len(s) && len(out) < limit; {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hexAt(s[i+2:])
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if r2 := hexAt(s[i+2:]); r2 >= 0xDC00 && r2 < 0xE000 {
+					r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
+					i += 6
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // '"', '\\', '/'
+			out = append(out, s[i+1])
+		}
+		i += 2
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	p.scratch = out
+	return string(out)
+}
+
+func hexAt(b []byte) rune {
+	var r rune
+	for k := 0; k < 4; k++ {
+		c := b[k]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

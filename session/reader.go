@@ -1,0 +1,121 @@
+// Package session reads Claude Code transcripts: a streaming JSONL reader
+// that keeps every line's raw bytes and offset, a light JSON parser, the
+// entry header the checks need, and the parentUuid graph.
+package session
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Line is one line of a JSONL file. Raw excludes the line terminator and is
+// only valid until the next call to Reader.Next.
+type Line struct {
+	N          int    // 1-based line number
+	Offset     int64  // byte offset of the line's first byte in the file
+	Raw        []byte // the line's bytes, without "\n"
+	Terminated bool   // the line ended with "\n" (false only for the last line)
+}
+
+// Reader streams lines from an io.Reader with no limit on line length. It
+// reuses one buffer, grown for long lines and shrunk again afterwards, so a
+// 200 MB line is read, not refused, and memory goes back to normal after it.
+type Reader struct {
+	r    io.Reader
+	buf  []byte
+	beg  int // start of unread data in buf
+	end  int // end of valid data in buf
+	err  error
+	line Line
+	n    int
+	off  int64
+}
+
+// DefaultBufSize is the reader's starting and resting buffer size.
+const DefaultBufSize = 256 << 10
+
+// NewReader returns a Reader over r using buf as its buffer when it has a
+// usable capacity (callers that read many files pass the same buffer back).
+func NewReader(r io.Reader, buf []byte) *Reader {
+	if cap(buf) < 4096 {
+		buf = make([]byte, DefaultBufSize)
+	}
+	return &Reader{r: r, buf: buf[:cap(buf)]}
+}
+
+// Buffer returns the reader's buffer for reuse by the next reader.
+func (r *Reader) Buffer() []byte {
+	if len(r.buf) > 4*DefaultBufSize {
+		return nil // do not keep a buffer grown for one long line
+	}
+	return r.buf
+}
+
+// Next advances to the next line. It returns false at the end of input or on
+// a read error; Err tells which.
+func (r *Reader) Next() bool {
+	scanFrom := r.beg
+	for {
+		if i := bytes.IndexByte(r.buf[scanFrom:r.end], '\n'); i >= 0 {
+			j := scanFrom + i
+			r.emit(r.buf[r.beg:j], true)
+			r.beg = j + 1
+			return true
+		}
+		scanFrom = r.end
+		if r.err != nil {
+			if r.beg < r.end {
+				r.emit(r.buf[r.beg:r.end], false)
+				r.beg = r.end
+				return true
+			}
+			return false
+		}
+		// Make room: slide unread data to the front, or grow for a long line.
+		if r.beg > 0 {
+			copy(r.buf, r.buf[r.beg:r.end])
+			r.end -= r.beg
+			scanFrom -= r.beg
+			r.beg = 0
+		}
+		if r.end == len(r.buf) {
+			nb := make([]byte, 2*len(r.buf))
+			copy(nb, r.buf[:r.end])
+			r.buf = nb
+		} else if r.end < len(r.buf)/8 && len(r.buf) > 4*DefaultBufSize {
+			// A long line was consumed: shrink back.
+			nb := make([]byte, DefaultBufSize)
+			copy(nb, r.buf[:r.end])
+			r.buf = nb
+		}
+		n, err := r.r.Read(r.buf[r.end:])
+		r.end += n
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF
+			}
+			r.err = err
+		}
+	}
+}
+
+func (r *Reader) emit(raw []byte, terminated bool) {
+	r.n++
+	r.line = Line{N: r.n, Offset: r.off, Raw: raw, Terminated: terminated}
+	r.off += int64(len(raw))
+	if terminated {
+		r.off++
+	}
+}
+
+// Line returns the current line.
+func (r *Reader) Line() Line { return r.line }
+
+// Err returns the first read error other than io.EOF.
+func (r *Reader) Err() error {
+	if r.err == io.EOF {
+		return nil
+	}
+	return r.err
+}

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+)
+
+// Family returns the files of session id across the store: its main
+// transcripts (in every project folder that has one), its subagents in both
+// layouts (a flat agent-*.jsonl belongs to it when its entries' sessionId
+// says so), their .meta.json sidecars and its session folders.
+func Family(l *Layout, id string) *Layout {
+	out := &Layout{Root: l.Root}
+	folders := map[string]bool{}
+	for _, f := range l.Files {
+		if (f.Kind == KindSession || f.Kind == KindAgent) && f.Session == id {
+			out.Files = append(out.Files, f)
+			folders[f.Project] = true
+		}
+	}
+	for _, f := range l.Files {
+		if f.Kind == KindAgentFlat && folders[f.Project] && FlatAgentSession(f.Path) == id {
+			out.Files = append(out.Files, f)
+		}
+	}
+	for _, d := range l.SessionDirs {
+		if d.Session == id {
+			out.SessionDirs = append(out.SessionDirs, d)
+		}
+	}
+	for _, m := range l.Metas {
+		if strings.Contains(m, string(os.PathSeparator)+id+string(os.PathSeparator)) {
+			out.Metas = append(out.Metas, m)
+		}
+	}
+	for p := range folders {
+		out.Projects = append(out.Projects, p)
+	}
+	return out
+}
+
+// FlatAgentSession returns the sessionId named by the first entries of a
+// flat subagent transcript, or "".
+func FlatAgentSession(path string) string {
+	fh, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	r := bufio.NewReaderSize(fh, 64<<10)
+	for i := 0; i < 8; i++ {
+		line, err := r.ReadSlice('\n')
+		var v struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(line, &v) == nil && v.SessionID != "" {
+			return v.SessionID
+		}
+		if err != nil {
+			return ""
+		}
+	}
+	return ""
+}

@@ -1,0 +1,242 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Kind tells what a transcript file is.
+type Kind int
+
+const (
+	// KindSession is a main transcript: projects/<folder>/<session-id>.jsonl.
+	KindSession Kind = iota
+	// KindAgentFlat is a subagent transcript beside the sessions (<= 2.0.x):
+	// projects/<folder>/agent-<id>.jsonl. Its parent is named by its entries.
+	KindAgentFlat
+	// KindAgent is a subagent transcript under its session (>= 2.1.2):
+	// projects/<folder>/<session-id>/subagents/[...]/agent-<id>.jsonl.
+	KindAgent
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindSession:
+		return "session"
+	case KindAgentFlat:
+		return "subagent (flat)"
+	default:
+		return "subagent"
+	}
+}
+
+// File is one transcript file of the store.
+type File struct {
+	Path    string
+	Project string // project folder name
+	Kind    Kind
+	Session string // session id: the file name (main) or the session folder (KindAgent)
+	Agent   string // agent id from the file name, for subagents
+	Size    int64
+	ModTime time.Time
+}
+
+// Compaction reports whether the file is a compaction agent's transcript,
+// whose parentUuids point into the main session by design.
+func (f *File) Compaction() bool { return strings.HasPrefix(f.Agent, "acompact") }
+
+// SessionDir is a projects/<folder>/<session-id>/ folder.
+type SessionDir struct {
+	Path    string
+	Project string
+	Session string
+}
+
+// Layout is what a scan of projects/ found.
+type Layout struct {
+	Root        string
+	Projects    []string // project folder names, sorted
+	Files       []File   // transcripts, sorted by path
+	Metas       []string // subagent .meta.json paths
+	SessionDirs []SessionDir
+	Indexes     []string // sessions-index.json paths
+}
+
+// ProjectsDir returns root/projects.
+func ProjectsDir(root string) string { return filepath.Join(root, "projects") }
+
+// Scan lists the transcripts and sidecars under root/projects. A store
+// with no projects folder is empty, not an error.
+func Scan(root string) (*Layout, error) {
+	l := &Layout{Root: root}
+	pdir := ProjectsDir(root)
+	ents, err := os.ReadDir(pdir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return l, nil
+		}
+		return nil, err
+	}
+	for _, pe := range ents {
+		if !pe.IsDir() {
+			continue
+		}
+		if err := l.scanProject(pe.Name()); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Path < l.Files[j].Path })
+	return l, nil
+}
+
+// ScanProject lists one project folder.
+func ScanProject(root, folder string) (*Layout, error) {
+	l := &Layout{Root: root}
+	if err := l.scanProject(folder); err != nil {
+		return nil, err
+	}
+	sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Path < l.Files[j].Path })
+	return l, nil
+}
+
+func (l *Layout) scanProject(folder string) error {
+	dir := filepath.Join(ProjectsDir(l.Root), folder)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	l.Projects = append(l.Projects, folder)
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		switch {
+		case e.IsDir():
+			if name == "memory" {
+				continue
+			}
+			l.SessionDirs = append(l.SessionDirs, SessionDir{Path: path, Project: folder, Session: name})
+			if err := l.scanSubagents(folder, name, filepath.Join(path, "subagents")); err != nil {
+				return err
+			}
+		case name == "sessions-index.json":
+			l.Indexes = append(l.Indexes, path)
+		case strings.HasSuffix(name, ".jsonl") && e.Type().IsRegular():
+			stem := strings.TrimSuffix(name, ".jsonl")
+			f := File{Path: path, Project: folder}
+			if strings.HasPrefix(stem, "agent-") {
+				f.Kind, f.Agent = KindAgentFlat, strings.TrimPrefix(stem, "agent-")
+			} else {
+				f.Kind, f.Session = KindSession, stem
+			}
+			if err := stat(&f); err != nil {
+				return err
+			}
+			l.Files = append(l.Files, f)
+		}
+	}
+	return nil
+}
+
+func (l *Layout) scanSubagents(folder, session, dir string) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path == dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() || !strings.HasPrefix(name, "agent-") {
+			return nil
+		}
+		switch {
+		case strings.HasSuffix(name, ".meta.json"):
+			l.Metas = append(l.Metas, path)
+		case strings.HasSuffix(name, ".jsonl"):
+			f := File{Path: path, Project: folder, Kind: KindAgent, Session: session,
+				Agent: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
+			if err := stat(&f); err != nil {
+				return err
+			}
+			l.Files = append(l.Files, f)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func stat(f *File) error {
+	fi, err := os.Stat(f.Path)
+	if err != nil {
+		return err
+	}
+	f.Size, f.ModTime = fi.Size(), fi.ModTime()
+	return nil
+}
+
+// LiveSession is a session that sessions/<pid>.json names.
+type LiveSession struct {
+	Path      string
+	PID       int
+	SessionID string
+	Running   bool
+}
+
+// LiveSessions reads sessions/<pid>.json files and tells which processes run.
+func LiveSessions(root string) ([]LiveSession, error) {
+	dir := filepath.Join(root, "sessions")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []LiveSession
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSuffix(name, ".json"))
+		if err != nil {
+			continue
+		}
+		ls := LiveSession{Path: filepath.Join(dir, name), PID: pid}
+		if b, err := os.ReadFile(ls.Path); err == nil {
+			var v struct {
+				PID       int    `json:"pid"`
+				SessionID string `json:"sessionId"`
+			}
+			if json.Unmarshal(b, &v) == nil {
+				ls.SessionID = v.SessionID
+				if v.PID != 0 {
+					ls.PID = v.PID
+				}
+			}
+		}
+		ls.Running = processRuns(ls.PID)
+		out = append(out, ls)
+	}
+	return out, nil
+}
+
+// processRuns reports whether a process with this pid exists.
+func processRuns(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

@@ -1,0 +1,123 @@
+// Package store knows where Claude Code's store is and what is in it: the
+// project-folder encoding, projects, sessions, subagents in both layouts,
+// sidecars, the index, history, the folders that grow forever, and live
+// sessions.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf16"
+)
+
+// Resolve returns the store's directory: flagRoot when set, else
+// $CLAUDE_CONFIG_DIR, else ~/.claude. It checks that the directory exists
+// and can be read.
+func Resolve(flagRoot string) (string, error) {
+	root := flagRoot
+	if root == "" {
+		root = os.Getenv("CLAUDE_CONFIG_DIR")
+	}
+	if root == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("store: no home directory: %w", err)
+		}
+		root = filepath.Join(home, ".claude")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("store %s: %w", root, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("store %s: no such directory", abs)
+		}
+		return "", fmt.Errorf("store %s: %w", abs, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("store %s: not a directory", abs)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", fmt.Errorf("store %s: %w", abs, err)
+	}
+	_, err = f.Readdirnames(1)
+	f.Close()
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("store %s: cannot read: %w", abs, err)
+	}
+	return abs, nil
+}
+
+// MaxFolderLen is the length past which Claude Code cuts a project folder
+// name and appends a hash of the path.
+const MaxFolderLen = 200
+
+// EncodeProject returns the project folder name Claude Code uses for the
+// absolute path cwd: every UTF-16 code unit that is not [a-zA-Z0-9] becomes
+// '-'. A name longer than MaxFolderLen is cut to it and followed by '-' and
+// a hash; since the hash function changed between builds, the hash part
+// here is only a placeholder: match long names with FolderMatches.
+func EncodeProject(cwd string) string {
+	var b strings.Builder
+	for _, r := range cwd {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r >= 0x10000:
+			b.WriteString("--") // two UTF-16 code units
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := b.String()
+	if len(s) > MaxFolderLen {
+		s = s[:MaxFolderLen] + "-" + hash36(cwd)
+	}
+	return s
+}
+
+// hash36 is the base-36 Java-style string hash Claude Code used in some
+// builds for long project folder names.
+func hash36(s string) string {
+	var h int32
+	for _, u := range utf16.Encode([]rune(s)) {
+		h = 31*h + int32(u)
+	}
+	v := int64(h)
+	if v < 0 {
+		v = -v
+	}
+	const digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+	if v == 0 {
+		return "0"
+	}
+	var out []byte
+	for v > 0 {
+		out = append([]byte{digits[v%36]}, out...)
+		v /= 36
+	}
+	return string(out)
+}
+
+// FolderMatches reports whether folder is the project folder of cwd,
+// using the 200-character prefix rule for long paths.
+func FolderMatches(folder, cwd string) bool {
+	enc := EncodeProject(cwd)
+	if len(enc) <= MaxFolderLen {
+		return folder == enc
+	}
+	return len(folder) > MaxFolderLen && folder[:MaxFolderLen+1] == enc[:MaxFolderLen+1]
+}
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// IsUUID reports whether s is a UUID in its canonical text form.
+func IsUUID(s string) bool { return len(s) == 36 && uuidRE.MatchString(s) }

@@ -1,0 +1,151 @@
+// Package validate turns a Claude Code store into findings: each has a
+// stable code, a severity, a file and line, and the command that fixes it.
+package validate
+
+// Severity orders findings by how much they matter.
+type Severity int
+
+const (
+	// Notice is worth knowing: an entry type with no schema, a fork count.
+	Notice Severity = iota
+	// Warning is suspicious or wasteful.
+	Warning
+	// Error is broken data, or a resume that fails or silently loses history.
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// Code is a stable finding identifier. Scripts match on it: never rename one.
+type Code string
+
+// Finding codes. README.md lists each with its meaning; a test keeps the
+// two in step.
+const (
+	// Lines.
+	JSONInvalid      Code = "json-invalid"
+	LineTorn         Code = "line-torn"
+	NoFinalNewline   Code = "final-newline-missing"
+	LineGlued        Code = "line-glued"
+	NULBytes         Code = "nul-bytes"
+	UTF8Invalid      Code = "utf8-invalid"
+	SurrogateLone    Code = "surrogate-lone"
+	LineEmpty        Code = "line-empty"
+	EntryNotObject   Code = "entry-not-object"
+	TypeMissing      Code = "type-missing"
+	SchemaInvalid    Code = "schema-invalid"
+	TypeUnknown      Code = "type-unknown"
+	UUIDDuplicate    Code = "uuid-duplicate"
+	UUIDConflict     Code = "uuid-conflict"
+	ParentMissing    Code = "parent-missing"
+	ParentSelf       Code = "parent-self"
+	ChainCycle       Code = "chain-cycle"
+	LeafMissing      Code = "leaf-missing"
+	ChainForks       Code = "chain-forks"
+	ToolResultMiss   Code = "tool-result-missing"
+	ToolUseMiss      Code = "tool-use-missing"
+	ToolUseDuplicate Code = "tool-use-duplicate"
+	ThinkingUnsigned Code = "thinking-unsigned"
+	ThinkingEmpty    Code = "thinking-empty"
+	// Files and store.
+	SessionName      Code = "session-name-invalid"
+	SessionEmpty     Code = "session-empty"
+	SessionStub      Code = "session-stub"
+	SessionIDDup     Code = "session-id-duplicate"
+	SessionIDWrong   Code = "session-id-mismatch"
+	CWDMismatch      Code = "cwd-mismatch"
+	AgentIDMismatch  Code = "agent-id-mismatch"
+	AgentSessionDiff Code = "agent-session-mismatch"
+	AgentOrphan      Code = "agent-orphan"
+	MetaInvalid      Code = "meta-invalid"
+	IndexInvalid     Code = "index-invalid"
+	IndexMissingFile Code = "index-missing-file"
+	IndexUnindexed   Code = "index-unindexed"
+	IndexPath        Code = "index-path-wrong"
+	IndexDrift       Code = "index-drift"
+	HistoryInvalid   Code = "history-entry-invalid"
+	SessionEnvEmpty  Code = "session-env-empty"
+	OrphanSessionEnv Code = "orphan-session-env"
+	OrphanFileHist   Code = "orphan-file-history"
+	OrphanTodos      Code = "orphan-todos"
+	OrphanDebug      Code = "orphan-debug"
+	SessionLive      Code = "session-live"
+	ReadFailed       Code = "read-failed"
+)
+
+// CodeInfo describes a code: its severity and what it means.
+type CodeInfo struct {
+	Code     Code
+	Severity Severity
+	Meaning  string
+}
+
+// Codes lists every code, in the order README.md documents them.
+var Codes = []CodeInfo{
+	{JSONInvalid, Error, "a line is not valid JSON (the message gives the column)"},
+	{LineTorn, Error, "the last line was cut off mid-write (no final newline, not valid JSON)"},
+	{NoFinalNewline, Warning, "the last line is complete but has no final newline; the next append would glue onto it"},
+	{LineGlued, Error, "two or more records were written on one line"},
+	{NULBytes, Error, "a line holds NUL bytes (a crash or power loss left them)"},
+	{UTF8Invalid, Error, "a line holds bytes that are not valid UTF-8"},
+	{SurrogateLone, Error, "a \\uD800-\\uDFFF escape without its pair: the API rejects the request (no low surrogate in string)"},
+	{LineEmpty, Warning, "an empty line"},
+	{EntryNotObject, Error, "a line is valid JSON but not an object"},
+	{TypeMissing, Error, "an entry has no string \"type\" field"},
+	{SchemaInvalid, Error, "an entry does not match the JSON Schema of its type (wrong type or missing required field)"},
+	{TypeUnknown, Notice, "an entry type this version of cfix has no schema for (Claude Code adds types often)"},
+	{UUIDDuplicate, Warning, "the same entry (byte-identical) was written twice; resume shows it twice"},
+	{UUIDConflict, Warning, "two different entries share a uuid"},
+	{ParentMissing, Error, "parentUuid names an entry that is in no line of the file: a resume through it silently loses the history before it"},
+	{ParentSelf, Error, "an entry is its own parent"},
+	{ChainCycle, Error, "parentUuid links form a cycle: resume hangs or truncates"},
+	{LeafMissing, Warning, "the leafUuid of a summary or last-prompt entry resolves to no entry anywhere in the store"},
+	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs)"},
+	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: the API answers 400 on every resume"},
+	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: the API answers 400"},
+	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},
+	{ThinkingUnsigned, Error, "on the resumed chain, a thinking block has an empty signature: the API rejects it"},
+	{ThinkingEmpty, Error, "on the resumed chain, a thinking block has empty text"},
+	{SessionName, Warning, "a session file's name is not a UUID: /resume does not list it"},
+	{SessionEmpty, Warning, "a session file of 0 bytes"},
+	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},
+	{SessionIDDup, Warning, "the same session id has a transcript in more than one project folder"},
+	{SessionIDWrong, Warning, "entries of a main session carry a sessionId other than the file's name"},
+	{CWDMismatch, Warning, "entries' cwd does not encode to the project folder they sit in (warning when none does, notice when only some do)"},
+	{AgentIDMismatch, Error, "a subagent entry's agentId differs from the id in the file name"},
+	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session"},
+	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing"},
+	{MetaInvalid, Error, "a subagent .meta.json is not a JSON object (0 bytes is fine)"},
+	{IndexInvalid, Error, "sessions-index.json cannot be parsed"},
+	{IndexMissingFile, Warning, "sessions-index.json lists a session whose file is gone"},
+	{IndexUnindexed, Warning, "a session file that sessions-index.json does not list: /resume may hide it"},
+	{IndexPath, Warning, "sessions-index.json gives a wrong fullPath for a session"},
+	{IndexDrift, Notice, "sessions-index.json's messageCount or fileMtime no longer match the file"},
+	{HistoryInvalid, Warning, "a history.jsonl line lacks display, timestamp or project of the right type"},
+	{SessionEnvEmpty, Notice, "an empty session-env/<id> folder"},
+	{OrphanSessionEnv, Warning, "session-env/<id> of a session that no longer exists"},
+	{OrphanFileHist, Warning, "file-history/<id> of a session that no longer exists"},
+	{OrphanTodos, Warning, "todos/<id>-agent-*.json of a session that no longer exists"},
+	{OrphanDebug, Warning, "debug/<id>.txt of a session that no longer exists"},
+	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
+	{ReadFailed, Error, "a file or folder could not be read"},
+}
+
+var codeSeverity = func() map[Code]Severity {
+	m := make(map[Code]Severity, len(Codes))
+	for _, c := range Codes {
+		m[c.Code] = c.Severity
+	}
+	return m
+}()
+
+// SeverityOf returns the default severity of a code.
+func SeverityOf(c Code) Severity { return codeSeverity[c] }

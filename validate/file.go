@@ -1,0 +1,370 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/cfix-dev/cfix/schemas"
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// checker holds one worker's reusable state.
+type checker struct {
+	parser *session.Parser
+	buf    []byte
+	seed   maphash.Seed
+}
+
+func newChecker() *checker {
+	return &checker{parser: session.NewParser(), seed: maphash.MakeSeed()}
+}
+
+// leafRef is a leafUuid found in a metadata entry.
+type leafRef struct {
+	uuid string
+	line int
+	typ  string
+}
+
+// fileResult is what checking one transcript yields for the store-level
+// checks, beside its own findings.
+type fileResult struct {
+	file      store.File
+	findings  []Finding
+	uuids     []string  // chain entry uuids
+	leafs     []leafRef // leafUuids of metadata entries not found in this file
+	lines     int
+	chain     int    // chain entries
+	messages  int    // user and assistant entries
+	metaOnly  bool   // has lines, all of them metadata entries
+	sessionID string // first sessionId seen
+	cwd       string // first cwd seen
+	firstLine int    // line of the first chain entry
+}
+
+// add records a finding with the code's default severity.
+func (r *fileResult) add(code Code, line int, format string, args ...any) *Finding {
+	r.findings = append(r.findings, Finding{Code: code, Severity: SeverityOf(code),
+		Path: r.file.Path, Line: line, Message: fmt.Sprintf(format, args...)})
+	return &r.findings[len(r.findings)-1]
+}
+
+// check streams one transcript and runs the line, entry and chain checks.
+func (c *checker) check(f store.File) *fileResult {
+	res := &fileResult{file: f}
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		res.add(ReadFailed, 0, "%v", err)
+		return res
+	}
+	defer fh.Close()
+
+	rd := session.NewReader(fh, c.buf)
+	g := session.NewGraph()
+	hashes := make(map[string]uint64)
+	var e session.Entry
+	unknown := map[string][2]int{} // type → {first line, count}
+	metaLines, entries := 0, 0
+	var cwdMatch, cwdOther int
+	firstOther := 0
+	idOther := 0
+	agentOther, agentSessOther := 0, 0
+	var clean []byte
+
+	for rd.Next() {
+		ln := rd.Line()
+		res.lines = ln.N
+		raw := ln.Raw
+		if len(raw) == 0 {
+			res.add(LineEmpty, ln.N, "empty line")
+			continue
+		}
+		if bytes.IndexByte(raw, 0) >= 0 {
+			clean = append(clean[:0], raw...)
+			clean = bytes.ReplaceAll(clean, []byte{0}, nil)
+			n := len(raw) - len(clean)
+			if len(bytes.TrimSpace(clean)) == 0 {
+				res.add(NULBytes, ln.N, "line holds only NUL bytes (%d)", n)
+				continue
+			}
+			res.add(NULBytes, ln.N, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
+			raw = clean
+		}
+		p := c.parser.Parse(raw)
+		if p.Err != nil {
+			if !ln.Terminated {
+				res.add(LineTorn, ln.N, "last line is cut off after %d bytes (%s)", len(raw), p.Err.Msg)
+			} else {
+				res.add(JSONInvalid, ln.N, "invalid JSON at column %d: %s", p.Err.Offset+1, p.Err.Msg)
+			}
+			continue
+		}
+		if !ln.Terminated {
+			res.add(NoFinalNewline, ln.N, "last line has no final newline")
+		}
+		if p.GluedAt >= 0 {
+			res.add(LineGlued, ln.N, "%d records on one line (the second starts at column %d)", len(p.More)+1, p.GluedAt+1)
+		}
+		if p.BadUTF8 >= 0 {
+			res.add(UTF8Invalid, ln.N, "invalid UTF-8 at column %d", p.BadUTF8+1)
+		}
+		if p.Surrogates > 0 {
+			res.add(SurrogateLone, ln.N, "%d lone surrogate escape(s), the first at column %d", p.Surrogates, p.SurrogateOff+1)
+		}
+		values := append([]any{p.Value}, p.More...)
+		for _, v := range values {
+			if !session.HeaderOf(v, &e) {
+				res.add(EntryNotObject, ln.N, "line is a JSON %s, not an object", jsonKind(v))
+				continue
+			}
+			entries++
+			if e.Type == "" {
+				res.add(TypeMissing, ln.N, "entry has no \"type\" field")
+				continue
+			}
+			if schemas.Has(e.Type) {
+				if err := schemas.Validate(e.Type, v); err != nil {
+					res.add(SchemaInvalid, ln.N, "%s entry: %v", e.Type, err)
+				}
+			} else {
+				u := unknown[e.Type]
+				if u[1] == 0 {
+					u[0] = ln.N
+				}
+				u[1]++
+				unknown[e.Type] = u
+			}
+			if res.sessionID == "" && e.SessionID != "" {
+				res.sessionID = e.SessionID
+			}
+			if !e.IsChain() {
+				metaLines++
+				if e.LeafUUID != "" {
+					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})
+				}
+				c.entryIDs(res, &e, ln.N, &idOther, &agentOther, &agentSessOther)
+				continue
+			}
+			res.chain++
+			if res.firstLine == 0 {
+				res.firstLine = ln.N
+			}
+			if e.Type == "user" || e.Type == "assistant" {
+				res.messages++
+			}
+			h := maphash.Bytes(c.seed, raw)
+			if !g.Add(&e, ln.N) {
+				first := g.Nodes[g.Lookup(e.UUID)].Line
+				if len(values) == 1 && hashes[e.UUID] == h {
+					res.add(UUIDDuplicate, ln.N, "entry %s repeats line %d byte for byte", e.UUID, first)
+				} else {
+					res.add(UUIDConflict, ln.N, "uuid %s is also used by a different entry on line %d", e.UUID, first)
+				}
+				continue
+			}
+			if len(values) == 1 {
+				hashes[e.UUID] = h
+			}
+			res.uuids = append(res.uuids, e.UUID)
+			if e.CWD != "" {
+				if res.cwd == "" {
+					res.cwd = e.CWD
+				}
+				if store.FolderMatches(f.Project, e.CWD) {
+					cwdMatch++
+				} else {
+					if cwdOther == 0 {
+						firstOther = ln.N
+					}
+					cwdOther++
+				}
+			}
+			c.entryIDs(res, &e, ln.N, &idOther, &agentOther, &agentSessOther)
+		}
+	}
+	c.buf = rd.Buffer()
+	if err := rd.Err(); err != nil {
+		res.add(ReadFailed, res.lines, "read stopped: %v", err)
+	}
+	res.metaOnly = entries > 0 && metaLines == entries
+
+	types := make([]string, 0, len(unknown))
+	for t := range unknown {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		u := unknown[t]
+		res.add(TypeUnknown, u[0], "entry type %q has no schema in this version of cfix (%d entries)", t, u[1])
+	}
+	if cwdOther > 0 {
+		fd := res.add(CWDMismatch, firstOther, "%d of %d entries have a cwd that does not encode to folder %s", cwdOther, cwdOther+cwdMatch, f.Project)
+		if cwdMatch > 0 {
+			fd.Severity = Notice
+			fd.Message += " (the session continued from another directory)"
+		}
+	}
+	// Unresolved leafUuids are resolved against the whole store later.
+	kept := res.leafs[:0]
+	for _, l := range res.leafs {
+		if !g.Has(l.uuid) {
+			kept = append(kept, l)
+		}
+	}
+	res.leafs = kept
+	checkChain(res, g)
+	return res
+}
+
+// entryIDs checks sessionId and agentId against the file.
+func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, idOther, agentOther, agentSessOther *int) {
+	f := &res.file
+	switch f.Kind {
+	case store.KindSession:
+		if e.SessionID != "" && e.SessionID != f.Session && store.IsUUID(f.Session) {
+			*idOther++
+			if *idOther == 1 {
+				res.add(SessionIDWrong, line, "entry's sessionId %s differs from the file's session id %s", e.SessionID, f.Session)
+			}
+		}
+	case store.KindAgent, store.KindAgentFlat:
+		if e.AgentID != "" && e.AgentID != f.Agent {
+			*agentOther++
+			if *agentOther == 1 {
+				res.add(AgentIDMismatch, line, "agentId %s differs from the file name's agent id %s", e.AgentID, f.Agent)
+			}
+		}
+		// A flat subagent names its parent only through sessionId, which
+		// may change mid-file (warmup agents of a resumed session): only
+		// the hierarchical layout has a parent to compare with.
+		if f.Kind != store.KindAgent || e.SessionID == "" || e.SessionID == f.Session {
+			return
+		}
+		*agentSessOther++
+		if *agentSessOther == 1 {
+			res.add(AgentSessionDiff, line, "sessionId %s differs from the parent session %s", e.SessionID, f.Session)
+		}
+	}
+}
+
+// checkChain runs the parentUuid checks and, along the chain a resume
+// loads, the tool and thinking checks.
+func checkChain(res *fileResult, g *session.Graph) {
+	if len(g.Nodes) == 0 {
+		return
+	}
+	inCycle := make(map[int]bool)
+	for _, cyc := range g.Cycles() {
+		for _, i := range cyc {
+			inCycle[i] = true
+		}
+		first := cyc[0]
+		for _, i := range cyc {
+			if g.Nodes[i].Line < g.Nodes[first].Line {
+				first = i
+			}
+		}
+		n := g.Nodes[first]
+		if len(cyc) == 1 {
+			res.add(ParentSelf, n.Line, "entry %s is its own parent", n.UUID)
+			continue
+		}
+		lines := make([]string, 0, len(cyc))
+		for _, i := range cyc {
+			lines = append(lines, fmt.Sprint(g.Nodes[i].Line))
+		}
+		res.add(ChainCycle, n.Line, "parentUuid cycle of %d entries (lines %s)", len(cyc), strings.Join(lines, ", "))
+	}
+
+	agentFile := res.file.Kind != store.KindSession
+	leaf := g.Leaf(agentFile)
+	if leaf < 0 {
+		leaf = g.Leaf(true)
+	}
+	chain, truncated := g.Walk(leaf)
+	countable := 0
+	for i := range g.Nodes {
+		if agentFile || !g.Nodes[i].Sidechain {
+			countable++
+		}
+	}
+
+	if !res.file.Compaction() {
+		for _, i := range g.Dangling() {
+			n := g.Nodes[i]
+			fd := res.add(ParentMissing, n.Line, "parentUuid %s names no entry of this file", n.Parent)
+			if truncated && len(chain) > 0 && chain[0] == i {
+				fd.Message += fmt.Sprintf("; a resume loads only %d of %d entries", len(chain), countable)
+			}
+		}
+	}
+
+	reach := g.Reachable(leaf)
+	off := 0
+	for i := range g.Nodes {
+		if !reach[i] && !inCycle[i] && (agentFile || !g.Nodes[i].Sidechain) {
+			off++
+		}
+	}
+	if off > 0 && leaf >= 0 {
+		res.add(ChainForks, g.Nodes[leaf].Line, "resume from the latest leaf (line %d) loads %d entries; %d entries sit on other branches", g.Nodes[leaf].Line, len(chain), off)
+	}
+
+	// Tool pairing and thinking blocks along the resumed chain.
+	used := make(map[string]int)      // tool_use id → line
+	answered := make(map[string]bool) // tool_use ids with a result
+	var order []string
+	for _, i := range chain {
+		n := &g.Nodes[i]
+		for _, b := range n.Blocks {
+			switch b.Type {
+			case "tool_use": // server_tool_use results sit in the same message
+				if b.ID == "" {
+					continue
+				}
+				if first, dup := used[b.ID]; dup {
+					res.add(ToolUseDuplicate, n.Line, "tool_use id %s was already used on line %d", b.ID, first)
+					continue
+				}
+				used[b.ID] = n.Line
+				order = append(order, b.ID)
+			case "tool_result":
+				if _, ok := used[b.ToolUseID]; !ok {
+					res.add(ToolUseMiss, n.Line, "tool_result for %s answers no earlier tool_use on the resumed chain", b.ToolUseID)
+					continue
+				}
+				answered[b.ToolUseID] = true
+			case "thinking":
+				if b.EmptySig {
+					res.add(ThinkingUnsigned, n.Line, "thinking block with an empty signature")
+				} else if b.EmptyText {
+					res.add(ThinkingEmpty, n.Line, "thinking block with empty text")
+				}
+			}
+		}
+	}
+	for _, id := range order {
+		if !answered[id] {
+			res.add(ToolResultMiss, used[id], "tool_use %s has no tool_result on the resumed chain", id)
+		}
+	}
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case nil:
+		return "null"
+	}
+	return "number"
+}

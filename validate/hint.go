@@ -1,0 +1,51 @@
+package validate
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// hintFor returns the cfix command that fixes a finding, or "" when no
+// command can fix it safely.
+func hintFor(f *Finding) string {
+	q := shellQuote(f.Path)
+	switch f.Code {
+	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
+		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
+		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, ThinkingEmpty, SessionStub:
+		return "cfix repair --apply " + q
+	case ParentMissing:
+		return "cfix repair --aggressive --only parent-missing --apply " + q
+	case ChainForks:
+		if strings.Contains(f.Message, "progress") {
+			return "cfix repair --aggressive --only progress --apply " + q
+		}
+	case SessionEmpty:
+		return "cfix prune --what empty-sessions --apply"
+	case IndexMissingFile, IndexUnindexed, IndexPath, IndexDrift:
+		return "cfix repair --only index --apply " + shellQuote(filepath.Dir(f.Path))
+	case SessionEnvEmpty, OrphanSessionEnv:
+		return "cfix prune --what session-env --apply"
+	case OrphanFileHist:
+		return "cfix prune --what file-history --apply"
+	case OrphanTodos:
+		return "cfix prune --what todos --apply"
+	case OrphanDebug:
+		return "cfix prune --what debug --apply"
+	case SessionIDDup, CWDMismatch, SessionName:
+		if f.Severity > Notice {
+			return "cfix move " + q + " --to DIR"
+		}
+	}
+	return ""
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

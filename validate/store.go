@@ -1,0 +1,430 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// storeCheck runs the checks that look across files: stubs, duplicate
+// session ids, leafUuids, subagent parents, sidecars, the index, history,
+// orphans and live sessions.
+type storeCheck struct {
+	root     string
+	layout   *store.Layout
+	results  []*fileResult
+	whole    bool
+	findings []Finding
+
+	sessions map[string][]*fileResult // session id → main transcripts
+	uuidFile map[string]*fileResult   // chain uuid → file holding it
+	byPath   map[string]*fileResult
+}
+
+func (s *storeCheck) add(code Code, path string, line int, format string, args ...any) *Finding {
+	s.findings = append(s.findings, Finding{Code: code, Severity: SeverityOf(code),
+		Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
+	return &s.findings[len(s.findings)-1]
+}
+
+func (s *storeCheck) run() {
+	s.sessions = map[string][]*fileResult{}
+	s.uuidFile = map[string]*fileResult{}
+	s.byPath = map[string]*fileResult{}
+	for _, r := range s.results {
+		s.byPath[r.file.Path] = r
+		if r.file.Kind == store.KindSession {
+			s.sessions[r.file.Session] = append(s.sessions[r.file.Session], r)
+		}
+		for _, u := range r.uuids {
+			if _, ok := s.uuidFile[u]; !ok {
+				s.uuidFile[u] = r
+			}
+		}
+		r.uuids = nil
+	}
+	s.sessionFiles()
+	s.leafs()
+	s.subagents()
+	s.metas()
+	s.indexes()
+	s.live()
+	if s.whole {
+		s.history()
+		s.orphans()
+	}
+}
+
+// sessionFiles checks names, empty files, stubs and ids in several folders.
+func (s *storeCheck) sessionFiles() {
+	for _, r := range s.results {
+		f := r.file
+		if f.Kind != store.KindSession {
+			continue
+		}
+		if !store.IsUUID(f.Session) {
+			s.add(SessionName, f.Path, 0, "file name %q is not a session UUID: /resume does not list it", f.Session+".jsonl")
+		}
+		if f.Size == 0 {
+			s.add(SessionEmpty, f.Path, 0, "session file is empty (0 bytes)")
+		}
+	}
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		rs := s.sessions[id]
+		if len(rs) < 2 {
+			continue
+		}
+		for _, r := range rs {
+			var others []string
+			for _, o := range rs {
+				if o != r {
+					others = append(others, o.file.Project)
+				}
+			}
+			s.add(SessionIDDup, r.file.Path, 0, "session %s also has a transcript in %s", id, strings.Join(others, ", "))
+		}
+	}
+}
+
+// leafs resolves the leafUuids files could not resolve themselves, and
+// finds where a stub's transcript lives.
+func (s *storeCheck) leafs() {
+	var missing []string
+	for _, r := range s.results {
+		for _, l := range r.leafs {
+			if _, ok := s.uuidFile[l.uuid]; !ok {
+				missing = append(missing, l.uuid)
+			}
+		}
+	}
+	if len(missing) > 0 && !s.whole {
+		s.searchStore(missing)
+	}
+	for _, r := range s.results {
+		for _, l := range r.leafs {
+			if _, ok := s.uuidFile[l.uuid]; !ok {
+				s.add(LeafMissing, r.file.Path, l.line, "%s leafUuid %s names no entry anywhere in the store", l.typ, l.uuid)
+			}
+		}
+		if r.file.Kind != store.KindSession || !r.metaOnly {
+			continue
+		}
+		where := ""
+		for _, l := range r.leafs {
+			if o, ok := s.uuidFile[l.uuid]; ok && o != r {
+				where = o.file.Path
+				break
+			}
+		}
+		if where != "" {
+			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; the transcript lives in %s", r.lines, where)
+		} else {
+			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation, and its leafUuid is found nowhere", r.lines)
+		}
+	}
+}
+
+// searchStore looks for the uuids in transcripts outside the checked files
+// (a targeted run), by scanning raw bytes, and records the files found.
+func (s *storeCheck) searchStore(uuids []string) {
+	all, err := store.Scan(s.root)
+	if err != nil {
+		return
+	}
+	checked := map[string]bool{}
+	for _, r := range s.results {
+		checked[r.file.Path] = true
+	}
+	want := map[string]bool{}
+	for _, u := range uuids {
+		want[u] = true
+	}
+	var buf []byte
+	for _, f := range all.Files {
+		if checked[f.Path] || len(want) == 0 {
+			continue
+		}
+		fh, err := os.Open(f.Path)
+		if err != nil {
+			continue
+		}
+		rd := session.NewReader(fh, buf)
+		for rd.Next() && len(want) > 0 {
+			raw := rd.Line().Raw
+			for u := range want {
+				if bytes.Contains(raw, []byte(`"uuid":"`+u+`"`)) {
+					s.uuidFile[u] = &fileResult{file: f}
+					delete(want, u)
+				}
+			}
+		}
+		buf = rd.Buffer()
+		fh.Close()
+	}
+}
+
+// subagents checks that subagent transcripts have a parent session.
+func (s *storeCheck) subagents() {
+	inFolder := map[string]bool{} // project/session
+	for _, r := range s.results {
+		if r.file.Kind == store.KindSession {
+			inFolder[r.file.Project+"/"+r.file.Session] = true
+		}
+	}
+	exists := func(project, id string) bool {
+		if inFolder[project+"/"+id] {
+			return true
+		}
+		_, err := os.Stat(filepath.Join(store.ProjectsDir(s.root), project, id+".jsonl"))
+		return err == nil
+	}
+	reported := map[string]bool{}
+	for _, r := range s.results {
+		f := r.file
+		switch f.Kind {
+		case store.KindAgent:
+			if exists(f.Project, f.Session) {
+				continue
+			}
+			dir := filepath.Join(store.ProjectsDir(s.root), f.Project, f.Session)
+			if !reported[dir] {
+				reported[dir] = true
+				s.add(AgentOrphan, dir, 0, "subagent folder of session %s, whose transcript %s.jsonl is missing", f.Session, f.Session)
+			}
+		case store.KindAgentFlat:
+			if r.sessionID != "" && !exists(f.Project, r.sessionID) {
+				s.add(AgentOrphan, f.Path, 0, "flat subagent of session %s, whose transcript is not in this folder", r.sessionID)
+			}
+		}
+	}
+}
+
+// metas checks that subagent .meta.json sidecars parse (0 bytes is fine).
+func (s *storeCheck) metas() {
+	for _, m := range s.layout.Metas {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			s.add(ReadFailed, m, 0, "%v", err)
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			s.add(MetaInvalid, m, 0, "not a JSON object: %v", err)
+		}
+	}
+}
+
+// sessionIndex is sessions-index.json.
+type sessionIndex struct {
+	Version      int          `json:"version"`
+	Entries      []indexEntry `json:"entries"`
+	OriginalPath string       `json:"originalPath"`
+}
+
+type indexEntry struct {
+	SessionID    string `json:"sessionId"`
+	FullPath     string `json:"fullPath"`
+	FileMtime    int64  `json:"fileMtime"`
+	MessageCount int    `json:"messageCount"`
+	IsSidechain  bool   `json:"isSidechain"`
+}
+
+// indexes compares each sessions-index.json with the files beside it.
+func (s *storeCheck) indexes() {
+	for _, path := range s.layout.Indexes {
+		var idx sessionIndex
+		if err := parseJSONFile(path, &idx); err != nil {
+			s.add(IndexInvalid, path, 0, "cannot parse: %v", err)
+			continue
+		}
+		dir := filepath.Dir(path)
+		folder := filepath.Base(dir)
+		listed := map[string]bool{}
+		for i, e := range idx.Entries {
+			listed[e.SessionID] = true
+			want := filepath.Join(dir, e.SessionID+".jsonl")
+			fi, err := os.Stat(want)
+			if err != nil {
+				s.add(IndexMissingFile, path, 0, "entry %d: session %s has no file %s", i+1, e.SessionID, want)
+				continue
+			}
+			if e.FullPath != "" && filepath.Clean(e.FullPath) != want {
+				s.add(IndexPath, path, 0, "entry %d: fullPath %s should be %s", i+1, e.FullPath, want)
+			}
+			if e.FileMtime != 0 && e.FileMtime != fi.ModTime().UnixMilli() {
+				s.add(IndexDrift, path, 0, "entry %d: session %s: fileMtime %d, file modified %d", i+1, e.SessionID, e.FileMtime, fi.ModTime().UnixMilli())
+			} else if r := s.resultFor(want); r != nil && e.MessageCount != 0 && e.MessageCount != r.messages {
+				s.add(IndexDrift, path, 0, "entry %d: session %s: messageCount %d, file has %d messages", i+1, e.SessionID, e.MessageCount, r.messages)
+			}
+		}
+		for _, r := range s.results {
+			f := r.file
+			if f.Kind != store.KindSession || f.Project != folder || listed[f.Session] || !store.IsUUID(f.Session) || r.metaOnly || f.Size == 0 {
+				continue
+			}
+			s.add(IndexUnindexed, f.Path, 0, "session %s is not in %s: /resume may not list it", f.Session, path)
+		}
+	}
+}
+
+func (s *storeCheck) resultFor(path string) *fileResult { return s.byPath[path] }
+
+// live reports sessions that a running Claude Code process holds open.
+func (s *storeCheck) live() {
+	ls, err := store.LiveSessions(s.root)
+	if err != nil {
+		s.add(ReadFailed, filepath.Join(s.root, "sessions"), 0, "%v", err)
+		return
+	}
+	for _, l := range ls {
+		if !l.Running || l.SessionID == "" {
+			continue
+		}
+		rs := s.sessions[l.SessionID]
+		if len(rs) == 0 && !s.whole {
+			continue
+		}
+		path := l.Path
+		if len(rs) > 0 {
+			path = rs[0].file.Path
+		}
+		s.add(SessionLive, path, 0, "session %s is live (pid %d, %s): planners will not rewrite it", l.SessionID, l.PID, l.Path)
+	}
+}
+
+// history checks the lines of history.jsonl.
+func (s *storeCheck) history() {
+	path := filepath.Join(s.root, "history.jsonl")
+	fh, err := os.Open(path)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.add(ReadFailed, path, 0, "%v", err)
+		}
+		return
+	}
+	defer fh.Close()
+	rd := session.NewReader(fh, nil)
+	p := session.NewParser()
+	for rd.Next() {
+		ln := rd.Line()
+		if len(bytes.TrimSpace(ln.Raw)) == 0 {
+			s.add(LineEmpty, path, ln.N, "empty line")
+			continue
+		}
+		res := p.Parse(ln.Raw)
+		switch {
+		case res.Err != nil && !ln.Terminated:
+			s.add(LineTorn, path, ln.N, "last line is cut off after %d bytes (%s)", len(ln.Raw), res.Err.Msg)
+			continue
+		case res.Err != nil:
+			s.add(JSONInvalid, path, ln.N, "invalid JSON at column %d: %s", res.Err.Offset+1, res.Err.Msg)
+			continue
+		}
+		if !ln.Terminated {
+			s.add(NoFinalNewline, path, ln.N, "last line has no final newline")
+		}
+		if res.GluedAt >= 0 {
+			s.add(LineGlued, path, ln.N, "%d records on one line (the second starts at column %d)", len(res.More)+1, res.GluedAt+1)
+		}
+		if res.BadUTF8 >= 0 {
+			s.add(UTF8Invalid, path, ln.N, "invalid UTF-8 at column %d", res.BadUTF8+1)
+		}
+		if res.Surrogates > 0 {
+			s.add(SurrogateLone, path, ln.N, "%d lone surrogate escape(s), the first at column %d", res.Surrogates, res.SurrogateOff+1)
+		}
+		m, ok := res.Value.(map[string]any)
+		if !ok {
+			s.add(EntryNotObject, path, ln.N, "line is a JSON %s, not an object", jsonKind(res.Value))
+			continue
+		}
+		var bad []string
+		if _, ok := m["display"].(string); !ok {
+			bad = append(bad, "display (string)")
+		}
+		if _, ok := m["timestamp"].(json.Number); !ok {
+			bad = append(bad, "timestamp (number)")
+		}
+		if _, ok := m["project"].(string); !ok {
+			bad = append(bad, "project (string)")
+		}
+		if v, ok := m["sessionId"]; ok {
+			if _, ok := v.(string); !ok {
+				bad = append(bad, "sessionId (string)")
+			}
+		}
+		if len(bad) > 0 {
+			s.add(HistoryInvalid, path, ln.N, "history entry lacks or mistypes %s", strings.Join(bad, ", "))
+		}
+	}
+	if err := rd.Err(); err != nil {
+		s.add(ReadFailed, path, 0, "%v", err)
+	}
+}
+
+// known reports whether a session id has a transcript anywhere in the store.
+func (s *storeCheck) known(id string) bool { return len(s.sessions[id]) > 0 }
+
+// orphans finds per-session leftovers of sessions that no longer exist.
+func (s *storeCheck) orphans() {
+	list := func(sub string) []fs.DirEntry {
+		ents, err := os.ReadDir(filepath.Join(s.root, sub))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.add(ReadFailed, filepath.Join(s.root, sub), 0, "%v", err)
+		}
+		return ents
+	}
+	for _, e := range list("session-env") {
+		path := filepath.Join(s.root, "session-env", e.Name())
+		if !e.IsDir() {
+			continue
+		}
+		if !s.known(e.Name()) {
+			s.add(OrphanSessionEnv, path, 0, "session-env of session %s, which no longer exists", e.Name())
+			continue
+		}
+		if sub, err := os.ReadDir(path); err == nil && len(sub) == 0 {
+			s.add(SessionEnvEmpty, path, 0, "empty session-env folder")
+		}
+	}
+	for _, e := range list("file-history") {
+		if e.IsDir() && !s.known(e.Name()) {
+			s.add(OrphanFileHist, filepath.Join(s.root, "file-history", e.Name()), 0, "file-history of session %s, which no longer exists", e.Name())
+		}
+	}
+	for _, e := range list("todos") {
+		name := e.Name()
+		i := strings.Index(name, "-agent-")
+		if e.IsDir() || i < 0 || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if id := name[:i]; !s.known(id) {
+			s.add(OrphanTodos, filepath.Join(s.root, "todos", name), 0, "todos of session %s, which no longer exists", id)
+		}
+	}
+	for _, e := range list("debug") {
+		name := e.Name()
+		if e.Type()&fs.ModeSymlink != 0 || name == "latest" || !strings.HasSuffix(name, ".txt") {
+			continue
+		}
+		if id := strings.TrimSuffix(name, ".txt"); store.IsUUID(id) && !s.known(id) {
+			s.add(OrphanDebug, filepath.Join(s.root, "debug", name), 0, "debug log of session %s, which no longer exists", id)
+		}
+	}
+}
