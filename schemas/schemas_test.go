@@ -1,6 +1,8 @@
 package schemas
 
 import (
+	"github.com/cfix-dev/cfix/session"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -95,14 +97,19 @@ func decode(t *testing.T, raw []byte, useNumber bool) any {
 
 // Light-tree limits, as the validator applies them.
 const (
-	lightMaxString = 1024
-	lightMaxDepth  = 5
+	lightMaxString    = session.MaxString
+	lightMaxDepth     = session.MaxDepth
+	lightShallowDepth = session.ShallowDepth
 )
 
 // light builds the validator's light tree of v, which sits at depth:
 // strings are cut to 1024 bytes and objects/arrays at depth >= 5 become
 // empty ones of the same kind.
-func light(v any, depth int) any {
+func light(v any, depth int) any { return lightLimit(v, depth, lightMaxDepth) }
+
+// lightLimit mirrors session.Parser: containers are emptied from depth 5
+// under the entry's "message" and from depth 2 under its other fields.
+func lightLimit(v any, depth, limit int) any {
 	switch x := v.(type) {
 	case string:
 		if len(x) > lightMaxString {
@@ -111,20 +118,24 @@ func light(v any, depth int) any {
 		return x
 	case map[string]any:
 		out := map[string]any{}
-		if depth >= lightMaxDepth {
+		if depth >= limit {
 			return out
 		}
 		for k, e := range x {
-			out[k] = light(e, depth+1)
+			lim := limit
+			if depth == 0 && k != "message" {
+				lim = lightShallowDepth
+			}
+			out[k] = lightLimit(e, depth+1, lim)
 		}
 		return out
 	case []any:
 		out := []any{}
-		if depth >= lightMaxDepth {
+		if depth >= limit {
 			return out
 		}
 		for _, e := range x {
-			out = append(out, light(e, depth+1))
+			out = append(out, lightLimit(e, depth+1, limit))
 		}
 		return out
 	}
@@ -169,9 +180,17 @@ func forms(t *testing.T, raw []byte) map[string]any {
 }
 
 func TestCompileAll(t *testing.T) {
-	m, err := compileAll(files)
+	m, b, err := compileAll(files)
 	if err != nil {
 		t.Fatalf("compile: %v", err)
+	}
+	var kinds []string
+	for k := range b {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	if want := []string{"image", "redacted_thinking", "text", "thinking", "tool_result", "tool_use"}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("block schemas = %v, want %v", kinds, want)
 	}
 	var got []string
 	for k := range m {
@@ -238,12 +257,13 @@ func TestHas(t *testing.T) {
 
 func TestLight(t *testing.T) {
 	long := strings.Repeat("é", 1000) // 2000 bytes
-	in := decode(t, []byte(`{"a":{"b":{"c":{"d":{"e":{"f":1},"g":[1],"h":"x","i":2}}}},"s":"`+long+`"}`), false)
+	raw := []byte(`{"message":{"b":{"c":{"d":{"e":{"f":1},"g":[1],"h":"x","i":2}}}},"other":{"x":{"y":1},"z":[2],"w":3},"s":"` + long + `"}`)
+	in := decode(t, raw, false)
 	got := light(in, 0).(map[string]any)
 	if s := got["s"].(string); len(s) != lightMaxString {
 		t.Errorf("long string kept %d bytes, want %d", len(s), lightMaxString)
 	}
-	d := got["a"].(map[string]any)["b"].(map[string]any)["c"].(map[string]any)["d"].(map[string]any)
+	d := got["message"].(map[string]any)["b"].(map[string]any)["c"].(map[string]any)["d"].(map[string]any)
 	if e, ok := d["e"].(map[string]any); !ok || len(e) != 0 {
 		t.Errorf("object at depth 5 = %#v, want empty object", d["e"])
 	}
@@ -252,6 +272,21 @@ func TestLight(t *testing.T) {
 	}
 	if d["h"] != "x" || d["i"] != float64(2) {
 		t.Errorf("scalars at depth 5 changed: %#v %#v", d["h"], d["i"])
+	}
+	o := got["other"].(map[string]any)
+	if x, ok := o["x"].(map[string]any); !ok || len(x) != 0 {
+		t.Errorf("object at depth 2 outside message = %#v, want empty object", o["x"])
+	}
+	if z, ok := o["z"].([]any); !ok || len(z) != 0 {
+		t.Errorf("array at depth 2 outside message = %#v, want empty array", o["z"])
+	}
+	// The mirror must match what the validator really feeds.
+	p := session.NewParser().Parse(raw)
+	if p.Err != nil {
+		t.Fatal(p.Err)
+	}
+	if want := light(decode(t, raw, true), 0); !reflect.DeepEqual(p.Value, want) {
+		t.Errorf("session.Parser tree differs from the light mirror:\n got %#v\nwant %#v", p.Value, want)
 	}
 }
 

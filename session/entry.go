@@ -36,6 +36,10 @@ type Entry struct {
 // last-prompt, queue-operation, ...) do not.
 func (e *Entry) IsChain() bool { return e.UUID != "" && e.HasParent }
 
+// HeaderKeys are the top-level fields HeaderOf reads.
+var HeaderKeys = []string{"type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
+	"timestamp", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message"}
+
 // HeaderOf extracts the entry header from a light tree. It returns false
 // when v is not a JSON object.
 func HeaderOf(v any, e *Entry) bool {

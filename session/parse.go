@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -15,8 +16,13 @@ const (
 	// strings are cut to this length (still valid strings).
 	MaxString = 1024
 	// MaxDepth is the depth (the entry object is depth 0) from which
-	// objects and arrays are checked but kept as empty containers.
+	// objects and arrays under the entry's "message" are checked but kept
+	// as empty containers.
 	MaxDepth = 5
+	// ShallowDepth is that depth under every other field of the entry
+	// (toolUseResult, attachment, api-request shapes...), which no check
+	// or schema looks into.
+	ShallowDepth = 2
 )
 
 // SyntaxError is a JSON syntax error at a byte offset of the line.
@@ -49,6 +55,10 @@ type Parsed struct {
 // Parser parses lines into light trees. It keeps scratch space and a key
 // cache between calls; it is not safe for concurrent use.
 type Parser struct {
+	// TopKeys, when set, names the fields of a top-level object that are
+	// kept in the tree; others are checked but dropped.
+	TopKeys map[string]bool
+
 	b       []byte
 	i       int
 	res     *Parsed
@@ -64,8 +74,8 @@ func NewParser() *Parser {
 type parseError struct{ e *SyntaxError }
 
 // Parse parses line. It never panics on any input.
-func (p *Parser) Parse(line []byte) Parsed {
-	res := Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
+func (p *Parser) Parse(line []byte) (res Parsed) {
+	res = Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
 	p.b, p.i, p.res = line, 0, &res
 	defer func() {
 		if r := recover(); r != nil {
@@ -81,7 +91,7 @@ func (p *Parser) Parse(line []byte) Parsed {
 	if p.i >= len(p.b) {
 		p.fail("unexpected end of line: no JSON value")
 	}
-	res.Value = p.value(0, true)
+	res.Value = p.value(0, true, MaxDepth)
 	for {
 		p.ws()
 		if p.i >= len(p.b) {
@@ -94,7 +104,7 @@ func (p *Parser) Parse(line []byte) Parsed {
 		if res.GluedAt < 0 {
 			res.GluedAt = p.i
 		}
-		res.More = append(res.More, p.value(0, true))
+		res.More = append(res.More, p.value(0, true, MaxDepth))
 	}
 	return res
 }
@@ -133,13 +143,13 @@ func (p *Parser) expectEnd(what string) {
 }
 
 // value parses one value. With build false it only checks.
-func (p *Parser) value(depth int, build bool) any {
+func (p *Parser) value(depth int, build bool, limit int) any {
 	p.expectEnd("value")
 	switch c := p.b[p.i]; c {
 	case '{':
-		return p.object(depth, build)
+		return p.object(depth, build, limit)
 	case '[':
-		return p.array(depth, build)
+		return p.array(depth, build, limit)
 	case '"':
 		return p.str(build, MaxString)
 	case 't':
@@ -173,9 +183,9 @@ func (p *Parser) lit(s string) {
 	}
 }
 
-func (p *Parser) object(depth int, build bool) any {
+func (p *Parser) object(depth int, build bool, limit int) any {
 	p.i++ // '{'
-	build = build && depth < MaxDepth
+	build = build && depth < limit
 	var m map[string]any
 	if build {
 		m = make(map[string]any, 8)
@@ -208,8 +218,15 @@ func (p *Parser) object(depth int, build bool) any {
 		}
 		p.i++
 		p.ws()
-		v := p.value(depth+1, build)
-		if build {
+		lim, keep := limit, build
+		if depth == 0 {
+			if key != "message" {
+				lim = ShallowDepth
+			}
+			keep = build && (p.TopKeys == nil || p.TopKeys[key])
+		}
+		v := p.value(depth+1, keep, lim)
+		if keep {
 			m[key] = v
 		}
 		p.ws()
@@ -229,9 +246,9 @@ func (p *Parser) object(depth int, build bool) any {
 	}
 }
 
-func (p *Parser) array(depth int, build bool) any {
+func (p *Parser) array(depth int, build bool, limit int) any {
 	p.i++ // '['
-	build = build && depth < MaxDepth
+	build = build && depth < limit
 	var a []any
 	if build {
 		a = make([]any, 0, 4)
@@ -247,7 +264,7 @@ func (p *Parser) array(depth int, build bool) any {
 	}
 	for {
 		p.ws()
-		v := p.value(depth+1, build)
+		v := p.value(depth+1, build, limit)
 		if build {
 			a = append(a, v)
 		}
@@ -340,6 +357,17 @@ var safe = func() (t [256]bool) {
 	return t
 }()
 
+// special8 reports whether any of the 8 bytes packed in x needs attention
+// inside a string: '"', '\\', a control byte or a non-ASCII byte. It may
+// report true for a plain run (the byte loop then sorts it out), never
+// false for a special one.
+func special8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	bs := x ^ (lo * '\\')
+	return ((q-lo)&^q|(bs-lo)&^bs|(x-lo*0x20)|x)&hi != 0
+}
+
 // str parses a string starting at the opening quote. With build it returns
 // the unescaped string cut to limit bytes.
 func (p *Parser) str(build bool, limit int) any {
@@ -348,6 +376,10 @@ func (p *Parser) str(build bool, limit int) any {
 	start := p.i
 	escaped := false
 	for {
+		// Skip 8 plain ASCII bytes at a time, then byte by byte.
+		for p.i+8 <= len(b) && !special8(binary.LittleEndian.Uint64(b[p.i:])) {
+			p.i += 8
+		}
 		for p.i < len(b) && safe[b[p.i]] {
 			p.i++
 		}

@@ -21,8 +21,23 @@ type checker struct {
 }
 
 func newChecker() *checker {
-	return &checker{parser: session.NewParser(), seed: maphash.MakeSeed()}
+	p := session.NewParser()
+	p.TopKeys = topKeys
+	return &checker{parser: p, seed: maphash.MakeSeed()}
 }
+
+// topKeys are the top-level fields the checks and schemas read; the parser
+// drops the others (tool outputs, attachments, API request shapes).
+var topKeys = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range schemas.Keys() {
+		m[k] = true
+	}
+	for _, k := range session.HeaderKeys {
+		m[k] = true
+	}
+	return m
+}()
 
 // leafRef is a leafUuid found in a metadata entry.
 type leafRef struct {
