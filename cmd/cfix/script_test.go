@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cfix": func() { os.Exit(run(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script. $CORPUS is the
+// corpus of real stores.
+func TestScripts(t *testing.T) {
+	corpus, err := filepath.Abs("../../testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "../../testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CORPUS", corpus)
+			env.Setenv("CLAUDE_CONFIG_DIR", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":      cmdExits,
+			"chop":       cmdChop,
+			"jsonreport": cmdJSONReport,
+		},
+	})
+}
+
+// cmdExits runs a program and checks its exit status: exits N prog args...
+// Its stdout and stderr become the script's, as with exec.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		// testscript wraps the status as "exit status N".
+		var n int
+		if _, serr := fmt.Sscanf(err.Error(), "exit status %d", &n); serr == nil {
+			got = n
+		} else {
+			ts.Fatalf("exits: %v", err)
+		}
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdChop removes the final newline of a file (txtar always ends files with
+// one): chop FILE.
+func cmdChop(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: chop file")
+	}
+	p := ts.MkAbs(args[0])
+	b, err := os.ReadFile(p)
+	ts.Check(err)
+	ts.Check(os.WriteFile(p, []byte(strings.TrimSuffix(string(b), "\n")), 0o600))
+}
+
+// cmdJSONReport checks that stdout is one validate report with the given
+// counts: jsonreport FILES ERRORS WARNINGS NOTICES (- skips a number).
+func cmdJSONReport(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: jsonreport files errors warnings notices")
+	}
+	var rep struct {
+		Root         *string          `json:"root"`
+		FilesChecked *int             `json:"files_checked"`
+		Findings     []map[string]any `json:"findings"`
+		Counts       map[string]int   `json:"counts"`
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &rep); err != nil {
+		ts.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if rep.Root == nil || rep.FilesChecked == nil || rep.Findings == nil || rep.Counts == nil {
+		ts.Fatalf("report lacks root, files_checked, findings or counts")
+	}
+	for _, f := range rep.Findings {
+		for _, k := range []string{"code", "severity", "path", "line", "message", "hint"} {
+			if _, ok := f[k]; !ok {
+				ts.Fatalf("finding lacks %q: %v", k, f)
+			}
+		}
+		if p, _ := f["path"].(string); !filepath.IsAbs(p) {
+			ts.Fatalf("finding path %q is not absolute", p)
+		}
+	}
+	got := []int{*rep.FilesChecked, rep.Counts["error"], rep.Counts["warning"], rep.Counts["notice"]}
+	for i, a := range args {
+		if a == "-" {
+			continue
+		}
+		want, err := strconv.Atoi(a)
+		if err != nil {
+			ts.Fatalf("jsonreport: %v", err)
+		}
+		if (got[i] == want) == neg {
+			ts.Fatalf("report %v: field %d is %d, want %s%d", got, i, got[i], map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+	}
+}
