@@ -16,6 +16,7 @@ import (
 // checker holds one worker's reusable state.
 type checker struct {
 	parser *session.Parser
+	schema *schemas.Cache
 	buf    []byte
 	seed   maphash.Seed
 }
@@ -23,7 +24,7 @@ type checker struct {
 func newChecker() *checker {
 	p := session.NewParser()
 	p.TopKeys = topKeys
-	return &checker{parser: p, seed: maphash.MakeSeed()}
+	return &checker{parser: p, schema: schemas.NewCache(), seed: maphash.MakeSeed()}
 }
 
 // topKeys are the top-level fields the checks and schemas read; the parser
@@ -143,7 +144,7 @@ func (c *checker) check(f store.File) *fileResult {
 				continue
 			}
 			if schemas.Has(e.Type) {
-				if err := schemas.Validate(e.Type, v); err != nil {
+				if err := c.schema.Validate(e.Type, v); err != nil {
 					res.add(SchemaInvalid, ln.N, "%s entry: %v", e.Type, err)
 				}
 			} else {
