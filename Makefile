@@ -27,5 +27,14 @@ vet:
 fuzz:
 	$(GO) test ./session -run '^$$' -fuzz FuzzReader -fuzztime 60s
 
+## bench: time cfix validate against cat and jq on a generated 500 MB store (bench/run.sh).
+bench:
+	bench/run.sh
+
+## claude-versions: install the Claude Code versions the end-to-end tests run (e2e/versions.txt) into .cache/claude/.
+.PHONY: claude-versions
+claude-versions:
+	scripts/install-claude.sh
+
 clean:
 	rm -rf bin .cache bench/out
