@@ -50,6 +50,8 @@ type Parsed struct {
 	// glued together. GluedAt is the offset of the second one, or -1.
 	More    []any
 	GluedAt int
+	// Spans holds the [start, end) byte range of each value on the line.
+	Spans [][2]int
 }
 
 // Parser parses lines into light trees. It keeps scratch space and a key
@@ -91,7 +93,9 @@ func (p *Parser) Parse(line []byte) (res Parsed) {
 	if p.i >= len(p.b) {
 		p.fail("unexpected end of line: no JSON value")
 	}
+	start := p.i
 	res.Value = p.value(0, true, MaxDepth)
+	res.Spans = append(res.Spans, [2]int{start, p.i})
 	for {
 		p.ws()
 		if p.i >= len(p.b) {
@@ -104,7 +108,9 @@ func (p *Parser) Parse(line []byte) (res Parsed) {
 		if res.GluedAt < 0 {
 			res.GluedAt = p.i
 		}
+		start := p.i
 		res.More = append(res.More, p.value(0, true, MaxDepth))
+		res.Spans = append(res.Spans, [2]int{start, p.i})
 	}
 	return res
 }

@@ -83,7 +83,7 @@ func (r *Reader) Next() bool {
 			nb := make([]byte, 2*len(r.buf))
 			copy(nb, r.buf[:r.end])
 			r.buf = nb
-		} else if r.end < len(r.buf)/8 && len(r.buf) > 4*DefaultBufSize {
+		} else if r.end < DefaultBufSize/2 && len(r.buf) > 4*DefaultBufSize {
 			// A long line was consumed: shrink back.
 			nb := make([]byte, DefaultBufSize)
 			copy(nb, r.buf[:r.end])

@@ -309,3 +309,20 @@ func TestGraph(t *testing.T) {
 		t.Error("duplicate uuid added")
 	}
 }
+
+// TestReaderShrinkKeepsData reads a long line followed by data larger than
+// the resting buffer: shrinking must not lose or cut it.
+func TestReaderShrinkKeepsData(t *testing.T) {
+	// The buffer grows to 16 × DefaultBufSize for the 10× line and holds
+	// 6× more: the 4.5× line and 1.5× of the 3× line, which are still in
+	// the buffer when it shrinks.
+	var in bytes.Buffer
+	for _, n := range []int{10 * DefaultBufSize, 9 * DefaultBufSize / 2, 3 * DefaultBufSize, 100} {
+		in.Write(bytes.Repeat([]byte("a"), n))
+		in.WriteByte('\n')
+	}
+	got := readAll(t, in.Bytes(), nil)
+	if len(got) != 4 || !bytes.Equal(join(got), in.Bytes()) {
+		t.Fatalf("read %d lines; joined back equal: %v", len(got), bytes.Equal(join(got), in.Bytes()))
+	}
+}
