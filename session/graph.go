@@ -2,15 +2,20 @@ package session
 
 // Node is one chain entry of a file, as the parentUuid graph keeps it.
 type Node struct {
-	UUID      string
-	Parent    string
-	Logical   string // logicalParentUuid
-	Line      int
-	Time      string
-	Type      string
-	Sidechain bool
-	MsgID     string
-	Blocks    []Block // tool_use, tool_result and thinking blocks only
+	UUID    string
+	Parent  string
+	Logical string // logicalParentUuid
+	Line    int
+	Rec     int // index of the record on its line (records glued together)
+	// Where the line is in the file, for planners that rewrite it.
+	Off        int64
+	Len        int
+	Terminated bool
+	Time       string
+	Type       string
+	Sidechain  bool
+	MsgID      string
+	Blocks     []Block // tool_use, tool_result and thinking blocks only
 }
 
 // Graph is the parentUuid forest of one file. Add nodes in file order.
@@ -39,6 +44,31 @@ func (g *Graph) Add(e *Entry, line int) bool {
 	g.index[e.UUID] = int32(len(g.Nodes))
 	g.Nodes = append(g.Nodes, n)
 	return true
+}
+
+// AddNode adds a node as it is. It reports false, adding nothing, when its
+// uuid was already added.
+func (g *Graph) AddNode(n Node) bool {
+	if _, dup := g.index[n.UUID]; dup {
+		return false
+	}
+	g.index[n.UUID] = int32(len(g.Nodes))
+	g.Nodes = append(g.Nodes, n)
+	return true
+}
+
+// Children returns, for each node, the indexes of the nodes naming it as
+// parent.
+func (g *Graph) Children() [][]int {
+	ch := make([][]int, len(g.Nodes))
+	for i := range g.Nodes {
+		if p := g.Nodes[i].Parent; p != "" {
+			if j := g.Lookup(p); j >= 0 {
+				ch[j] = append(ch[j], i)
+			}
+		}
+	}
+	return ch
 }
 
 // Lookup returns the node index of uuid, or -1.

@@ -1,0 +1,426 @@
+package changeset
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// ApplyOptions configure Apply.
+type ApplyOptions struct {
+	// Force applies to files of live sessions too.
+	Force bool
+	// JournalDir is where journals are kept (see DefaultJournalDir).
+	JournalDir string
+	// LiveWindow: a session file written to this recently counts as live.
+	LiveWindow time.Duration
+	// LiveSessions are the ids of sessions a running Claude Code holds.
+	LiveSessions map[string]bool
+	// Hook, when set, is called between the steps of applying op i (tests
+	// kill the process there).
+	Hook func(step string, i int)
+}
+
+// DefaultLiveWindow is how recently written a session file must be to
+// count as live.
+const DefaultLiveWindow = 60 * time.Second
+
+// Result is what Apply did.
+type Result struct {
+	Journal  string   // the journal folder (backups and log)
+	Applied  int      // operations applied
+	Appended []string // files whose appends during apply were carried over
+}
+
+// RefusedError is returned when apply refuses the whole change set.
+type RefusedError struct {
+	Path   string
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("%s: %s; nothing was changed", e.Path, e.Reason) }
+
+// Apply checks every fingerprint, refuses live sessions, then applies the
+// operations in order: each file is backed up into a journal and replaced
+// atomically (temporary file, fsync, rename, fsync of the folder), keeping
+// its mode and mtime. On the first failure it rolls back what it applied.
+func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
+	if opts.LiveWindow == 0 {
+		opts.LiveWindow = DefaultLiveWindow
+	}
+	hook := opts.Hook
+	if hook == nil {
+		hook = func(string, int) {}
+	}
+	if err := verify(cs, opts); err != nil {
+		return nil, err
+	}
+	j, err := createJournal(opts.JournalDir, cs)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Journal: j.dir}
+	for i := range cs.Ops {
+		hook("before", i)
+		appended, err := j.applyOp(i, &cs.Ops[i], hook)
+		if err != nil {
+			rbErr := j.rollback(i)
+			if rbErr != nil {
+				return res, fmt.Errorf("%v; rolling back failed too: %v (backups in %s)", err, rbErr, j.dir)
+			}
+			return res, fmt.Errorf("%v; everything applied was rolled back (journal %s)", err, j.dir)
+		}
+		if appended {
+			res.Appended = append(res.Appended, cs.Ops[i].Path)
+		}
+		res.Applied++
+		hook("after", i)
+	}
+	if err := j.logEvent(event{Event: "applied"}); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// verify re-checks every fingerprint and refuses live sessions.
+func verify(cs *ChangeSet, opts ApplyOptions) error {
+	now := time.Now()
+	for i := range cs.Ops {
+		op := &cs.Ops[i]
+		if err := op.check(); err != nil {
+			return &RefusedError{op.Path, err.Error()}
+		}
+		if err := checkExpect(op.Path, op.Expect); err != nil {
+			return err
+		}
+		if op.FromExpect != nil && op.From != "" {
+			if err := checkExpect(op.From, *op.FromExpect); err != nil {
+				return err
+			}
+		}
+		if op.Action == Rename {
+			if fp, err := Stat(op.To); err != nil || fp.Exists {
+				return &RefusedError{op.To, "rename target exists"}
+			}
+		}
+		if opts.Force {
+			continue
+		}
+		if op.Session != "" && opts.LiveSessions[op.Session] {
+			return &RefusedError{op.Path, fmt.Sprintf("session %s is live (a running Claude Code holds it); close it or use --force", op.Session)}
+		}
+		if op.Expect.Exists && !op.Expect.Dir && strings.HasSuffix(op.Path, ".jsonl") && op.Action != Create {
+			if age := now.Sub(op.Expect.ModTime); age < opts.LiveWindow {
+				return &RefusedError{op.Path, fmt.Sprintf("written %s ago, the session may be live; wait %s or use --force", age.Round(time.Second), opts.LiveWindow)}
+			}
+		}
+	}
+	return nil
+}
+
+// checkExpect compares path on disk with what the planner read.
+func checkExpect(path string, want Fingerprint) error {
+	got, err := Stat(path)
+	if err != nil {
+		return &RefusedError{path, err.Error()}
+	}
+	switch {
+	case want.Exists && !got.Exists:
+		return &RefusedError{path, "removed since the plan was made"}
+	case !want.Exists && got.Exists:
+		return &RefusedError{path, "exists now; it did not when the plan was made"}
+	case !want.Exists:
+		return nil
+	case !want.Dir && (got.Size != want.Size || !got.ModTime.Equal(want.ModTime)):
+		return &RefusedError{path, fmt.Sprintf("changed since the plan was made (size %d → %d, modified %s); plan again", want.Size, got.Size, got.ModTime.Local().Format(time.RFC3339))}
+	}
+	if want.SHA256 == "" {
+		return nil
+	}
+	full, err := FingerprintOf(path)
+	if err != nil {
+		return &RefusedError{path, err.Error()}
+	}
+	if full.SHA256 != want.SHA256 {
+		return &RefusedError{path, "content changed since the plan was made; plan again"}
+	}
+	return nil
+}
+
+// applyOp applies one op: backup, write, rename. It reports whether bytes
+// appended to the old file while it was being replaced were carried over.
+func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool, err error) {
+	switch op.Action {
+	case Create, Rewrite:
+		return j.writeFile(i, op, hook)
+	case Delete:
+		if err := j.backup(i, op.Path); err != nil {
+			return false, err
+		}
+		hook("backed-up", i)
+		if err := os.Remove(op.Path); err != nil {
+			return false, err
+		}
+		return false, syncDir(filepath.Dir(op.Path))
+	case DeleteDir:
+		if err := j.backup(i, op.Path); err != nil {
+			return false, err
+		}
+		hook("backed-up", i)
+		if err := os.RemoveAll(op.Path); err != nil {
+			return false, err
+		}
+		return false, syncDir(filepath.Dir(op.Path))
+	case CreateDir:
+		if err := j.logEvent(event{Op: i, Event: "creating"}); err != nil {
+			return false, err
+		}
+		if err := copyTree(op.From, op.Path); err != nil {
+			return false, err
+		}
+		return false, syncDir(filepath.Dir(op.Path))
+	case Rename:
+		if err := j.logEvent(event{Op: i, Event: "renaming"}); err != nil {
+			return false, err
+		}
+		if err := os.MkdirAll(filepath.Dir(op.To), 0o700); err != nil {
+			return false, err
+		}
+		if err := os.Link(op.Path, op.To); err != nil {
+			// Not on one file system, or links refused: copy, then remove.
+			if err := copyFile(op.Path, op.To); err != nil {
+				return false, err
+			}
+		}
+		if err := syncDir(filepath.Dir(op.To)); err != nil {
+			return false, err
+		}
+		hook("linked", i)
+		if err := os.Remove(op.Path); err != nil {
+			return false, err
+		}
+		return false, syncDir(filepath.Dir(op.Path))
+	}
+	return false, fmt.Errorf("%s: unknown action %q", op.Path, op.Action)
+}
+
+// writeFile writes the new content of a Create or Rewrite op atomically.
+func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error) {
+	var old fs.FileInfo
+	var oldFile *os.File
+	if op.Action == Rewrite {
+		f, err := os.Open(op.Path)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		oldFile = f
+		if old, err = f.Stat(); err != nil {
+			return false, err
+		}
+		if err := j.backup(i, op.Path); err != nil {
+			return false, err
+		}
+		hook("backed-up", i)
+	}
+	mode := op.Mode
+	if mode == 0 {
+		mode = 0o600
+		if old != nil {
+			mode = old.Mode().Perm()
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(op.Path), 0o700); err != nil {
+		return false, err
+	}
+	src, err := op.content()
+	if err != nil {
+		return false, err
+	}
+	defer src.Close()
+	t, err := renameio.NewPendingFile(op.Path, renameio.WithPermissions(mode), renameio.WithExistingPermissions())
+	if err != nil {
+		return false, err
+	}
+	defer t.Cleanup()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(t, h), src)
+	if err != nil {
+		return false, fmt.Errorf("%s: writing new content: %w", op.Path, err)
+	}
+	if err := t.Chmod(mode); err != nil {
+		return false, err
+	}
+	newFP := Fingerprint{Exists: true, Size: n, Mode: mode, SHA256: hex.EncodeToString(h.Sum(nil))}
+	mtime := op.ModTime
+	if mtime.IsZero() && old != nil {
+		mtime = old.ModTime()
+	}
+	// The new bytes are known before the rename: undo after a crash can
+	// tell which version a file holds.
+	if err := j.logEvent(event{Op: i, Event: "written", New: &newFP}); err != nil {
+		return false, err
+	}
+	hook("written", i)
+	// Last look before the rename: an append since verify means the plan
+	// is stale for this file.
+	if op.Action == Rewrite {
+		if cur, err := os.Stat(op.Path); err != nil || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
+			return false, &RefusedError{op.Path, "changed while applying (Claude Code appended to it?); plan again"}
+		}
+	}
+	if err := t.CloseAtomicallyReplace(); err != nil {
+		return false, err
+	}
+	if !mtime.IsZero() {
+		if err := os.Chtimes(op.Path, time.Now(), mtime); err != nil {
+			return false, err
+		}
+	}
+	if err := syncDir(filepath.Dir(op.Path)); err != nil {
+		return false, err
+	}
+	hook("renamed", i)
+	// Bytes appended to the old file between the last look and the rename
+	// went to the old inode: carry them over, so no append is lost.
+	appended := false
+	if oldFile != nil {
+		if cur, err := oldFile.Stat(); err == nil && cur.Size() > old.Size() {
+			if err := appendTail(op.Path, oldFile, old.Size()); err != nil {
+				return false, fmt.Errorf("%s: carrying over an append: %w (the appended bytes are in %s)", op.Path, err, j.dir)
+			}
+			appended = true
+		}
+	}
+	return appended, j.logEvent(event{Op: i, Event: "done"})
+}
+
+// appendTail appends the bytes of old from offset on to path.
+func appendTail(path string, old *os.File, from int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, io.NewSectionReader(old, from, 1<<62)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir fsyncs a folder so a rename in it is durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	d.Close()
+	if errors.Is(err, os.ErrInvalid) {
+		return nil
+	}
+	return err
+}
+
+// copyFile copies src to dst (which must not exist), keeping mode and mtime.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, time.Now(), fi.ModTime())
+}
+
+// copyTree copies the folder src to dst, keeping modes and mtimes.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if err := os.MkdirAll(target, info.Mode().Perm()|0o700); err != nil {
+				return err
+			}
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		default:
+			if err := copyFile(p, target); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// linkOrCopyTree backs up a folder: hard links where possible.
+func linkOrCopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o700)
+		case d.Type()&fs.ModeSymlink != 0:
+			l, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(l, target)
+		default:
+			if os.Link(p, target) == nil {
+				return nil
+			}
+			return copyFile(p, target)
+		}
+	})
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

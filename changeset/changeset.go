@@ -1,0 +1,337 @@
+// Package changeset holds what planners return: a list of file operations,
+// each with the fingerprint of what it expects on disk. A change set is
+// shown (a summary and a unified diff), saved, or applied atomically with a
+// backup journal that undo restores. Nothing else in cfix writes to a store.
+package changeset
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// Action is what an operation does.
+type Action string
+
+const (
+	// Create makes a new file; Path must not exist.
+	Create Action = "create"
+	// Rewrite replaces the bytes of the file at Path.
+	Rewrite Action = "rewrite"
+	// Delete removes the file at Path.
+	Delete Action = "delete"
+	// Rename moves the file at Path to To; To must not exist.
+	Rename Action = "rename"
+	// DeleteDir removes the folder at Path and all it holds.
+	DeleteDir Action = "delete-dir"
+	// CreateDir makes the folder Path (and its parents) from the tree at From.
+	CreateDir Action = "create-dir"
+)
+
+// Fingerprint is what a planner read: enough to tell that a file changed.
+type Fingerprint struct {
+	Exists  bool        `json:"exists"`
+	Dir     bool        `json:"dir,omitempty"`
+	Size    int64       `json:"size,omitempty"`
+	ModTime time.Time   `json:"mtime,omitempty"`
+	Mode    fs.FileMode `json:"mode,omitempty"`
+	SHA256  string      `json:"sha256,omitempty"` // of the bytes, or of a folder's listing
+}
+
+// Edit replaces Count whole lines, starting at byte Offset (line Line), by
+// New. Count 0 inserts New before that line; Offset at the end of the file
+// appends. Length is the number of bytes replaced, line terminators
+// included.
+type Edit struct {
+	Line   int    `json:"line"`
+	Offset int64  `json:"offset"`
+	Length int64  `json:"length"`
+	Count  int    `json:"count"`
+	New    []byte `json:"new,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Op is one operation of a change set.
+type Op struct {
+	Action Action      `json:"action"`
+	Path   string      `json:"path"`
+	To     string      `json:"to,omitempty"`
+	Reason string      `json:"reason"`
+	Expect Fingerprint `json:"expect"`
+	// The new content of a Create or Rewrite: Data when set; else the bytes
+	// of From (Path when From is empty, for a Rewrite) with Edits applied.
+	From       string       `json:"from,omitempty"`
+	FromExpect *Fingerprint `json:"from_expect,omitempty"`
+	Edits      []Edit       `json:"edits,omitempty"`
+	Data       []byte       `json:"data,omitempty"`
+	HasData    bool         `json:"has_data,omitempty"`
+	// Mode and ModTime of the result. Zero keeps those of the file replaced
+	// (Rewrite) or uses 0600 and now (Create).
+	Mode    fs.FileMode `json:"mode,omitempty"`
+	ModTime time.Time   `json:"mtime,omitempty"`
+	// Session is the id of the session the file belongs to, if any: apply
+	// refuses files of live sessions.
+	Session string `json:"session,omitempty"`
+	// Counts for the summary.
+	EntriesRemoved int `json:"entries_removed,omitempty"`
+	EntriesAdded   int `json:"entries_added,omitempty"`
+}
+
+// ChangeSet is a plan: operations in the order they are applied.
+type ChangeSet struct {
+	Version int       `json:"version"`
+	Root    string    `json:"root"`
+	Command string    `json:"command"`
+	Created time.Time `json:"created"`
+	Ops     []Op      `json:"ops"`
+	// Notes are findings a planner could not fix safely, for the summary.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// FormatVersion is the version of saved change sets this cfix reads.
+const FormatVersion = 1
+
+// New returns an empty change set for the store at root.
+func New(root, command string) *ChangeSet {
+	return &ChangeSet{Version: FormatVersion, Root: root, Command: command, Created: time.Now().UTC()}
+}
+
+// Add appends an operation.
+func (cs *ChangeSet) Add(op Op) { cs.Ops = append(cs.Ops, op) }
+
+// Empty reports whether the change set changes nothing.
+func (cs *ChangeSet) Empty() bool { return len(cs.Ops) == 0 }
+
+// Save writes the change set as JSON to path.
+func (cs *ChangeSet) Save(path string) error {
+	b, err := json.MarshalIndent(cs, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
+
+// Load reads a change set saved by Save.
+func Load(path string) (*ChangeSet, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cs ChangeSet
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return nil, fmt.Errorf("plan %s: %w", path, err)
+	}
+	if cs.Version != FormatVersion {
+		return nil, fmt.Errorf("plan %s: format version %d, this cfix reads %d", path, cs.Version, FormatVersion)
+	}
+	for i, op := range cs.Ops {
+		if err := op.check(); err != nil {
+			return nil, fmt.Errorf("plan %s: op %d: %w", path, i+1, err)
+		}
+	}
+	return &cs, nil
+}
+
+// check validates the shape of an op.
+func (op *Op) check() error {
+	if !filepath.IsAbs(op.Path) {
+		return fmt.Errorf("path %q is not absolute", op.Path)
+	}
+	switch op.Action {
+	case Create, Rewrite:
+		if op.From != "" && !filepath.IsAbs(op.From) {
+			return fmt.Errorf("from %q is not absolute", op.From)
+		}
+		last := int64(-1)
+		for _, e := range op.Edits {
+			if e.Offset < last || e.Length < 0 {
+				return fmt.Errorf("edits of %s overlap or are out of order", op.Path)
+			}
+			last = e.Offset + e.Length
+		}
+	case Rename:
+		if !filepath.IsAbs(op.To) {
+			return fmt.Errorf("rename target %q is not absolute", op.To)
+		}
+	case Delete, DeleteDir:
+	case CreateDir:
+		if !filepath.IsAbs(op.From) {
+			return fmt.Errorf("from %q is not absolute", op.From)
+		}
+	default:
+		return fmt.Errorf("unknown action %q", op.Action)
+	}
+	return nil
+}
+
+// Stat fingerprints path without reading it (no hash).
+func Stat(path string) (Fingerprint, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Fingerprint{}, nil
+	}
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	return Fingerprint{Exists: true, Dir: fi.IsDir(), Size: fi.Size(), ModTime: fi.ModTime().UTC(), Mode: fi.Mode().Perm()}, nil
+}
+
+// FingerprintOf fingerprints path, hashing its bytes (or a folder's listing).
+func FingerprintOf(path string) (Fingerprint, error) {
+	fp, err := Stat(path)
+	if err != nil || !fp.Exists {
+		return fp, err
+	}
+	if fp.Dir {
+		fp.Size = 0
+		fp.ModTime = time.Time{}
+		fp.SHA256, err = hashTree(path)
+		return fp, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fp, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fp, err
+	}
+	fp.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return fp, nil
+}
+
+// HashWriter wraps a hash of the bytes a planner reads while it streams a
+// file, so fingerprinting costs no second read.
+type HashWriter struct{ h hashState }
+
+type hashState interface {
+	io.Writer
+	Sum([]byte) []byte
+}
+
+// NewHashWriter returns a writer that hashes what is written to it.
+func NewHashWriter() *HashWriter { return &HashWriter{h: sha256.New()} }
+
+func (w *HashWriter) Write(p []byte) (int, error) { return w.h.Write(p) }
+
+// Sum returns the hex hash of the bytes written so far.
+func (w *HashWriter) Sum() string { return hex.EncodeToString(w.h.Sum(nil)) }
+
+// hashTree hashes the names, kinds, sizes and contents of a folder's tree.
+func hashTree(root string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s\x00%v\x00", rel, d.Type())
+		if d.Type().IsRegular() {
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(h, f)
+			f.Close()
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			t, _ := os.Readlink(p)
+			fmt.Fprintf(h, "%s\x00", t)
+		}
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+// same reports whether two fingerprints describe the same content.
+func same(a, b Fingerprint) bool {
+	if a.Exists != b.Exists || a.Dir != b.Dir {
+		return false
+	}
+	if !a.Exists {
+		return true
+	}
+	if a.Dir {
+		return a.SHA256 == b.SHA256
+	}
+	return a.Size == b.Size && a.SHA256 == b.SHA256
+}
+
+// content opens the new content of a Create or Rewrite op as a stream.
+func (op *Op) content() (io.ReadCloser, error) {
+	if op.HasData || op.Data != nil {
+		return io.NopCloser(bytesReader(op.Data)), nil
+	}
+	base := op.From
+	if base == "" {
+		base = op.Path
+	}
+	f, err := os.Open(base)
+	if err != nil {
+		return nil, err
+	}
+	if len(op.Edits) == 0 {
+		return f, nil
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		bw := bufio.NewWriterSize(pw, 256<<10)
+		err := applyEdits(bw, f, op.Edits)
+		if err == nil {
+			err = bw.Flush()
+		}
+		f.Close()
+		pw.CloseWithError(err)
+	}()
+	return pr, nil
+}
+
+// applyEdits copies r to w with the edits applied.
+func applyEdits(w io.Writer, r io.Reader, edits []Edit) error {
+	var pos int64
+	for _, e := range edits {
+		if e.Offset < pos {
+			return fmt.Errorf("edits overlap at offset %d", e.Offset)
+		}
+		if n, err := io.CopyN(w, r, e.Offset-pos); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("edit at offset %d is past the end of the file (%d bytes)", e.Offset, pos+n)
+			}
+			return err
+		}
+		if _, err := w.Write(e.New); err != nil {
+			return err
+		}
+		if n, err := io.CopyN(io.Discard, r, e.Length); err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("edit at offset %d replaces %d bytes past the end of the file", e.Offset, e.Length-n)
+			}
+			return err
+		}
+		pos = e.Offset + e.Length
+	}
+	_, err := io.Copy(w, r)
+	return err
+}
+
+// SortEdits orders edits by offset; inserts before replacements at the
+// same offset.
+func SortEdits(edits []Edit) {
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].Offset != edits[j].Offset {
+			return edits[i].Offset < edits[j].Offset
+		}
+		return edits[i].Length < edits[j].Length
+	})
+}

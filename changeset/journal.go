@@ -1,0 +1,383 @@
+package changeset
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A journal is a folder holding the change set as applied (plan.json), an
+// append-only log of what was done (log.jsonl, fsynced at each step) and a
+// backup of every file or folder before it was touched (backup/<op>).
+
+// DefaultJournalDir returns where journals are kept: $CFIX_JOURNAL_DIR, else
+// $XDG_STATE_HOME/cfix/journal, else ~/.local/state/cfix/journal. It lies
+// outside the folders Claude Code manages, and usually on the same file
+// system as the store, so backups are hard links that cost no copy.
+func DefaultJournalDir() (string, error) {
+	if d := os.Getenv("CFIX_JOURNAL_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "cfix", "journal"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("journal: no home directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "cfix", "journal"), nil
+}
+
+type event struct {
+	Op     int          `json:"op"`
+	Event  string       `json:"event"`
+	Backup string       `json:"backup,omitempty"`
+	New    *Fingerprint `json:"new,omitempty"`
+	Time   time.Time    `json:"time"`
+}
+
+type journal struct {
+	dir string
+	cs  *ChangeSet
+	log *os.File // nil while rolling back: no backups, no log
+}
+
+func createJournal(base string, cs *ChangeSet) (*journal, error) {
+	if base == "" {
+		var err error
+		if base, err = DefaultJournalDir(); err != nil {
+			return nil, err
+		}
+	}
+	var rnd [3]byte
+	rand.Read(rnd[:])
+	name := time.Now().UTC().Format("20060102T150405.000Z") + "-" + cs.Command + "-" + hex.EncodeToString(rnd[:])
+	name = strings.ReplaceAll(name, " ", "_")
+	dir := filepath.Join(base, name)
+	if err := os.MkdirAll(filepath.Join(dir, "backup"), 0o700); err != nil {
+		return nil, fmt.Errorf("journal %s: %w", dir, err)
+	}
+	b, err := json.MarshalIndent(cs, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeSync(filepath.Join(dir, "plan.json"), b); err != nil {
+		return nil, fmt.Errorf("journal %s: %w", dir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", dir, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, err
+	}
+	return &journal{dir: dir, cs: cs, log: f}, nil
+}
+
+func writeSync(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// log appends an event and fsyncs it.
+func (j *journal) logEvent(e event) error {
+	if j.log == nil {
+		return nil
+	}
+	e.Time = time.Now().UTC()
+	b, _ := json.Marshal(e)
+	if _, err := j.log.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("journal %s: %w", j.dir, err)
+	}
+	return j.log.Sync()
+}
+
+// backup keeps the file or folder at path as backup/<i>.
+func (j *journal) backup(i int, path string) error {
+	if j.log == nil {
+		return nil
+	}
+	dst := filepath.Join(j.dir, "backup", strconv.Itoa(i))
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		err = linkOrCopyTree(path, dst)
+	} else if err = os.Link(path, dst); err != nil {
+		err = copyFile(path, dst)
+	}
+	if err != nil {
+		return fmt.Errorf("backing up %s: %w", path, err)
+	}
+	if err := syncDir(filepath.Join(j.dir, "backup")); err != nil {
+		return err
+	}
+	return j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))})
+}
+
+// rollback undoes ops 0..failed (the failed one only as far as it got).
+func (j *journal) rollback(failed int) error {
+	undo, err := undoOps(j.dir, j.cs, failed)
+	if err != nil {
+		j.logEvent(event{Event: "rollback-failed"})
+		return err
+	}
+	quiet := &journal{dir: j.dir}
+	for i := range undo {
+		if _, err := quiet.applyOp(-1, &undo[i], func(string, int) {}); err != nil {
+			j.logEvent(event{Event: "rollback-failed"})
+			return fmt.Errorf("%s: %w", undo[i].Path, err)
+		}
+	}
+	return j.logEvent(event{Event: "rolled-back"})
+}
+
+// JournalInfo describes a journal for undo --list.
+type JournalInfo struct {
+	Dir     string
+	Command string
+	Root    string
+	Created time.Time
+	Ops     int
+	State   string // applied, rolled-back, undone, incomplete
+}
+
+// ListJournals lists the journals under base for the store at root (all
+// when root is ""), newest first.
+func ListJournals(base, root string) ([]JournalInfo, error) {
+	ents, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []JournalInfo
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		cs, events, err := readJournal(dir)
+		if err != nil {
+			continue
+		}
+		if root != "" && cs.Root != root {
+			continue
+		}
+		info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete"}
+		for _, ev := range events {
+			switch ev.Event {
+			case "applied", "rolled-back", "undone":
+				info.State = ev.Event
+			}
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir > out[j].Dir })
+	return out, nil
+}
+
+func readJournal(dir string) (*ChangeSet, []event, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var cs ChangeSet
+	if err := json.Unmarshal(b, &cs); err != nil {
+		return nil, nil, fmt.Errorf("journal %s: plan.json: %w", dir, err)
+	}
+	f, err := os.Open(filepath.Join(dir, "log.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var events []event
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var e event
+		if json.Unmarshal(sc.Bytes(), &e) == nil { // a torn last event is ignored
+			events = append(events, e)
+		}
+	}
+	return &cs, events, sc.Err()
+}
+
+// MarkUndone records in a journal that it was undone.
+func MarkUndone(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	j := &journal{dir: dir, log: f}
+	return j.logEvent(event{Event: "undone"})
+}
+
+// Undo returns the change set that restores what the journal at dir
+// changed: each file back to its backup, created files removed, renames
+// reversed. It works on an incomplete journal too (a killed apply): each
+// file is restored only if it holds what apply wrote.
+func Undo(dir string) (*ChangeSet, error) {
+	cs, err := loadJournalPlan(dir)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := undoOps(dir, cs, len(cs.Ops)-1)
+	if err != nil {
+		return nil, err
+	}
+	u := New(cs.Root, "undo")
+	u.Ops = ops
+	return u, nil
+}
+
+func loadJournalPlan(dir string) (*ChangeSet, error) {
+	cs, _, err := readJournal(dir)
+	return cs, err
+}
+
+// undoOps builds the ops that reverse ops 0..last of the journal, newest
+// first, from what the log says happened and what is on disk now.
+func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
+	_, events, err := readJournal(dir)
+	if err != nil {
+		return nil, err
+	}
+	backups := map[int]string{}
+	written := map[int]*Fingerprint{}
+	started := map[int]bool{}
+	done := map[int]bool{}
+	for _, e := range events {
+		switch e.Event {
+		case "done":
+			done[e.Op] = true
+		case "backup":
+			backups[e.Op] = filepath.Join(dir, e.Backup)
+		case "written":
+			written[e.Op] = e.New
+		}
+		started[e.Op] = true
+	}
+	var out []Op
+	for i := last; i >= 0; i-- {
+		op := cs.Ops[i]
+		if !started[i] {
+			continue
+		}
+		reason := "undo: " + op.Reason
+		switch op.Action {
+		case Rewrite:
+			nf := written[i]
+			bk, ok := backups[i]
+			if nf == nil || !ok {
+				continue // never replaced
+			}
+			cur, err := FingerprintOf(op.Path)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case cur.Exists && cur.SHA256 == nf.SHA256:
+			case !done[i]:
+				continue // the rename never happened
+			default:
+				return nil, &RefusedError{op.Path, "changed since cfix wrote it; undo would lose those changes"}
+			}
+			bfp, err := FingerprintOf(bk)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
+				From: bk, FromExpect: &bfp, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
+		case Create:
+			nf := written[i]
+			if nf == nil {
+				continue
+			}
+			cur, err := FingerprintOf(op.Path)
+			if err != nil {
+				return nil, err
+			}
+			if !cur.Exists || (!done[i] && cur.SHA256 != nf.SHA256) {
+				continue // never created
+			}
+			if cur.SHA256 != nf.SHA256 {
+				return nil, &RefusedError{op.Path, "changed since cfix created it; undo would lose those changes"}
+			}
+			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session})
+		case Delete, DeleteDir:
+			bk, ok := backups[i]
+			if !ok {
+				continue
+			}
+			cur, err := Stat(op.Path)
+			if err != nil {
+				return nil, err
+			}
+			if cur.Exists {
+				continue // never removed
+			}
+			bfp, err := FingerprintOf(bk)
+			if err != nil {
+				return nil, err
+			}
+			if op.Action == DeleteDir {
+				out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp})
+			} else {
+				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp,
+					ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
+			}
+		case Rename:
+			src, err := Stat(op.Path)
+			if err != nil {
+				return nil, err
+			}
+			dst, err := FingerprintOf(op.To)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case !dst.Exists:
+				continue // never renamed
+			case src.Exists:
+				// Killed between link and remove: drop the new name.
+				out = append(out, Op{Action: Delete, Path: op.To, Reason: reason, Expect: dst})
+			default:
+				out = append(out, Op{Action: Rename, Path: op.To, To: op.Path, Reason: reason, Expect: dst, Session: op.Session})
+			}
+		case CreateDir:
+			cur, err := FingerprintOf(op.Path)
+			if err != nil {
+				return nil, err
+			}
+			if cur.Exists {
+				out = append(out, Op{Action: DeleteDir, Path: op.Path, Reason: reason, Expect: cur})
+			}
+		}
+	}
+	return out, nil
+}

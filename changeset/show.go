@@ -1,0 +1,533 @@
+package changeset
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/cfix-dev/cfix/session"
+)
+
+// Context is the number of unchanged lines shown around a change.
+const Context = 3
+
+// MaxShownLine is the display width past which a line is shortened (the
+// file keeps every byte).
+const MaxShownLine = 240
+
+// maxListed bounds the lines shown of a created or deleted file, and the
+// size of a region diffed line by line.
+const (
+	maxListed = 40
+	maxRegion = 20000
+)
+
+// Stats counts what an op touches, for the summary.
+type Stats struct {
+	Files          int
+	LinesRemoved   int
+	LinesAdded     int
+	BytesRemoved   int64
+	BytesAdded     int64
+	EntriesRemoved int
+	EntriesAdded   int
+}
+
+// OpStats returns what op changes, without reading large files.
+func OpStats(op *Op) Stats {
+	s := Stats{Files: 1, EntriesRemoved: op.EntriesRemoved, EntriesAdded: op.EntriesAdded}
+	switch op.Action {
+	case Rewrite, Create:
+		if op.HasData || op.Data != nil {
+			s.BytesAdded = int64(len(op.Data))
+			s.BytesRemoved = op.Expect.Size
+			s.LinesAdded = bytes.Count(op.Data, []byte("\n"))
+			return s
+		}
+		if op.From != "" && len(op.Edits) == 0 && op.FromExpect != nil {
+			s.BytesAdded = op.FromExpect.Size
+			s.BytesRemoved = op.Expect.Size
+			return s
+		}
+		for _, e := range op.Edits {
+			s.LinesRemoved += e.Count
+			s.LinesAdded += bytes.Count(e.New, []byte("\n"))
+			s.BytesRemoved += e.Length
+			s.BytesAdded += int64(len(e.New))
+		}
+	case Delete, DeleteDir:
+		s.BytesRemoved = op.Expect.Size
+	}
+	return s
+}
+
+// Summary writes one line per operation and a total.
+func Summary(w io.Writer, cs *ChangeSet) {
+	if cs.Empty() {
+		fmt.Fprintf(w, "cfix %s: nothing to do\n", cs.Command)
+		return
+	}
+	var total Stats
+	for i := range cs.Ops {
+		op := &cs.Ops[i]
+		s := OpStats(op)
+		total.Files++
+		total.EntriesRemoved += s.EntriesRemoved
+		total.EntriesAdded += s.EntriesAdded
+		total.BytesRemoved += s.BytesRemoved
+		total.BytesAdded += s.BytesAdded
+		detail := ""
+		switch op.Action {
+		case Rewrite:
+			detail = fmt.Sprintf("%s, %s → %s", entries(s), size(op.Expect.Size), size(op.Expect.Size-s.BytesRemoved+s.BytesAdded))
+			if op.From != "" && len(op.Edits) == 0 {
+				detail = fmt.Sprintf("%s → %s", size(op.Expect.Size), size(s.BytesAdded))
+			}
+		case Create:
+			detail = size(s.BytesAdded)
+			if s.EntriesAdded > 0 {
+				detail = fmt.Sprintf("%d entries, %s", s.EntriesAdded, detail)
+			}
+		case Delete, DeleteDir:
+			detail = size(op.Expect.Size)
+		case Rename:
+			detail = "→ " + op.To
+		case CreateDir:
+			detail = "from " + op.From
+		}
+		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, op.Path, detail, op.Reason)
+	}
+	fmt.Fprintf(w, "cfix %s: %d %s", cs.Command, total.Files, plural(total.Files, "change"))
+	if total.EntriesRemoved+total.EntriesAdded > 0 {
+		fmt.Fprintf(w, ", %d %s removed, %d added", total.EntriesRemoved, plural(total.EntriesRemoved, "entry"), total.EntriesAdded)
+	}
+	fmt.Fprintf(w, ", %s removed, %s added\n", size(total.BytesRemoved), size(total.BytesAdded))
+	for _, n := range cs.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+func entries(s Stats) string {
+	return fmt.Sprintf("-%d +%d %s", s.EntriesRemoved, s.EntriesAdded, plural(s.EntriesAdded+s.EntriesRemoved, "entry"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	if strings.HasSuffix(word, "y") {
+		return word[:len(word)-1] + "ies"
+	}
+	return word + "s"
+}
+
+func size(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+}
+
+// Diff writes a unified diff of the change set. Rewrites by edits read the
+// file once and diff only the edited regions.
+func Diff(w io.Writer, cs *ChangeSet) error {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	for i := range cs.Ops {
+		if err := diffOp(bw, &cs.Ops[i]); err != nil {
+			return fmt.Errorf("%s: %w", cs.Ops[i].Path, err)
+		}
+	}
+	return nil
+}
+
+// Show writes the summary, then the diff.
+func Show(w io.Writer, cs *ChangeSet) error {
+	Summary(w, cs)
+	if cs.Empty() {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return Diff(w, cs)
+}
+
+func diffOp(w *bufio.Writer, op *Op) error {
+	switch op.Action {
+	case Rename:
+		fmt.Fprintf(w, "rename from %s\nrename to %s\n", op.Path, op.To)
+		return nil
+	case DeleteDir:
+		fmt.Fprintf(w, "--- %s/\n+++ /dev/null\n", op.Path)
+		return listTree(w, op.Path, "-")
+	case CreateDir:
+		fmt.Fprintf(w, "--- /dev/null\n+++ %s/\n", op.Path)
+		return listTree(w, op.From, "+")
+	case Delete:
+		fmt.Fprintf(w, "--- %s\n+++ /dev/null\n", op.Path)
+		return listFile(w, op.Path, "-", op.Reason)
+	case Create:
+		fmt.Fprintf(w, "--- /dev/null\n+++ %s\n", op.Path)
+		if (op.HasData || op.Data != nil) || op.From == "" || len(op.Edits) > 0 {
+			r, err := op.content()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			return listLines(w, r, "+", op.Reason)
+		}
+		return listFile(w, op.From, "+", op.Reason)
+	case Rewrite:
+		fmt.Fprintf(w, "--- %s\n+++ %s\n", op.Path, op.Path)
+		if len(op.Edits) > 0 && !op.HasData && op.Data == nil && op.From == "" {
+			return diffEdits(w, op)
+		}
+		oldF, err := os.Open(op.Path)
+		if err != nil {
+			return err
+		}
+		defer oldF.Close()
+		newR, err := op.content()
+		if err != nil {
+			return err
+		}
+		defer newR.Close()
+		return diffStreams(w, oldF, newR, op.Reason)
+	}
+	return nil
+}
+
+// shorten cuts a line for display, saying how long it is.
+func shorten(line []byte) string {
+	if len(line) <= MaxShownLine {
+		return string(line)
+	}
+	cut := MaxShownLine - 40
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [%d bytes]", line[:cut], len(line))
+}
+
+func listTree(w *bufio.Writer, root, sign string) error {
+	n := 0
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(root, p)
+		if n <= maxListed {
+			info, _ := d.Info()
+			sz := int64(0)
+			if info != nil {
+				sz = info.Size()
+			}
+			fmt.Fprintf(w, "%s%s (%s)\n", sign, rel, size(sz))
+		} else if n == maxListed+1 {
+			fmt.Fprintf(w, "%s…\n", sign)
+		}
+		return nil
+	})
+}
+
+func listFile(w *bufio.Writer, path, sign, reason string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return listLines(w, f, sign, reason)
+}
+
+// listLines shows the lines of a created or deleted file, up to maxListed.
+func listLines(w *bufio.Writer, r io.Reader, sign, reason string) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var shown []string
+	n := 0
+	var bytesTotal int64
+	for {
+		line, err := br.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			bytesTotal += int64(len(line))
+			var more []byte
+			more, err = br.ReadSlice('\n')
+			if len(shown) < maxListed && n < maxListed {
+				line = append(append([]byte(nil), line...), more...)
+			} else {
+				line = more
+			}
+		}
+		if len(line) > 0 {
+			n++
+			bytesTotal += int64(len(line))
+			if n <= maxListed {
+				shown = append(shown, sign+shorten(bytes.TrimSuffix(line, []byte("\n"))))
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		fmt.Fprintf(w, "@@ empty file @@ %s\n", reason)
+		return nil
+	}
+	if sign == "-" {
+		fmt.Fprintf(w, "@@ -1,%d +0,0 @@ %s\n", n, reason)
+	} else {
+		fmt.Fprintf(w, "@@ -0,0 +1,%d @@ %s\n", n, reason)
+	}
+	for _, s := range shown {
+		fmt.Fprintln(w, s)
+	}
+	if n > maxListed {
+		fmt.Fprintf(w, "%s… %d more lines\n", sign, n-maxListed)
+	}
+	return nil
+}
+
+// diffEdits shows the edits of a rewrite: one pass over the file keeps only
+// the lines around them.
+func diffEdits(w *bufio.Writer, op *Op) error {
+	type span struct{ from, to int } // 1-based lines, [from, to)
+	var spans []span
+	for _, e := range op.Edits {
+		s := span{e.Line - Context, e.Line + e.Count + Context}
+		if s.from < 1 {
+			s.from = 1
+		}
+		if n := len(spans); n > 0 && s.from <= spans[n-1].to {
+			if s.to > spans[n-1].to {
+				spans[n-1].to = s.to
+			}
+			continue
+		}
+		spans = append(spans, s)
+	}
+	keep := map[int][]byte{}
+	f, err := os.Open(op.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rd := session.NewReader(f, nil)
+	si := 0
+	for si < len(spans) && rd.Next() {
+		l := rd.Line()
+		for si < len(spans) && l.N >= spans[si].to {
+			si++
+		}
+		if si < len(spans) && l.N >= spans[si].from {
+			keep[l.N] = append([]byte(nil), l.Raw...)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	// Hunks: one per span, each edit inside diffed with go-diff.
+	delta := 0 // new line number minus old, before the current span
+	ei := 0
+	for _, s := range spans {
+		var body []string
+		oldN, newN := 0, 0
+		startNew := s.from + delta
+		ln := s.from
+		for ln < s.to {
+			if ei < len(op.Edits) && op.Edits[ei].Line == ln {
+				e := op.Edits[ei]
+				var old []string
+				for k := 0; k < e.Count; k++ {
+					old = append(old, string(keep[ln+k]))
+				}
+				added := splitLines(e.New)
+				body = append(body, regionDiff(old, added)...)
+				oldN += e.Count
+				newN += len(added)
+				delta += len(added) - e.Count
+				ln += e.Count
+				ei++
+				continue
+			}
+			l, ok := keep[ln]
+			if !ok {
+				break // past the end of the file
+			}
+			body = append(body, " "+shorten(l))
+			oldN++
+			newN++
+			ln++
+		}
+		// Edits past the last line (appends).
+		for ei < len(op.Edits) && op.Edits[ei].Line >= ln && op.Edits[ei].Line < s.to {
+			added := splitLines(op.Edits[ei].New)
+			for _, a := range added {
+				body = append(body, "+"+shorten([]byte(a)))
+			}
+			newN += len(added)
+			delta += len(added)
+			ei++
+		}
+		reason := ""
+		for _, e := range op.Edits {
+			if e.Line >= s.from && e.Line < s.to && e.Reason != "" {
+				reason = e.Reason
+				break
+			}
+		}
+		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(s.from, oldN), hunkRange(startNew, newN), reason)
+		for _, b := range body {
+			fmt.Fprintln(w, b)
+		}
+	}
+	return nil
+}
+
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	return strings.Split(s, "\n")
+}
+
+func hunkRange(start, n int) string {
+	if n == 0 {
+		return fmt.Sprintf("%d,0", start-1)
+	}
+	if n == 1 {
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
+}
+
+// regionDiff diffs old against new lines with go-diff and renders them.
+func regionDiff(old, new []string) []string {
+	dmp := diffmatchpatch.New()
+	a := strings.Join(old, "\n")
+	b := strings.Join(new, "\n")
+	if len(old) > 0 {
+		a += "\n"
+	}
+	if len(new) > 0 {
+		b += "\n"
+	}
+	ca, cb, lines := dmp.DiffLinesToChars(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	var out []string
+	for _, d := range diffs {
+		sign := " "
+		switch d.Type {
+		case diffmatchpatch.DiffDelete:
+			sign = "-"
+		case diffmatchpatch.DiffInsert:
+			sign = "+"
+		}
+		for _, l := range splitLines([]byte(d.Text)) {
+			out = append(out, sign+shorten([]byte(l)))
+		}
+	}
+	return out
+}
+
+// diffStreams diffs two whole streams: common head and tail are skipped by
+// line hashes, the middle is diffed with go-diff when it is small enough.
+func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
+	seed := maphash.MakeSeed()
+	type lineRef struct {
+		h   uint64
+		off int64
+		n   int
+	}
+	scan := func(r io.Reader) ([]lineRef, *bytes.Buffer, error) {
+		// Keep the hashes; keep bytes only while the stream is small.
+		var refs []lineRef
+		var keep bytes.Buffer
+		rd := session.NewReader(r, nil)
+		for rd.Next() {
+			l := rd.Line()
+			refs = append(refs, lineRef{maphash.Bytes(seed, l.Raw), l.Offset, len(l.Raw)})
+			if keep.Len() < 16<<20 {
+				keep.Write(l.Raw)
+				keep.WriteByte('\n')
+			}
+		}
+		return refs, &keep, rd.Err()
+	}
+	a, ab, err := scan(oldR)
+	if err != nil {
+		return err
+	}
+	b, bb, err := scan(newR)
+	if err != nil {
+		return err
+	}
+	p := 0
+	for p < len(a) && p < len(b) && a[p].h == b[p].h {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s].h == b[len(b)-1-s].h {
+		s++
+	}
+	if p == len(a) && p == len(b) {
+		fmt.Fprintf(w, "@@ no change in lines @@ %s\n", reason)
+		return nil
+	}
+	from := p - Context
+	if from < 0 {
+		from = 0
+	}
+	aTo, bTo := len(a)-s+Context, len(b)-s+Context
+	if aTo > len(a) {
+		aTo = len(a)
+	}
+	if bTo > len(b) {
+		bTo = len(b)
+	}
+	get := func(buf *bytes.Buffer, r lineRef) []byte {
+		if r.off+int64(r.n) <= int64(buf.Len()) {
+			return buf.Bytes()[r.off : r.off+int64(r.n)]
+		}
+		return []byte(fmt.Sprintf("[%d bytes]", r.n))
+	}
+	if (aTo-from)+(bTo-from) > maxRegion {
+		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), reason)
+		fmt.Fprintf(w, " … %d lines differ (too many to show) …\n", (len(a)-s-p)+(len(b)-s-p))
+		return nil
+	}
+	var old, nw []string
+	for _, r := range a[from:aTo] {
+		old = append(old, string(get(ab, r)))
+	}
+	for _, r := range b[from:bTo] {
+		nw = append(nw, string(get(bb, r)))
+	}
+	fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(from+1, aTo-from), hunkRange(from+1, bTo-from), reason)
+	for _, l := range regionDiff(old, nw) {
+		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+// sortOps is used by planners that build ops in map order.
+func sortOps(ops []Op) {
+	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Path < ops[j].Path })
+}

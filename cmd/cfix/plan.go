@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// planFlags are the flags every planner takes.
+type planFlags struct {
+	root     string
+	apply    bool
+	yes      bool
+	json     bool
+	exitCode bool
+	force    bool
+	planOut  string
+	in       io.Reader
+	out      io.Writer
+	errOut   io.Writer
+}
+
+func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
+	cmd.Flags().StringVar(&f.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.Flags().BoolVar(&f.apply, "apply", false, "write the changes (the default is a dry run that prints the plan)")
+	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "apply without asking (needed when stdin is not a terminal)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan and the result as JSON")
+	cmd.Flags().BoolVar(&f.exitCode, "exit-code", false, "exit with status 3 when a dry run finds changes to make")
+	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
+	if withPlanOut {
+		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
+	}
+}
+
+func (f *planFlags) streams(cmd *cobra.Command) {
+	f.in, f.out, f.errOut = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+}
+
+const plannerExitStatus = `Exit status:
+  0  nothing to do, or the changes were applied
+  1  an error (nothing is left half-applied)
+  2  usage error
+  3  with --exit-code, a dry run found changes to make`
+
+// planJSON is the --json view of a plan and its result.
+type planJSON struct {
+	Command string       `json:"command"`
+	Root    string       `json:"root"`
+	Changes []changeJSON `json:"changes"`
+	Notes   []string     `json:"notes"`
+	Applied bool         `json:"applied"`
+	Journal string       `json:"journal,omitempty"`
+	Error   string       `json:"error,omitempty"`
+}
+
+type changeJSON struct {
+	Action         string     `json:"action"`
+	Path           string     `json:"path"`
+	To             string     `json:"to,omitempty"`
+	Reason         string     `json:"reason"`
+	EntriesRemoved int        `json:"entries_removed"`
+	EntriesAdded   int        `json:"entries_added"`
+	BytesRemoved   int64      `json:"bytes_removed"`
+	BytesAdded     int64      `json:"bytes_added"`
+	Edits          []editJSON `json:"edits,omitempty"`
+}
+
+type editJSON struct {
+	Line   int    `json:"line"`
+	Count  int    `json:"count"`
+	Added  int    `json:"lines_added"`
+	Reason string `json:"reason"`
+}
+
+func toJSON(cs *changeset.ChangeSet) planJSON {
+	pj := planJSON{Command: cs.Command, Root: cs.Root, Changes: []changeJSON{}, Notes: cs.Notes}
+	if pj.Notes == nil {
+		pj.Notes = []string{}
+	}
+	for i := range cs.Ops {
+		op := &cs.Ops[i]
+		s := changeset.OpStats(op)
+		c := changeJSON{Action: string(op.Action), Path: op.Path, To: op.To, Reason: op.Reason,
+			EntriesRemoved: s.EntriesRemoved, EntriesAdded: s.EntriesAdded, BytesRemoved: s.BytesRemoved, BytesAdded: s.BytesAdded}
+		for _, e := range op.Edits {
+			c.Edits = append(c.Edits, editJSON{Line: e.Line, Count: e.Count, Added: strings.Count(string(e.New), "\n"), Reason: e.Reason})
+		}
+		pj.Changes = append(pj.Changes, c)
+	}
+	return pj
+}
+
+// runPlan shows a change set and, with --apply, applies it.
+func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
+	if f.planOut != "" {
+		if err := cs.Save(f.planOut); err != nil {
+			return &exitError{code: exitFound, err: fmt.Errorf("plan %s: %w", f.planOut, err)}
+		}
+	}
+	pj := toJSON(cs)
+	if !f.json {
+		if err := changeset.Show(f.out, cs); err != nil {
+			return &exitError{code: exitFound, err: err}
+		}
+		if f.planOut != "" {
+			fmt.Fprintf(f.out, "plan saved to %s; apply it with: cfix apply %s\n", f.planOut, shellQuote(f.planOut))
+		}
+	}
+	if !f.apply || cs.Empty() {
+		if f.json {
+			return printJSON(f.out, pj)
+		}
+		if !cs.Empty() {
+			fmt.Fprintf(f.out, "\ndry run: nothing was written; run again with --apply to write these changes\n")
+			if f.exitCode {
+				return &exitError{code: exitChanges}
+			}
+		}
+		return nil
+	}
+	if err := confirm(f, len(cs.Ops)); err != nil {
+		return err
+	}
+	live, err := liveSessions(cs.Root)
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	jdir, err := changeset.DefaultJournalDir()
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{Force: f.force, JournalDir: jdir, LiveSessions: live})
+	if res != nil {
+		pj.Journal = res.Journal
+	}
+	if err != nil {
+		if f.json {
+			pj.Error = err.Error()
+			printJSON(f.out, pj)
+		}
+		return &exitError{code: exitFound, err: err}
+	}
+	pj.Applied = true
+	if f.json {
+		return printJSON(f.out, pj)
+	}
+	for _, p := range res.Appended {
+		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
+	}
+	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shellQuote(res.Journal))
+	return nil
+}
+
+// confirm asks on a terminal; elsewhere --yes is required.
+func confirm(f *planFlags, n int) error {
+	if f.yes {
+		return nil
+	}
+	in, ok := f.in.(*os.File)
+	if !ok || !isTerminal(in) {
+		return usageError(errors.New("--apply needs --yes when stdin is not a terminal"))
+	}
+	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, pluralWord(n, "change"))
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		return &exitError{code: exitFound, err: errors.New("not applied")}
+	}
+	return nil
+}
+
+func liveSessions(root string) (map[string]bool, error) {
+	ls, err := store.LiveSessions(root)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]bool{}
+	for _, l := range ls {
+		if l.Running && l.SessionID != "" {
+			m[l.SessionID] = true
+		}
+	}
+	return m, nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func pluralWord(n int, w string) string {
+	if n == 1 {
+		return w
+	}
+	return w + "s"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// resolveRoot resolves --root for a planner (a usage error when missing).
+func resolveRoot(root string) (string, error) {
+	r, err := store.Resolve(root)
+	if err != nil {
+		return "", usageError(err)
+	}
+	return r, nil
+}

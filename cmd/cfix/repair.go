@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+type repairOptions struct {
+	planFlags
+	only       []string
+	aggressive bool
+	targets    []string
+}
+
+func newRepairCmd() *cobra.Command {
+	opts := &repairOptions{}
+	cmd := &cobra.Command{
+		Use:   "repair [--root DIR] [--apply] [--yes] [--only CODE,...] [--aggressive] [--plan-out FILE] [TARGET...]",
+		Short: "Plan (and with --apply, make) the safe fixes of what validate finds",
+		Long: `Repair plans the fixes of what cfix validate finds and shows them as a diff.
+Nothing is written unless --apply is given; then every file is backed up into a
+journal first and replaced atomically (cfix undo restores it).
+
+Safe fixes: drop a torn last line and NUL bytes; split glued records; move lines
+that are not JSON into the backup; add the final newline; replace lone surrogate
+escapes and invalid UTF-8 with U+FFFD; drop byte-identical duplicate entries;
+break parentUuid cycles; add an error tool_result after a tool_use that has
+none; remove tool_results that answer no tool_use; strip thinking blocks with an
+empty signature or text; remove stub files whose transcript lives elsewhere;
+rebuild sessions-index.json.
+
+With --aggressive, also the fixes that guess: re-parent an entry whose parent
+was never written to the previous entry in file order, and drop progress
+entries after bridging parentUuid over them.
+
+A TARGET is a session id, a .jsonl file or a project folder, as for validate.
+--only takes finding codes (and "index", "progress").
+
+` + plannerExitStatus,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.targets = args
+			opts.streams(cmd)
+			return runRepair(opts)
+		},
+	}
+	opts.register(cmd, true)
+	cmd.Flags().StringSliceVar(&opts.only, "only", nil, "limit the repairs to these finding codes")
+	cmd.Flags().BoolVar(&opts.aggressive, "aggressive", false, "also make the repairs that guess")
+	return cmd
+}
+
+func runRepair(opts *repairOptions) error {
+	root, err := resolveRoot(opts.root)
+	if err != nil {
+		return err
+	}
+	cs, err := repair.Plan(repair.Options{Root: root, Targets: opts.targets, Only: opts.only, Aggressive: opts.aggressive})
+	if err != nil {
+		var te *validate.TargetError
+		if errors.As(err, &te) || isOnlyError(err) {
+			return usageError(err)
+		}
+		return &exitError{code: exitFound, err: err}
+	}
+	return runPlan(&opts.planFlags, cs)
+}
+
+func isOnlyError(err error) bool {
+	return err != nil && len(err.Error()) > 6 && err.Error()[:6] == "--only"
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/changeset"
+)
+
+type undoOptions struct {
+	planFlags
+	list bool
+}
+
+func newUndoCmd() *cobra.Command {
+	opts := &undoOptions{}
+	cmd := &cobra.Command{
+		Use:   "undo [--root DIR] [--apply] [--yes] [--list] [JOURNAL]",
+		Short: "Restore what an apply changed, from its backup journal",
+		Long: `Undo restores the files an apply changed, from the journal it left (the last one
+for the store, or the one named). It is itself a plan: a dry run first, --apply
+to write. --list lists the journals of the store.
+
+` + plannerExitStatus,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.streams(cmd)
+			return runUndo(opts, args)
+		},
+	}
+	opts.register(cmd, false)
+	cmd.Flags().BoolVar(&opts.list, "list", false, "list the journals of the store")
+	return cmd
+}
+
+func runUndo(opts *undoOptions, args []string) error {
+	root, err := resolveRoot(opts.root)
+	if err != nil {
+		return err
+	}
+	base, err := changeset.DefaultJournalDir()
+	if err != nil {
+		return usageError(err)
+	}
+	if opts.list {
+		js, err := changeset.ListJournals(base, root)
+		if err != nil {
+			return &exitError{code: exitFound, err: err}
+		}
+		if opts.json {
+			return printJSON(opts.out, js)
+		}
+		if len(js) == 0 {
+			fmt.Fprintf(opts.out, "no journal for store %s in %s\n", root, base)
+		}
+		for _, j := range js {
+			fmt.Fprintf(opts.out, "%s  %-7s %3d %s  %s\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command, j.Ops, pluralWord(j.Ops, "change"), j.State)
+			fmt.Fprintf(opts.out, "    %s\n", j.Dir)
+		}
+		return nil
+	}
+	var dir string
+	if len(args) == 1 {
+		dir, _ = filepath.Abs(args[0])
+	} else {
+		js, err := changeset.ListJournals(base, root)
+		if err != nil {
+			return &exitError{code: exitFound, err: err}
+		}
+		for _, j := range js {
+			if j.State != "undone" && j.State != "rolled-back" && j.Command != "undo" {
+				dir = j.Dir
+				break
+			}
+		}
+		if dir == "" {
+			return usageError(errors.New("no journal to undo for store " + root))
+		}
+	}
+	cs, err := changeset.Undo(dir)
+	if err != nil {
+		return &exitError{code: exitFound, err: fmt.Errorf("journal %s: %w", dir, err)}
+	}
+	if !opts.json {
+		fmt.Fprintf(opts.out, "undo of %s\n", dir)
+	}
+	if err := runPlan(&opts.planFlags, cs); err != nil {
+		return err
+	}
+	if opts.apply && !cs.Empty() {
+		return changeset.MarkUndone(dir)
+	}
+	return nil
+}

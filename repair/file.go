@@ -1,0 +1,699 @@
+package repair
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// lineFix is the new content of one line: its records (glued records are
+// split into several); a nil record is removed, and a line with no record
+// left is removed.
+type lineFix struct {
+	line       int
+	off        int64
+	length     int64 // bytes of the line, terminator included
+	terminated bool
+	recs       [][]byte
+	reasons    []string
+}
+
+// fixer plans the repairs of one transcript.
+type fixer struct {
+	f          store.File
+	allow      func(validate.Code) bool
+	aggressive bool
+	file       *os.File
+	fixes      map[int]*lineFix
+	order      []int // lines with fixes, in first-fixed order
+	nodes      []session.Node
+	deleted    map[int]bool // node index → removed
+	removed    int          // entries removed
+	added      int          // entries added
+	saved      int64        // bytes of progress entries dropped
+	parser     *session.Parser
+	expect     changeset.Fingerprint
+	seed       maphash.Seed
+	lastLine   int
+}
+
+func (x *fixer) reason(line int, r string) {
+	fx := x.fixes[line]
+	for _, have := range fx.reasons {
+		if have == r {
+			return
+		}
+	}
+	fx.reasons = append(fx.reasons, r)
+}
+
+// fix returns the lineFix of a line, making it from the line's current
+// bytes (one record) when there is none yet.
+func (x *fixer) fix(line int, off int64, raw []byte, terminated bool) *lineFix {
+	if fx, ok := x.fixes[line]; ok {
+		return fx
+	}
+	length := int64(len(raw))
+	if terminated {
+		length++
+	}
+	fx := &lineFix{line: line, off: off, length: length, terminated: terminated, recs: [][]byte{append([]byte(nil), raw...)}}
+	x.fixes[line] = fx
+	x.order = append(x.order, line)
+	return fx
+}
+
+// rec returns the current bytes of a node's record.
+func (x *fixer) rec(n *session.Node) ([]byte, error) {
+	if fx, ok := x.fixes[n.Line]; ok {
+		return fx.recs[n.Rec], nil
+	}
+	buf := make([]byte, n.Len)
+	if _, err := x.file.ReadAt(buf, n.Off); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// setRec replaces a node's record.
+func (x *fixer) setRec(n *session.Node, b []byte, reason string) error {
+	if _, ok := x.fixes[n.Line]; !ok {
+		raw, err := x.rec(n)
+		if err != nil {
+			return err
+		}
+		x.fix(n.Line, n.Off, raw, n.Terminated)
+	}
+	x.fixes[n.Line].recs[n.Rec] = b
+	x.reason(n.Line, reason)
+	return nil
+}
+
+// plan streams the file, fixes its lines, builds the chain, then fixes the
+// chain. It returns nil when the file needs no change.
+func (x *fixer) plan() (*changeset.Op, error) {
+	fh, err := os.Open(x.f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	x.file = fh
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	hw := changeset.NewHashWriter()
+	rd := session.NewReader(io.TeeReader(fh, hw), nil)
+	x.fixes = map[int]*lineFix{}
+	x.deleted = map[int]bool{}
+	x.parser = session.NewParser()
+	x.seed = maphash.MakeSeed()
+	seen := map[string]uint64{} // chain uuid → hash of its record
+	var e session.Entry
+	for rd.Next() {
+		ln := rd.Line()
+		x.lastLine = ln.N
+		if err := x.line(ln, seen, &e); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", x.f.Path, ln.N, err)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	x.expect = changeset.Fingerprint{Exists: true, Size: fi.Size(), ModTime: fi.ModTime().UTC(), Mode: fi.Mode().Perm(), SHA256: hw.Sum()}
+	if err := x.chain(); err != nil {
+		return nil, fmt.Errorf("%s: %w", x.f.Path, err)
+	}
+	if len(x.fixes) == 0 {
+		return nil, nil
+	}
+	op := &changeset.Op{Action: changeset.Rewrite, Path: x.f.Path, Expect: x.expect, Session: x.session(),
+		EntriesRemoved: x.removed, EntriesAdded: x.added}
+	var reasons []string
+	seenReason := map[string]bool{}
+	lines := make([]int, 0, len(x.fixes))
+	for l := range x.fixes {
+		lines = append(lines, l)
+	}
+	sort.Ints(lines)
+	for _, l := range lines {
+		fx := x.fixes[l]
+		var nb []byte
+		for _, r := range fx.recs {
+			if r == nil {
+				continue
+			}
+			nb = append(nb, r...)
+			nb = append(nb, '\n')
+		}
+		if !fx.terminated && !x.allow(validate.NoFinalNewline) && len(nb) > 0 {
+			nb = nb[:len(nb)-1]
+		}
+		op.Edits = append(op.Edits, changeset.Edit{Line: l, Offset: fx.off, Length: fx.length, Count: 1, New: nb, Reason: strings.Join(fx.reasons, "; ")})
+		for _, r := range fx.reasons {
+			key := reasonKind(r)
+			if !seenReason[key] {
+				seenReason[key] = true
+				reasons = append(reasons, key)
+			}
+		}
+	}
+	op.Reason = strings.Join(reasons, "; ")
+	if x.saved > 0 {
+		op.Reason += fmt.Sprintf(" (%d bytes of progress entries saved)", x.saved)
+	}
+	return op, nil
+}
+
+// reasonKind drops the details after ':' so the op's reason lists kinds.
+func reasonKind(r string) string {
+	if i := strings.Index(r, ": "); i >= 0 {
+		return r[:i]
+	}
+	return r
+}
+
+func (x *fixer) session() string {
+	if x.f.Kind == store.KindSession || x.f.Kind == store.KindAgent {
+		return x.f.Session
+	}
+	return ""
+}
+
+// line applies the line-level repairs and adds the line's entries to the
+// node list.
+func (x *fixer) line(ln session.Line, seen map[string]uint64, e *session.Entry) error {
+	raw := ln.Raw
+	if len(raw) == 0 {
+		if x.allow(validate.LineEmpty) {
+			fx := x.fix(ln.N, ln.Offset, raw, ln.Terminated)
+			fx.recs[0] = nil
+			x.reason(ln.N, "remove an empty line")
+		}
+		return nil
+	}
+	changed := false
+	var reasons []string
+	if bytes.IndexByte(raw, 0) >= 0 {
+		if !x.allow(validate.NULBytes) {
+			return nil
+		}
+		raw = bytes.ReplaceAll(raw, []byte{0}, nil)
+		changed = true
+		reasons = append(reasons, "drop NUL bytes")
+		if len(bytes.TrimSpace(raw)) == 0 {
+			fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+			fx.recs[0] = nil
+			x.reason(ln.N, "drop NUL bytes: a line of NUL bytes only")
+			return nil
+		}
+	}
+	p := x.parser.Parse(raw)
+	var recs [][]byte
+	switch {
+	case p.Err != nil && !ln.Terminated:
+		if !x.allow(validate.LineTorn) {
+			return nil
+		}
+		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx.recs[0] = nil
+		x.removed++
+		x.reason(ln.N, fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)))
+		return nil
+	case p.Err != nil:
+		if !x.allow(validate.JSONInvalid) {
+			return nil
+		}
+		if salvaged := salvage(x.parser, raw); salvaged != nil {
+			recs = salvaged
+			changed = true
+			reasons = append(reasons, "drop a torn record glued to the next one: the complete record is kept")
+			x.removed++
+			break
+		}
+		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx.recs[0] = nil
+		x.removed++
+		x.reason(ln.N, "move a line that is not JSON out of the file: it is kept in the backup")
+		return nil
+	default:
+		for _, sp := range p.Spans {
+			recs = append(recs, raw[sp[0]:sp[1]])
+		}
+		if len(p.Spans) > 1 {
+			if !x.allow(validate.LineGlued) {
+				return nil
+			}
+			changed = true
+			reasons = append(reasons, fmt.Sprintf("split %d records glued on one line", len(p.Spans)))
+		} else if len(raw) != p.Spans[0][1]-p.Spans[0][0] {
+			recs[0] = raw // keep surrounding whitespace as it was
+		}
+		if !ln.Terminated && x.allow(validate.NoFinalNewline) {
+			changed = true
+			reasons = append(reasons, "add the final newline")
+		}
+	}
+	// Per record: surrogates, UTF-8.
+	for i, r := range recs {
+		if x.allow(validate.SurrogateLone) {
+			if nr, n := session.FixSurrogates(r); n > 0 {
+				recs[i], changed = nr, true
+				reasons = append(reasons, fmt.Sprintf("replace %d lone surrogate escape(s) with \\ufffd", n))
+			}
+		}
+		if x.allow(validate.UTF8Invalid) {
+			if nr := session.FixUTF8(recs[i]); !bytes.Equal(nr, recs[i]) {
+				recs[i], changed = nr, true
+				reasons = append(reasons, "replace invalid UTF-8 with U+FFFD")
+			}
+		}
+	}
+	if changed {
+		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx.recs = recs
+		for _, r := range reasons {
+			x.reason(ln.N, r)
+		}
+	}
+	// Entries: duplicates, then the node list.
+	for i, r := range recs {
+		pr := x.parser.Parse(r)
+		if pr.Err != nil || !session.HeaderOf(pr.Value, e) || !e.IsChain() {
+			continue
+		}
+		h := maphash.Bytes(x.seed, bytes.TrimSpace(r))
+		if prev, dup := seen[e.UUID]; dup {
+			if prev == h && x.allow(validate.UUIDDuplicate) {
+				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+				if !changed {
+					fx.recs = recs
+					changed = true
+				}
+				fx.recs[i] = nil
+				x.removed++
+				x.reason(ln.N, "drop an entry written twice, byte for byte")
+			}
+			continue
+		}
+		seen[e.UUID] = h
+		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
+			Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID,
+			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+		for _, b := range e.Blocks {
+			switch b.Type {
+			case "tool_use", "tool_result", "thinking":
+				n.Blocks = append(n.Blocks, b)
+			}
+		}
+		x.nodes = append(x.nodes, n)
+	}
+	return nil
+}
+
+// salvage finds, in a line that is not JSON, a suffix that is: the
+// complete record(s) appended after a torn one lost its newline.
+func salvage(p *session.Parser, raw []byte) [][]byte {
+	tries := 0
+	for k := 1; k < len(raw)-1 && tries < 256; k++ {
+		if raw[k] != '{' || raw[k+1] != '"' {
+			continue
+		}
+		tries++
+		r := p.Parse(raw[k:])
+		if r.Err != nil {
+			continue
+		}
+		var out [][]byte
+		for _, sp := range r.Spans {
+			out = append(out, raw[k+sp[0]:k+sp[1]])
+		}
+		return out
+	}
+	return nil
+}
+
+// graph builds the parentUuid graph of the nodes not removed.
+func (x *fixer) graph() (*session.Graph, []int) {
+	g := session.NewGraph()
+	var idx []int // graph index → x.nodes index
+	for i, n := range x.nodes {
+		if x.deleted[i] {
+			continue
+		}
+		if g.AddNode(n) {
+			idx = append(idx, i)
+		}
+	}
+	return g, idx
+}
+
+// setParent points node i at parent ("" for null).
+func (x *fixer) setParent(i int, parent, reason string) error {
+	n := &x.nodes[i]
+	raw, err := x.rec(n)
+	if err != nil {
+		return err
+	}
+	val := []byte("null")
+	if parent != "" {
+		val, _ = json.Marshal(parent)
+	}
+	nb, err := session.SetField(raw, "parentUuid", val)
+	if err != nil {
+		return err
+	}
+	n.Parent = parent
+	return x.setRec(n, nb, reason)
+}
+
+// remove drops node i and gives its children its parent.
+func (x *fixer) remove(i int, reason string) error {
+	n := &x.nodes[i]
+	if err := x.setRec(n, nil, reason); err != nil {
+		return err
+	}
+	x.deleted[i] = true
+	x.removed++
+	for j := range x.nodes {
+		if !x.deleted[j] && x.nodes[j].Parent == n.UUID {
+			if err := x.setParent(j, n.Parent, "re-parent over a removed entry"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// chain runs the parentUuid repairs, then the tool and thinking repairs
+// along the chain a resume loads.
+func (x *fixer) chain() error {
+	if len(x.nodes) == 0 {
+		return nil
+	}
+	pos := map[string]int{}
+	for i, n := range x.nodes {
+		pos[n.UUID] = i
+	}
+	// Cycles: the entry whose parent comes later in the file is cut loose.
+	if x.allow(validate.ParentSelf) || x.allow(validate.ChainCycle) {
+		g, idx := x.graph()
+		for _, cyc := range g.Cycles() {
+			cut := -1
+			for _, gi := range cyc {
+				i := idx[gi]
+				if p, ok := pos[x.nodes[i].Parent]; ok && p >= i {
+					cut = i
+					break
+				}
+			}
+			if cut < 0 {
+				cut = idx[cyc[0]]
+			}
+			code := validate.ChainCycle
+			if len(cyc) == 1 {
+				code = validate.ParentSelf
+			}
+			if !x.allow(code) {
+				continue
+			}
+			if err := x.setParent(cut, "", "break a parentUuid cycle: this entry becomes a root"); err != nil {
+				return err
+			}
+		}
+	}
+	if x.aggressive && x.allow(validate.ParentMissing) && !x.f.Compaction() {
+		g, idx := x.graph()
+		for _, gi := range g.Dangling() {
+			i := idx[gi]
+			prev := ""
+			for j := i - 1; j >= 0; j-- {
+				if !x.deleted[j] && x.nodes[j].Sidechain == x.nodes[i].Sidechain {
+					prev = x.nodes[j].UUID
+					break
+				}
+			}
+			if err := x.setParent(i, prev, "re-parent an entry whose parent was never written to the previous entry (a guess: --aggressive)"); err != nil {
+				return err
+			}
+		}
+	}
+	if x.aggressive && x.allow(Progress) {
+		for i := range x.nodes {
+			if x.deleted[i] || x.nodes[i].Type != "progress" {
+				continue
+			}
+			x.saved += int64(x.nodes[i].Len)
+			if err := x.remove(i, "drop a progress entry, bridging parentUuid over it (--aggressive)"); err != nil {
+				return err
+			}
+		}
+	}
+	return x.resumed()
+}
+
+// resumed fixes tool pairing and thinking blocks on the resumed chain.
+func (x *fixer) resumed() error {
+	g, idx := x.graph()
+	agent := x.f.Kind != store.KindSession
+	leaf := g.Leaf(agent)
+	if leaf < 0 {
+		leaf = g.Leaf(true)
+	}
+	chain, _ := g.Walk(leaf)
+	used := map[string]bool{}
+	type pending struct {
+		node int
+		ids  []string
+	}
+	var unanswered []pending
+	answered := map[string]bool{}
+	orphan := map[int][]string{} // node → tool_use_ids without a tool_use
+	thinking := map[int]bool{}   // node → has a bad thinking block
+	useNode := map[string]int{}  // tool_use id → node
+	for _, gi := range chain {
+		i := idx[gi]
+		for _, b := range x.nodes[i].Blocks {
+			switch b.Type {
+			case "tool_use":
+				if b.ID != "" && !used[b.ID] {
+					used[b.ID] = true
+					useNode[b.ID] = i
+				}
+			case "tool_result":
+				if used[b.ToolUseID] {
+					answered[b.ToolUseID] = true
+				} else {
+					orphan[i] = append(orphan[i], b.ToolUseID)
+				}
+			case "thinking":
+				if (b.EmptySig && x.allow(validate.ThinkingUnsigned)) || (!b.EmptySig && b.EmptyText && x.allow(validate.ThinkingEmpty)) {
+					thinking[i] = true
+				}
+			}
+		}
+	}
+	for _, gi := range chain {
+		i := idx[gi]
+		var ids []string
+		for _, b := range x.nodes[i].Blocks {
+			if b.Type == "tool_use" && b.ID != "" && useNode[b.ID] == i && !answered[b.ID] {
+				ids = append(ids, b.ID)
+			}
+		}
+		if len(ids) > 0 {
+			unanswered = append(unanswered, pending{i, ids})
+		}
+	}
+	if x.allow(validate.ToolUseMiss) {
+		for _, gi := range chain {
+			i := idx[gi]
+			if ids := orphan[i]; len(ids) > 0 {
+				drop := map[string]bool{}
+				for _, id := range ids {
+					drop[id] = true
+				}
+				if err := x.dropBlocks(i, func(b map[string]any) bool {
+					id, _ := b["tool_use_id"].(string)
+					return b["type"] == "tool_result" && drop[id]
+				}, "remove a tool_result that answers no tool_use: "+strings.Join(ids, ", ")); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if len(thinking) > 0 {
+		for _, gi := range chain {
+			i := idx[gi]
+			if !thinking[i] || x.deleted[i] {
+				continue
+			}
+			if err := x.dropBlocks(i, func(b map[string]any) bool {
+				if b["type"] != "thinking" {
+					return false
+				}
+				sig, _ := b["signature"].(string)
+				text, _ := b["thinking"].(string)
+				return sig == "" || text == ""
+			}, "strip a thinking block with an empty signature or text"); err != nil {
+				return err
+			}
+		}
+	}
+	if x.allow(validate.ToolResultMiss) {
+		for _, p := range unanswered {
+			if err := x.addResult(p.node, p.ids); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropBlocks removes the content blocks of node i that drop selects; an
+// entry left with no content is removed and its children re-parented.
+func (x *fixer) dropBlocks(i int, drop func(map[string]any) bool, reason string) error {
+	n := &x.nodes[i]
+	raw, err := x.rec(n)
+	if err != nil {
+		return err
+	}
+	ms, _, ok := session.Find(raw, "message")
+	if !ok {
+		return nil
+	}
+	cs, ce, ok := session.Find(raw[ms:], "content")
+	if !ok {
+		return nil
+	}
+	cs, ce = cs+ms, ce+ms
+	elems, _, err := session.Elements(raw, cs)
+	if err != nil {
+		return nil
+	}
+	var kept [][]byte
+	for _, el := range elems {
+		var b map[string]any
+		if json.Unmarshal(raw[el[0]:el[1]], &b) == nil && drop(b) {
+			continue
+		}
+		kept = append(kept, raw[el[0]:el[1]])
+	}
+	if len(kept) == len(elems) {
+		return nil
+	}
+	if len(kept) == 0 {
+		return x.remove(i, reason+"; the entry is left empty and removed")
+	}
+	arr := append([]byte{'['}, bytes.Join(kept, []byte(","))...)
+	arr = append(arr, ']')
+	return x.setRec(n, session.Replace(raw, cs, ce, arr), reason)
+}
+
+// ResultText is the text of the tool_result cfix adds for a tool_use that
+// has none.
+const ResultText = "The tool run was interrupted and no result was recorded (added by cfix repair)."
+
+// addResult chains a user entry with error tool_results for ids right
+// after node i, and gives it node i's children.
+func (x *fixer) addResult(i int, ids []string) error {
+	n := &x.nodes[i]
+	raw, err := x.rec(n)
+	if err != nil {
+		return err
+	}
+	var a map[string]any
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return err
+	}
+	str := func(k string) string { s, _ := a[k].(string); return s }
+	uuid := newUUID()
+	ts := str("timestamp")
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		ts = t.Add(time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	type result struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+		Content   string `json:"content"`
+		IsError   bool   `json:"is_error"`
+	}
+	entry := struct {
+		ParentUUID  string `json:"parentUuid"`
+		IsSidechain bool   `json:"isSidechain"`
+		UserType    string `json:"userType,omitempty"`
+		CWD         string `json:"cwd,omitempty"`
+		SessionID   string `json:"sessionId"`
+		Version     string `json:"version,omitempty"`
+		GitBranch   string `json:"gitBranch,omitempty"`
+		AgentID     string `json:"agentId,omitempty"`
+		Type        string `json:"type"`
+		Message     struct {
+			Role    string   `json:"role"`
+			Content []result `json:"content"`
+		} `json:"message"`
+		UUID          string `json:"uuid"`
+		Timestamp     string `json:"timestamp"`
+		ToolUseResult string `json:"toolUseResult"`
+		SourceTool    string `json:"sourceToolAssistantUUID"`
+	}{ParentUUID: n.UUID, UserType: str("userType"), CWD: str("cwd"), SessionID: str("sessionId"),
+		Version: str("version"), GitBranch: str("gitBranch"), AgentID: str("agentId"), Type: "user",
+		UUID: uuid, Timestamp: ts, ToolUseResult: "Error: " + ResultText, SourceTool: n.UUID}
+	entry.IsSidechain, _ = a["isSidechain"].(bool)
+	entry.Message.Role = "user"
+	for _, id := range ids {
+		entry.Message.Content = append(entry.Message.Content, result{"tool_result", id, ResultText, true})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(entry); err != nil {
+		return err
+	}
+	rec := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	// Children of the tool_use entry now follow the new result.
+	for j := range x.nodes {
+		if j != i && !x.deleted[j] && x.nodes[j].Parent == n.UUID {
+			if err := x.setParent(j, uuid, "follow the tool_result added for an interrupted tool call"); err != nil {
+				return err
+			}
+		}
+	}
+	if _, ok := x.fixes[n.Line]; !ok {
+		x.fix(n.Line, n.Off, raw, n.Terminated)
+	}
+	fx := x.fixes[n.Line]
+	// Insert after the record (and after records inserted there before).
+	at := n.Rec + 1
+	fx.recs = append(fx.recs[:at], append([][]byte{rec}, fx.recs[at:]...)...)
+	for j := range x.nodes {
+		if x.nodes[j].Line == n.Line && x.nodes[j].Rec >= at {
+			x.nodes[j].Rec++
+		}
+	}
+	x.reason(n.Line, "add an error tool_result for a tool_use that has none: "+strings.Join(ids, ", "))
+	x.added++
+	x.nodes = append(x.nodes, session.Node{UUID: uuid, Parent: n.UUID, Line: n.Line, Rec: at, Time: ts, Type: "user",
+		Sidechain: entry.IsSidechain, Off: n.Off, Len: len(rec), Terminated: true})
+	return nil
+}
+
+func newUUID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,461 @@
+// Package repair plans the safe fixes of what validate finds, and the
+// pruning of what a store no longer needs. Planners never write: they
+// return a change set.
+package repair
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// Progress is the --only name of the aggressive repair that drops progress
+// entries (it fixes no single finding code).
+const Progress validate.Code = "progress"
+
+// Options configure a repair plan.
+type Options struct {
+	Root    string
+	Targets []string
+	// Only limits the repairs to these finding codes (and the groups
+	// "index" and "progress"); empty means every safe repair.
+	Only []string
+	// Aggressive adds the repairs that guess: re-parenting entries whose
+	// parent was never written, and dropping progress entries.
+	Aggressive bool
+}
+
+// lineCodes are fixed by rewriting a transcript.
+var lineCodes = []validate.Code{
+	validate.JSONInvalid, validate.LineTorn, validate.NoFinalNewline, validate.LineGlued,
+	validate.NULBytes, validate.UTF8Invalid, validate.SurrogateLone, validate.LineEmpty,
+	validate.UUIDDuplicate, validate.ParentSelf, validate.ChainCycle, validate.ToolResultMiss,
+	validate.ToolUseMiss, validate.ThinkingUnsigned, validate.ThinkingEmpty,
+}
+
+var indexCodes = []validate.Code{validate.IndexMissingFile, validate.IndexUnindexed, validate.IndexPath, validate.IndexDrift}
+
+// Fixable lists the codes repair fixes, for --only.
+func Fixable() []validate.Code {
+	out := append([]validate.Code{}, lineCodes...)
+	out = append(out, validate.SessionStub, validate.ParentMissing, Progress)
+	return append(out, indexCodes...)
+}
+
+// allowFunc turns --only into a predicate.
+func allowFunc(only []string) (func(validate.Code) bool, error) {
+	if len(only) == 0 {
+		return func(validate.Code) bool { return true }, nil
+	}
+	known := map[validate.Code]bool{}
+	for _, c := range Fixable() {
+		known[c] = true
+	}
+	set := map[validate.Code]bool{}
+	for _, o := range only {
+		for _, c := range strings.Split(o, ",") {
+			c = strings.TrimSpace(c)
+			switch {
+			case c == "":
+			case c == "index":
+				for _, ic := range indexCodes {
+					set[ic] = true
+				}
+			case known[validate.Code(c)]:
+				set[validate.Code(c)] = true
+			default:
+				return nil, fmt.Errorf("--only %s: not a code repair fixes (see cfix repair --help)", c)
+			}
+		}
+	}
+	return func(c validate.Code) bool { return set[c] }, nil
+}
+
+// Plan validates the store (or the targets) and plans the repairs of what
+// it finds.
+func Plan(opts Options) (*changeset.ChangeSet, error) {
+	allow, err := allowFunc(opts.Only)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
+	if err != nil {
+		return nil, err
+	}
+	cs := changeset.New(opts.Root, "repair")
+	fixableHere := map[validate.Code]bool{}
+	for _, c := range lineCodes {
+		fixableHere[c] = allow(c)
+	}
+	if opts.Aggressive {
+		fixableHere[validate.ParentMissing] = allow(validate.ParentMissing)
+	}
+	files := map[string]bool{}
+	var stubs, indexes []string
+	unfixed := map[validate.Code]int{}
+	for _, f := range rep.Findings {
+		switch {
+		case fixableHere[f.Code]:
+			files[f.Path] = true
+		case f.Code == validate.SessionStub && allow(validate.SessionStub):
+			stubs = append(stubs, f.Path)
+		case isIndexCode(f.Code) && allow(f.Code):
+			idx := f.Path
+			if filepath.Base(idx) != "sessions-index.json" {
+				idx = filepath.Join(filepath.Dir(idx), "sessions-index.json")
+			}
+			indexes = append(indexes, idx)
+		case f.Code == validate.ChainForks && opts.Aggressive && allow(Progress):
+			files[f.Path] = true
+		case f.Severity > validate.Notice:
+			unfixed[f.Code]++
+		}
+	}
+	layout, err := store.Scan(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	byPath := map[string]store.File{}
+	for _, f := range layout.Files {
+		byPath[f.Path] = f
+	}
+	paths := sortedKeys(files)
+	for _, p := range paths {
+		f, ok := byPath[p]
+		if !ok {
+			continue
+		}
+		x := &fixer{f: f, allow: allow, aggressive: opts.Aggressive}
+		op, err := x.plan()
+		if err != nil {
+			return nil, err
+		}
+		if op != nil {
+			cs.Add(*op)
+		}
+	}
+	for _, p := range uniq(stubs) {
+		op, err := planStub(layout, p)
+		if err != nil {
+			return nil, err
+		}
+		if op != nil {
+			cs.Add(*op)
+		}
+	}
+	for _, p := range uniq(indexes) {
+		op, err := planIndex(layout, p, allow)
+		if err != nil {
+			return nil, err
+		}
+		if op != nil {
+			cs.Add(*op)
+		}
+	}
+	for _, c := range sortedCodes(unfixed) {
+		hint := "no safe automatic fix"
+		if c == validate.ParentMissing {
+			hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
+		}
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
+	}
+	return cs, nil
+}
+
+func isIndexCode(c validate.Code) bool {
+	for _, ic := range indexCodes {
+		if c == ic {
+			return true
+		}
+	}
+	return false
+}
+
+// planStub removes a stub whose transcript lives in another file of the
+// store; the stub stays in the backup.
+func planStub(l *store.Layout, path string) (*changeset.Op, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > 1<<20 {
+		return nil, nil // not a stub
+	}
+	var leafs []string
+	p := session.NewParser()
+	var e session.Entry
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r := p.Parse(line)
+		if r.Err != nil || !session.HeaderOf(r.Value, &e) || e.IsChain() {
+			return nil, nil
+		}
+		if e.LeafUUID != "" {
+			leafs = append(leafs, e.LeafUUID)
+		}
+	}
+	where := findUUID(l, path, leafs)
+	if where == "" {
+		return nil, nil // its transcript is nowhere: prune decides
+	}
+	fp, err := changeset.FingerprintOf(path)
+	if err != nil {
+		return nil, err
+	}
+	return &changeset.Op{Action: changeset.Delete, Path: path, Expect: fp, EntriesRemoved: bytes.Count(b, []byte("\n")),
+		Session: strings.TrimSuffix(filepath.Base(path), ".jsonl"),
+		Reason:  "remove a stub holding only metadata; its transcript lives in " + where + " (the stub is kept in the backup)"}, nil
+}
+
+// findUUID returns the transcript (other than skip) holding an entry with
+// one of the uuids, looking in skip's project folder first.
+func findUUID(l *store.Layout, skip string, uuids []string) string {
+	if len(uuids) == 0 {
+		return ""
+	}
+	dir := filepath.Dir(skip)
+	var files []string
+	for _, f := range l.Files {
+		if f.Path != skip && f.Kind == store.KindSession && filepath.Dir(f.Path) == dir {
+			files = append(files, f.Path)
+		}
+	}
+	for _, f := range l.Files {
+		if f.Path != skip && f.Kind == store.KindSession && filepath.Dir(f.Path) != dir {
+			files = append(files, f.Path)
+		}
+	}
+	needles := make([][]byte, len(uuids))
+	for i, u := range uuids {
+		needles[i] = []byte(`"uuid":"` + u + `"`)
+	}
+	var buf []byte
+	for _, p := range files {
+		fh, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		rd := session.NewReader(fh, buf)
+		found := false
+		for !found && rd.Next() {
+			for _, n := range needles {
+				if bytes.Contains(rd.Line().Raw, n) {
+					found = true
+					break
+				}
+			}
+		}
+		buf = rd.Buffer()
+		fh.Close()
+		if found {
+			return p
+		}
+	}
+	return ""
+}
+
+// planIndex rebuilds a sessions-index.json from the files beside it:
+// entries of missing files go, unindexed sessions come in, fullPath,
+// fileMtime and messageCount are brought up to date; every other field of
+// an entry is kept as it was.
+func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*changeset.Op, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, nil // index-invalid: not ours to guess
+	}
+	dir := filepath.Dir(path)
+	folder := filepath.Base(dir)
+	sessions := map[string]store.File{}
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && f.Project == folder && store.IsUUID(f.Session) && f.Size > 0 {
+			sessions[f.Session] = f
+		}
+	}
+	entries, _ := doc["entries"].([]any)
+	var out []any
+	listed := map[string]bool{}
+	for _, e := range entries {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		id, _ := m["sessionId"].(string)
+		f, exists := sessions[id]
+		if !exists {
+			if allow(validate.IndexMissingFile) {
+				continue
+			}
+			out = append(out, m)
+			continue
+		}
+		listed[id] = true
+		if allow(validate.IndexPath) {
+			m["fullPath"] = f.Path
+		}
+		if allow(validate.IndexDrift) {
+			sum, err := summarize(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			m["fileMtime"] = f.ModTime.UnixMilli()
+			if _, has := m["messageCount"]; has {
+				m["messageCount"] = sum.messages
+			}
+			if sum.last != "" {
+				m["modified"] = sum.last
+			}
+		}
+		out = append(out, m)
+	}
+	if allow(validate.IndexUnindexed) {
+		for _, id := range sortedFileKeys(sessions) {
+			if listed[id] {
+				continue
+			}
+			f := sessions[id]
+			sum, err := summarize(f.Path)
+			if err != nil {
+				return nil, err
+			}
+			if sum.messages == 0 {
+				continue // metadata only: nothing to resume
+			}
+			m := map[string]any{"sessionId": id, "fullPath": f.Path, "fileMtime": f.ModTime.UnixMilli(),
+				"firstPrompt": sum.firstPrompt, "messageCount": sum.messages, "created": sum.first,
+				"modified": sum.last, "gitBranch": sum.branch, "projectPath": sum.cwd, "isSidechain": false}
+			if sum.summary != "" {
+				m["summary"] = sum.summary
+			}
+			out = append(out, m)
+		}
+	}
+	if out == nil {
+		out = []any{}
+	}
+	doc["entries"] = out
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	nb := buf.Bytes()
+	if bytes.Equal(bytes.TrimSpace(nb), bytes.TrimSpace(b)) {
+		return nil, nil
+	}
+	fp, err := changeset.FingerprintOf(path)
+	if err != nil {
+		return nil, err
+	}
+	return &changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true,
+		Reason: "rebuild sessions-index.json from the session files (it is derived)"}, nil
+}
+
+type sessionSummary struct {
+	messages             int
+	first, last          string
+	firstPrompt, summary string
+	branch, cwd          string
+}
+
+// summarize reads what an index entry says of a session.
+func summarize(path string) (*sessionSummary, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	s := &sessionSummary{}
+	rd := session.NewReader(fh, nil)
+	p := session.NewParser()
+	var e session.Entry
+	for rd.Next() {
+		r := p.Parse(rd.Line().Raw)
+		if r.Err != nil || !session.HeaderOf(r.Value, &e) {
+			continue
+		}
+		if m, ok := r.Value.(map[string]any); ok {
+			if t, _ := m["summary"].(string); t != "" && e.Type == "summary" {
+				s.summary = t
+			}
+			if b, _ := m["gitBranch"].(string); b != "" && s.branch == "" {
+				s.branch = b
+			}
+		}
+		if !e.IsChain() || e.IsSidechain {
+			continue
+		}
+		if s.cwd == "" {
+			s.cwd = e.CWD
+		}
+		if e.Timestamp != "" {
+			if s.first == "" {
+				s.first = e.Timestamp
+			}
+			s.last = e.Timestamp
+		}
+		if e.Type == "user" || e.Type == "assistant" {
+			s.messages++
+		}
+		if e.Type == "user" && s.firstPrompt == "" && !e.IsMeta {
+			if t, ok := e.Content.(string); ok {
+				s.firstPrompt = t
+			}
+		}
+	}
+	return s, rd.Err()
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedFileKeys(m map[string]store.File) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedCodes(m map[validate.Code]int) []validate.Code {
+	out := make([]validate.Code, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func uniq(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
