@@ -1,0 +1,560 @@
+// Package damage damages copies of the corpus stores in every way cfix
+// validate detects. The validate and repair tests share it: each case says
+// which finding it causes, at which file and line.
+package damage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// Corpus is the folder of the corpus stores.
+func Corpus() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "corpus")
+}
+
+// CopyStore copies the .claude folder of a corpus version into a temp dir.
+func CopyStore(t testing.TB, version string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), ".claude")
+	src := filepath.Join(Corpus(), version, ".claude")
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("copy %s: %v\n%s", src, err, out)
+	}
+	if out, err := exec.Command("chmod", "-R", "u+w", dst).CombinedOutput(); err != nil {
+		t.Fatalf("chmod: %v\n%s", err, out)
+	}
+	return dst
+}
+
+// Lines reads a file as lines without their terminators.
+func Lines(t testing.TB, path string) [][]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.Split(b, []byte("\n"))
+}
+
+func WriteLines(t testing.TB, path string, ls [][]byte, final bool) {
+	t.Helper()
+	b := bytes.Join(ls, []byte("\n"))
+	if final {
+		b = append(b, '\n')
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FindLine returns the 1-based number of the first line for which match
+// returns true on the decoded entry.
+func FindLine(t testing.TB, path string, match func(m map[string]any) bool) int {
+	t.Helper()
+	for i, l := range Lines(t, path) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && match(m) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s: no matching line", path)
+	return 0
+}
+
+// FindLast returns the 1-based number of the last matching line.
+func FindLast(t testing.TB, path string, match func(m map[string]any) bool) int {
+	t.Helper()
+	ls := Lines(t, path)
+	for i := len(ls) - 1; i >= 0; i-- {
+		var m map[string]any
+		if json.Unmarshal(ls[i], &m) == nil && match(m) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s: no matching line", path)
+	return 0
+}
+
+// addThinking puts a thinking block first in the last assistant entry,
+// which is on the chain a resume loads.
+func addThinking(t *testing.T, root, thinking, sig string) (string, int) {
+	p := MainFile(root)
+	n := FindLast(t, p, IsType("assistant"))
+	EditLine(t, p, n, func(m map[string]any) {
+		msg := m["message"].(map[string]any)
+		msg["content"] = append([]any{map[string]any{"type": "thinking", "thinking": thinking, "signature": sig}}, Blocks(m)...)
+	})
+	return p, n
+}
+
+// EditLine decodes line n, lets edit change it, and writes it back.
+func EditLine(t testing.TB, path string, n int, edit func(m map[string]any)) {
+	t.Helper()
+	ls := Lines(t, path)
+	var m map[string]any
+	if err := json.Unmarshal(ls[n-1], &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls[n-1] = b
+	WriteLines(t, path, ls, true)
+}
+
+// Blocks returns the content blocks of an entry.
+func Blocks(m map[string]any) []any {
+	msg, _ := m["message"].(map[string]any)
+	c, _ := msg["content"].([]any)
+	return c
+}
+
+// HasBlock matches entries with a content block of type typ.
+func HasBlock(typ string) func(m map[string]any) bool {
+	return func(m map[string]any) bool {
+		for _, b := range Blocks(m) {
+			if bm, _ := b.(map[string]any); bm["type"] == typ {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// IsType matches entries of type typ.
+func IsType(typ string) func(m map[string]any) bool {
+	return func(m map[string]any) bool { return m["type"] == typ }
+}
+
+// The 2.1.88 store: hierarchical subagents, .meta.json, a compaction agent.
+const (
+	V88        = "2.1.88"
+	V88Project = "-home-dev-work-alpha"
+	V88Session = "3ba86ea1-3a44-408b-917b-a10e19d813f0"
+)
+
+// MainFile returns the main transcript of the 2.1.88 store at root.
+func MainFile(root string) string {
+	return filepath.Join(root, "projects", V88Project, V88Session+".jsonl")
+}
+
+// Case is one way to damage a store.
+type Case struct {
+	Name     string
+	Version  string // the corpus store damaged
+	Code     validate.Code
+	Severity validate.Severity
+	// Damage changes the store and returns the path and line the finding
+	// must name (line 0: any line; a negative line: the finding must NOT
+	// appear at -line).
+	Damage func(t *testing.T, root string) (string, int)
+}
+
+// Cases are the damages validate must find.
+var Cases = []Case{
+	{"invalid json", V88, validate.JSONInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		ls[4] = []byte(`{"type":"user","uuid":oops}`)
+		WriteLines(t, p, ls, true)
+		return p, 5
+	}},
+	{"torn last line", V88, validate.LineTorn, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		last := ls[len(ls)-1]
+		ls[len(ls)-1] = last[:len(last)/2]
+		WriteLines(t, p, ls, false)
+		return p, len(ls)
+	}},
+	{"no final newline", V88, validate.NoFinalNewline, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		WriteLines(t, p, ls, false)
+		return p, len(ls)
+	}},
+	{"glued records", V88, validate.LineGlued, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		glued := append(append([]byte{}, ls[9]...), ls[10]...)
+		ls = append(append(ls[:9:9], glued), ls[11:]...)
+		WriteLines(t, p, ls, true)
+		return p, 10
+	}},
+	{"NUL bytes", V88, validate.NULBytes, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		ls[6] = append(bytes.Repeat([]byte{0}, 64), ls[6]...)
+		WriteLines(t, p, ls, true)
+		return p, 7
+	}},
+	{"NUL run alone", V88, validate.NULBytes, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		ls = append(ls, bytes.Repeat([]byte{0}, 4096))
+		WriteLines(t, p, ls, true)
+		return p, len(ls)
+	}},
+	{"invalid utf-8", V88, validate.UTF8Invalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("user"))
+		ls := Lines(t, p)
+		ls[n-1] = bytes.Replace(ls[n-1], []byte(`"type":"user"`), []byte("\"type\":\"user\",\"x\":\"\xc3\x28\""), 1)
+		WriteLines(t, p, ls, true)
+		return p, n
+	}},
+	{"lone surrogate", V88, validate.SurrogateLone, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		ls := Lines(t, p)
+		ls[n-1] = bytes.Replace(ls[n-1], []byte(`"type":"assistant"`), []byte(`"type":"assistant","x":"cut \ud83d"`), 1)
+		WriteLines(t, p, ls, true)
+		return p, n
+	}},
+	{"empty line", V88, validate.LineEmpty, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		ls = append(ls[:3:3], append([][]byte{{}}, ls[3:]...)...)
+		WriteLines(t, p, ls, true)
+		return p, 4
+	}},
+	{"wrong field type", V88, validate.SchemaInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("user"))
+		EditLine(t, p, n, func(m map[string]any) { m["isSidechain"] = "no" })
+		return p, n
+	}},
+	{"missing required field", V88, validate.SchemaInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		EditLine(t, p, n, func(m map[string]any) { delete(m, "sessionId") })
+		return p, n
+	}},
+	{"bad content block", V88, validate.SchemaInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, HasBlock("tool_use"))
+		EditLine(t, p, n, func(m map[string]any) {
+			for _, b := range Blocks(m) {
+				if bm := b.(map[string]any); bm["type"] == "tool_use" {
+					delete(bm, "name")
+				}
+			}
+		})
+		return p, n
+	}},
+	{"unknown type", V88, validate.TypeUnknown, validate.Notice, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		ls = append(ls, []byte(`{"type":"future-thing","sessionId":"`+V88Session+`"}`))
+		WriteLines(t, p, ls, true)
+		return p, len(ls)
+	}},
+	{"not an object", V88, validate.EntryNotObject, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		ls := Lines(t, p)
+		ls = append(ls, []byte(`[1,2,3]`))
+		WriteLines(t, p, ls, true)
+		return p, len(ls)
+	}},
+	{"duplicate identical", V88, validate.UUIDDuplicate, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		ls := Lines(t, p)
+		ls = append(ls, ls[n-1])
+		WriteLines(t, p, ls, true)
+		return p, len(ls)
+	}},
+	{"duplicate differing", V88, validate.UUIDConflict, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		ls := Lines(t, p)
+		other := bytes.Replace(ls[n-1], []byte(`"type":"assistant"`), []byte(`"type":"assistant","edited":true`), 1)
+		ls = append(ls, other)
+		WriteLines(t, p, ls, true)
+		return p, len(ls)
+	}},
+	{"parent missing", V88, validate.ParentMissing, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, HasBlock("tool_result"))
+		EditLine(t, p, n, func(m map[string]any) { m["parentUuid"] = "00000000-0000-4000-8000-000000000000" })
+		return p, n
+	}},
+	{"self parent", V88, validate.ParentSelf, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		EditLine(t, p, n, func(m map[string]any) { m["parentUuid"] = m["uuid"] })
+		return p, n
+	}},
+	{"cycle", V88, validate.ChainCycle, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		a := FindLine(t, p, IsType("assistant"))
+		var aUUID string
+		EditLine(t, p, a, func(m map[string]any) { aUUID = m["uuid"].(string) })
+		// The entry after a points to a; make a point to it.
+		ls := Lines(t, p)
+		var child string
+		for _, l := range ls[a:] {
+			var m map[string]any
+			if json.Unmarshal(l, &m) == nil && m["parentUuid"] == aUUID {
+				child = m["uuid"].(string)
+				break
+			}
+		}
+		EditLine(t, p, a, func(m map[string]any) { m["parentUuid"] = child })
+		return p, a
+	}},
+	{"leafUuid nowhere", "2.1.330", validate.LeafMissing, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", "-home-dev-work-delta", "fb63f81e-6720-45fb-a12f-9f5cf3f5a117.jsonl")
+		n := FindLine(t, p, IsType("last-prompt"))
+		EditLine(t, p, n, func(m map[string]any) { m["leafUuid"] = "11111111-1111-4111-8111-111111111111" })
+		return p, n
+	}},
+	{"forks off the resumed chain", V88, validate.ChainForks, validate.Notice, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		ls := Lines(t, p)
+		// A retry: a copy of an assistant entry with a new uuid and an
+		// older timestamp, on the same parent.
+		fork := bytes.Replace(ls[n-1], []byte(`"uuid":"`), []byte(`"uuid":"f0`), 1)
+		fork = bytes.Replace(fork, []byte(`"timestamp":"2`), []byte(`"timestamp":"1`), 1)
+		ls = append(ls, fork)
+		WriteLines(t, p, ls, true)
+		// The notice sits on the resumed leaf.
+		return p, 0
+	}},
+	{"tool_use without result", V88, validate.ToolResultMiss, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		use := FindLast(t, p, HasBlock("tool_use"))
+		res := FindLast(t, p, HasBlock("tool_result"))
+		// Drop the result's block, keeping the entry (as a text turn).
+		EditLine(t, p, res, func(m map[string]any) {
+			m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "gone"}}
+		})
+		return p, use
+	}},
+	{"tool_result without use", V88, validate.ToolUseMiss, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		res := FindLast(t, p, HasBlock("tool_result"))
+		EditLine(t, p, res, func(m map[string]any) {
+			for _, b := range Blocks(m) {
+				if bm := b.(map[string]any); bm["type"] == "tool_result" {
+					bm["tool_use_id"] = "toolu_nobody"
+				}
+			}
+		})
+		return p, res
+	}},
+	{"duplicate tool_use id", V88, validate.ToolUseDuplicate, validate.Error, func(t *testing.T, root string) (string, int) {
+		// A second assistant entry on the resumed chain repeats the last
+		// tool_use block.
+		p := MainFile(root)
+		n := FindLast(t, p, HasBlock("tool_use"))
+		var use any
+		EditLine(t, p, n, func(m map[string]any) {
+			for _, b := range Blocks(m) {
+				if bm := b.(map[string]any); bm["type"] == "tool_use" {
+					use = bm
+				}
+			}
+		})
+		last := FindLast(t, p, IsType("assistant"))
+		EditLine(t, p, last, func(m map[string]any) {
+			m["message"].(map[string]any)["content"] = append(Blocks(m), use)
+		})
+		return p, last
+	}},
+	{"unsigned thinking", V88, validate.ThinkingUnsigned, validate.Error, func(t *testing.T, root string) (string, int) {
+		return addThinking(t, root, "let me think", "")
+	}},
+	{"empty thinking", V88, validate.ThinkingEmpty, validate.Error, func(t *testing.T, root string) (string, int) {
+		return addThinking(t, root, "", "c2lnbmF0dXJl")
+	}},
+	{"thinking before compaction is not sent", V88, validate.ThinkingUnsigned, validate.Error, func(t *testing.T, root string) (string, int) {
+		// Damage before the compact boundary is off the resumed chain: the
+		// finding must not appear (line -1 matches nothing; see below).
+		p := MainFile(root)
+		n := FindLine(t, p, HasBlock("thinking"))
+		EditLine(t, p, n, func(m map[string]any) {
+			for _, b := range Blocks(m) {
+				if bm := b.(map[string]any); bm["type"] == "thinking" {
+					bm["signature"] = ""
+				}
+			}
+		})
+		return p, -n
+	}},
+	{"name not a uuid", V88, validate.SessionName, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
+		np := filepath.Join(filepath.Dir(p), "my session.jsonl")
+		if err := os.Rename(p, np); err != nil {
+			t.Fatal(err)
+		}
+		return np, 0
+	}},
+	{"0-byte session", V88, validate.SessionEmpty, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", V88Project, "0b0b0b0b-0000-4000-8000-000000000000.jsonl")
+		WriteLines(t, p, nil, false)
+		return p, 0
+	}},
+	{"stub", V88, validate.SessionStub, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// What older versions leave when resuming from elsewhere: a file
+		// holding only a summary whose leafUuid lives in another session.
+		var leaf any
+		EditLine(t, MainFile(root), FindLast(t, MainFile(root), IsType("assistant")), func(m map[string]any) { leaf = m["uuid"] })
+		p := filepath.Join(root, "projects", V88Project, "55555555-5555-4555-8555-555555555555.jsonl")
+		b, _ := json.Marshal(map[string]any{"type": "summary", "summary": "a title", "leafUuid": leaf})
+		WriteLines(t, p, [][]byte{b}, true)
+		return p, 0
+	}},
+	{"session in two folders", V88, validate.SessionIDDup, validate.Warning, func(t *testing.T, root string) (string, int) {
+		dir := filepath.Join(root, "projects", "-home-dev-work-elsewhere")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, V88Session+".jsonl")
+		b, _ := os.ReadFile(MainFile(root))
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p, 0
+	}},
+	{"cwd of another folder", V88, validate.CWDMismatch, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
+		b, _ := os.ReadFile(p)
+		b = bytes.ReplaceAll(b, []byte(`"cwd":"/home/dev/work/beta.dir/sub"`), []byte(`"cwd":"/home/dev/work/other"`))
+		os.WriteFile(p, b, 0o600)
+		return p, FindLine(t, p, func(m map[string]any) bool { return m["cwd"] != nil })
+	}},
+	{"agentId mismatch", V88, validate.AgentIDMismatch, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", V88Project, V88Session, "subagents", "agent-a0822258224265608.jsonl")
+		EditLine(t, p, 2, func(m map[string]any) { m["agentId"] = "abad" })
+		return p, 2
+	}},
+	{"subagent sessionId mismatch", V88, validate.AgentSessionDiff, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", V88Project, V88Session, "subagents", "agent-a0822258224265608.jsonl")
+		EditLine(t, p, 1, func(m map[string]any) { m["sessionId"] = "22222222-2222-4222-8222-222222222222" })
+		return p, 1
+	}},
+	{"meta.json unparsable", V88, validate.MetaInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", V88Project, V88Session, "subagents", "agent-a0822258224265608.meta.json")
+		os.WriteFile(p, []byte(`{"agentType":`), 0o600)
+		return p, 0
+	}},
+	{"subagents of a missing session", V88, validate.AgentOrphan, validate.Warning, func(t *testing.T, root string) (string, int) {
+		dir := filepath.Join(root, "projects", "-home-dev-work-delta", "b1182327-ed4f-40fc-b86c-e5b8a1b7374b")
+		os.Remove(dir + ".jsonl")
+		return dir, 0
+	}},
+	{"index lists a missing file", V88, validate.IndexMissingFile, validate.Warning, func(t *testing.T, root string) (string, int) {
+		return writeIndex(t, root, "33333333-3333-4333-8333-333333333333", ""), 0
+	}},
+	{"index misses a session", V88, validate.IndexUnindexed, validate.Warning, func(t *testing.T, root string) (string, int) {
+		writeIndex(t, root, "", "")
+		return MainFile(root), 0
+	}},
+	{"index path wrong", V88, validate.IndexPath, validate.Warning, func(t *testing.T, root string) (string, int) {
+		return writeIndex(t, root, V88Session, "/elsewhere/x.jsonl"), 0
+	}},
+	{"index drift", V88, validate.IndexDrift, validate.Notice, func(t *testing.T, root string) (string, int) {
+		return writeIndex(t, root, V88Session, "-"), 0
+	}},
+	{"history line broken", V88, validate.JSONInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "history.jsonl")
+		os.WriteFile(p, []byte("{\"display\":\"hi\",\"timestamp\":1,\"project\":\"/x\"}\n{\"display\":\n"), 0o600)
+		return p, 2
+	}},
+	{"history entry fields", V88, validate.HistoryInvalid, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "history.jsonl")
+		os.WriteFile(p, []byte("{\"display\":\"hi\",\"timestamp\":1,\"project\":\"/x\"}\n{\"display\":5,\"timestamp\":1,\"project\":\"/x\"}\n"), 0o600)
+		return p, 2
+	}},
+	{"empty session-env", V88, validate.SessionEnvEmpty, validate.Notice, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "session-env", V88Session)
+		os.MkdirAll(p, 0o700)
+		return p, 0
+	}},
+	{"orphan session-env", V88, validate.OrphanSessionEnv, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "session-env", "44444444-4444-4444-8444-444444444444")
+		os.MkdirAll(p, 0o700)
+		return p, 0
+	}},
+	{"orphan file-history", V88, validate.OrphanFileHist, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "file-history", "44444444-4444-4444-8444-444444444444")
+		os.MkdirAll(p, 0o700)
+		os.WriteFile(filepath.Join(p, "abc@v1"), []byte("x"), 0o600)
+		return p, 0
+	}},
+	{"orphan todos", V88, validate.OrphanTodos, validate.Warning, func(t *testing.T, root string) (string, int) {
+		id := "44444444-4444-4444-8444-444444444444"
+		p := filepath.Join(root, "todos", id+"-agent-"+id+".json")
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte("[]"), 0o600)
+		return p, 0
+	}},
+	{"orphan debug", V88, validate.OrphanDebug, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "debug", "44444444-4444-4444-8444-444444444444.txt")
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte("log\n"), 0o600)
+		os.Symlink(p, filepath.Join(root, "debug", "latest"))
+		return p, 0
+	}},
+	{"live session", V88, validate.SessionLive, validate.Notice, func(t *testing.T, root string) (string, int) {
+		os.MkdirAll(filepath.Join(root, "sessions"), 0o700)
+		pid := os.Getpid()
+		b := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/home/dev/work/alpha"}`, pid, V88Session)
+		os.WriteFile(filepath.Join(root, "sessions", fmt.Sprintf("%d.json", pid)), []byte(b), 0o600)
+		return MainFile(root), 0
+	}},
+}
+
+// writeIndex writes a sessions-index.json for the alpha folder listing
+// every session there except skip... It lists the session `id` with
+// fullPath (""=correct, "-"=correct path but stale mtime), or all sessions
+// correctly when id is "".
+func writeIndex(t *testing.T, root, id, fullPath string) string {
+	t.Helper()
+	dir := filepath.Join(root, "projects", V88Project)
+	p := filepath.Join(dir, "sessions-index.json")
+	type entry struct {
+		SessionID    string `json:"sessionId"`
+		FullPath     string `json:"fullPath"`
+		FileMtime    int64  `json:"fileMtime"`
+		MessageCount int    `json:"messageCount"`
+	}
+	var es []entry
+	if id != "" {
+		e := entry{SessionID: id, FullPath: filepath.Join(dir, id+".jsonl")}
+		if fi, err := os.Stat(e.FullPath); err == nil {
+			e.FileMtime = fi.ModTime().UnixMilli()
+		}
+		switch fullPath {
+		case "-":
+			e.FileMtime -= 60000
+		case "":
+		default:
+			e.FullPath = fullPath
+		}
+		es = append(es, e)
+	}
+	b, _ := json.Marshal(map[string]any{"version": 1, "entries": es, "originalPath": "/home/dev/work/alpha"})
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if id == "" {
+		return dir
+	}
+	return p
+}
