@@ -48,7 +48,9 @@ type RefusedError struct {
 	Reason string
 }
 
-func (e *RefusedError) Error() string { return fmt.Sprintf("%s: %s; nothing was changed", e.Path, e.Reason) }
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s: %s; nothing was changed", e.Path, e.Reason)
+}
 
 // Apply checks every fingerprint, refuses live sessions, then applies the
 // operations in order: each file is backed up into a journal and replaced
@@ -279,6 +281,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 			return false, &RefusedError{op.Path, "changed while applying (Claude Code appended to it?); plan again"}
 		}
 	}
+	hook("checked", i)
 	if err := t.CloseAtomicallyReplace(); err != nil {
 		return false, err
 	}

@@ -2,7 +2,7 @@ package repair
 
 import (
 	"bytes"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
@@ -35,6 +35,7 @@ type fixer struct {
 	f          store.File
 	allow      func(validate.Code) bool
 	aggressive bool
+	noChain    bool // not a transcript: line repairs only
 	file       *os.File
 	fixes      map[int]*lineFix
 	order      []int // lines with fixes, in first-fixed order
@@ -186,6 +187,9 @@ func reasonKind(r string) string {
 }
 
 func (x *fixer) session() string {
+	if x.noChain {
+		return ""
+	}
 	if x.f.Kind == store.KindSession || x.f.Kind == store.KindAgent {
 		return x.f.Session
 	}
@@ -400,7 +404,7 @@ func (x *fixer) remove(i int, reason string) error {
 // chain runs the parentUuid repairs, then the tool and thinking repairs
 // along the chain a resume loads.
 func (x *fixer) chain() error {
-	if len(x.nodes) == 0 {
+	if len(x.nodes) == 0 || x.noChain {
 		return nil
 	}
 	pos := map[string]int{}
@@ -619,7 +623,7 @@ func (x *fixer) addResult(i int, ids []string) error {
 		return err
 	}
 	str := func(k string) string { s, _ := a[k].(string); return s }
-	uuid := newUUID()
+	uuid := derivedUUID(n.UUID, ids)
 	ts := str("timestamp")
 	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		ts = t.Add(time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")
@@ -690,9 +694,11 @@ func (x *fixer) addResult(i int, ids []string) error {
 	return nil
 }
 
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
+// derivedUUID makes the uuid of an added entry from what it answers, so the
+// same plan made twice is the same.
+func derivedUUID(parent string, ids []string) string {
+	h := sha256.Sum256([]byte(parent + "\x00" + strings.Join(ids, "\x00")))
+	b := h[:16]
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])

@@ -128,13 +128,19 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	for _, f := range layout.Files {
 		byPath[f.Path] = f
 	}
+	history := filepath.Join(opts.Root, "history.jsonl")
 	paths := sortedKeys(files)
 	for _, p := range paths {
 		f, ok := byPath[p]
+		noChain := false
 		if !ok {
-			continue
+			if p != history {
+				continue
+			}
+			// history.jsonl: the line repairs only.
+			f, noChain = store.File{Path: p}, true
 		}
-		x := &fixer{f: f, allow: allow, aggressive: opts.Aggressive}
+		x := &fixer{f: f, allow: allow, aggressive: opts.Aggressive, noChain: noChain}
 		op, err := x.plan()
 		if err != nil {
 			return nil, err

@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -557,4 +559,39 @@ func writeIndex(t *testing.T, root, id, fullPath string) string {
 		return dir
 	}
 	return p
+}
+
+// Many damages several files of a 2.1.88 store, so a plan touches
+// many files: the main session, both subagents, a sessions-index.json and
+// a stub.
+func Many(t testing.TB, root string) {
+	t.Helper()
+	main := MainFile(root)
+	ls := Lines(t, main)
+	WriteLines(t, main, append(ls, []byte(`{"type":"assistant","torn`)), false)
+	subs, _ := filepath.Glob(filepath.Join(root, "projects", V88Project, V88Session, "subagents", "agent-*.jsonl"))
+	for _, s := range subs {
+		ls := Lines(t, s)
+		ls = append(ls[:1:1], append([][]byte{{}}, ls[1:]...)...)
+		WriteLines(t, s, ls, true)
+	}
+	beta := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
+	ls = Lines(t, beta)
+	WriteLines(t, beta, ls, false)
+	idx := filepath.Join(root, "projects", V88Project, "sessions-index.json")
+	os.WriteFile(idx, []byte(`{"version":1,"entries":[{"sessionId":"33333333-3333-4333-8333-333333333333","fullPath":"/x.jsonl"}],"originalPath":"/home/dev/work/alpha"}`), 0o600)
+	Age(t, root)
+}
+
+// Age sets every file's mtime to one fixed time in the past, so nothing
+// counts as live and every copy of a store has the same mtimes.
+func Age(t testing.TB, root string) {
+	t.Helper()
+	old := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
 }

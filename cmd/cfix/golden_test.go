@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cfix-dev/cfix/internal/damage"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// cli runs cfix with args and returns its stdout and exit status.
+func cli(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetIn(strings.NewReader(""))
+	root.SetArgs(args)
+	code := exitOK
+	if err := root.Execute(); err != nil {
+		code = exitUsage
+		if ee, ok := err.(*exitError); ok {
+			code = ee.code
+		}
+	}
+	return out.String(), code
+}
+
+// TestRepairGolden: the diff and the JSON of a realistic repair plan.
+func TestRepairGolden(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	damage.Many(t, root)
+	main := damage.MainFile(root)
+	n := damage.FindLast(t, main, damage.HasBlock("tool_result"))
+	damage.EditLine(t, main, n, func(m map[string]any) {
+		m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "the result was lost"}}
+	})
+	ls := damage.Lines(t, main)
+	damage.WriteLines(t, main, append(ls[:12:12], append([][]byte{ls[11]}, ls[12:]...)...), false)
+	damage.Age(t, root)
+
+	out, code := cli(t, "repair", "--root", root, "--exit-code")
+	if code != exitChanges {
+		t.Errorf("dry run with --exit-code: status %d, want %d", code, exitChanges)
+	}
+	golden(t, "repair-plan.diff", strings.ReplaceAll(out, root, "$ROOT"))
+	out, code = cli(t, "repair", "--root", root, "--json")
+	if code != exitOK {
+		t.Errorf("--json dry run: status %d", code)
+	}
+	golden(t, "repair-plan.json", strings.ReplaceAll(out, root, "$ROOT"))
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("..", "..", "testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (go test ./cmd/cfix -run Golden -update writes it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test ./cmd/cfix -run Golden -update rewrites it):\n%s", name, got)
+	}
+}

@@ -1,0 +1,278 @@
+package repair_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/repair"
+)
+
+var helperPlan = flag.String("kill-plan", "", "internal: apply this plan and SIGKILL at hook -kill-at")
+var helperAt = flag.Int("kill-at", -1, "internal: the hook call to die at")
+
+// TestKillHelper is the child process of TestKillDuringApply.
+func TestKillHelper(t *testing.T) {
+	if *helperPlan == "" {
+		t.Skip("run by TestKillDuringApply")
+	}
+	cs, err := changeset.Load(*helperPlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("KILL_JOURNALS"), Hook: func(step string, i int) {
+		if n == *helperAt {
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Second)
+		}
+		n++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("HOOKS", n)
+}
+
+// TestKillDuringApply kills an apply of a multi-file change set at every
+// step. Afterwards each file is byte for byte its old or its new version,
+// and both undo and a re-run of repair finish the job.
+func TestKillDuringApply(t *testing.T) {
+	// The reference: the old and new bytes of every file.
+	ref := damage.CopyStore(t, damage.V88)
+	damage.Many(t, ref)
+	old := snapshot(t, ref)
+	cs, err := repair.Plan(repair.Options{Root: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Ops) < 5 {
+		t.Fatalf("plan has %d ops, want a multi-file plan", len(cs.Ops))
+	}
+	apply(t, cs, t.TempDir())
+	repaired := snapshot(t, ref)
+
+	rel := func(root string, m map[string]file) map[string]file {
+		out := map[string]file{}
+		for p, f := range m {
+			r, _ := filepath.Rel(root, p)
+			f.data = bytes.ReplaceAll(f.data, []byte(root), []byte("$ROOT"))
+			out[r] = f
+		}
+		return out
+	}
+	oldRel, newRel := rel(ref, old), rel(ref, repaired)
+
+	// Count the hook calls of a full apply.
+	hooks := -1
+	for at := 0; hooks < 0 || at < hooks; at++ {
+		root := damage.CopyStore(t, damage.V88)
+		damage.Many(t, root)
+		plan, err := repair.Plan(repair.Options{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		planFile := filepath.Join(t.TempDir(), "plan.json")
+		if err := plan.Save(planFile); err != nil {
+			t.Fatal(err)
+		}
+		journals := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-kill-plan="+planFile, "-kill-at="+strconv.Itoa(at))
+		cmd.Env = append(os.Environ(), "KILL_JOURNALS="+journals)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+		if !killed {
+			if err != nil {
+				t.Fatalf("kill at %d: %v\n%s", at, err, out)
+			}
+			// The apply finished: at is past the last hook.
+			if i := bytes.Index(out, []byte("HOOKS ")); i >= 0 {
+				fmt.Sscanf(string(out[i+6:]), "%d", &hooks)
+			}
+			if hooks < 0 || at < hooks {
+				t.Fatalf("kill at %d: not killed, hooks=%d\n%s", at, hooks, out)
+			}
+			break
+		}
+		// Every file is its old or its new version.
+		now := rel(root, snapshot(t, root))
+		for r, f := range now {
+			if filepath.Base(filepath.Dir(r)) == "journal" {
+				continue
+			}
+			o, isOld := oldRel[r]
+			n, isNew := newRel[r]
+			if !(isOld && bytes.Equal(f.data, o.data)) && !(isNew && bytes.Equal(f.data, n.data)) {
+				t.Fatalf("kill at %d: %s is neither its old nor its new version", at, r)
+			}
+		}
+		for r := range oldRel {
+			if _, ok := now[r]; !ok {
+				if _, gone := newRel[r]; gone {
+					t.Fatalf("kill at %d: %s lost", at, r)
+				}
+			}
+		}
+		// Undo the interrupted journal: everything is old again.
+		dirs, _ := filepath.Glob(filepath.Join(journals, "*"))
+		if len(dirs) == 1 {
+			u, err := changeset.Undo(dirs[0])
+			if err != nil {
+				t.Fatalf("kill at %d: undo: %v", at, err)
+			}
+			apply(t, u, journals)
+			back := rel(root, snapshot(t, root))
+			for r, o := range oldRel {
+				if f, ok := back[r]; !ok || !bytes.Equal(f.data, o.data) {
+					t.Fatalf("kill at %d: after undo %s is not its old version", at, r)
+				}
+			}
+		}
+		// A re-run finishes the job.
+		again, err := repair.Plan(repair.Options{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply(t, again, journals)
+		done := rel(root, snapshot(t, root))
+		for r, n := range newRel {
+			if f, ok := done[r]; !ok || !bytes.Equal(f.data, n.data) {
+				t.Fatalf("kill at %d: after the re-run %s is not its repaired version:\n%s\nwant:\n%s", at, r, f.data, n.data)
+			}
+		}
+	}
+	if hooks < 10 {
+		t.Fatalf("only %d kill points", hooks)
+	}
+	t.Logf("killed at each of %d points", hooks)
+}
+
+// TestAppendBetweenPlanAndApply: Claude Code appends to the session after
+// the plan was made. Apply refuses, and the appended line is there.
+func TestAppendBetweenPlanAndApply(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
+	age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"type":"last-prompt","lastPrompt":"appended","sessionId":"` + damage.V88Session + `"}` + "\n")
+	appendLine(t, main, line)
+	// Claude Code writes at the same second; put the mtime back so only
+	// the size and content tell.
+	fi, _ := os.Stat(main)
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	var re *changeset.RefusedError
+	if !errors.As(err, &re) || re.Path != main {
+		t.Fatalf("apply: %v, want a refusal naming %s", err, main)
+	}
+	b, _ := os.ReadFile(main)
+	if !bytes.HasSuffix(b, line) {
+		t.Fatal("the appended line is gone")
+	}
+	if fi2, _ := os.Stat(main); fi2.Size() != fi.Size() {
+		t.Fatal("apply changed the file")
+	}
+}
+
+// TestAppendDuringApply: an append that lands after apply's last look but
+// before its rename goes to the old file; apply carries it over.
+func TestAppendDuringApply(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
+	age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"type":"last-prompt","lastPrompt":"appended","sessionId":"` + damage.V88Session + `"}` + "\n")
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+		if step == "checked" && cs.Ops[i].Path == main {
+			appendLine(t, main, line)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Appended) != 1 || res.Appended[0] != main {
+		t.Errorf("appended = %v", res.Appended)
+	}
+	b, _ := os.ReadFile(main)
+	if !bytes.HasSuffix(b, line) || bytes.Contains(b, []byte("\n\n")) {
+		t.Fatal("the append was not carried over, or the empty line is still there")
+	}
+	// And an append between verify and the last look: refused, rolled back.
+	root = damage.CopyStore(t, damage.V88)
+	main = damage.MainFile(root)
+	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
+	age(t, root)
+	cs, _ = repair.Plan(repair.Options{Root: root})
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+		if step == "written" && cs.Ops[i].Path == main {
+			appendLine(t, main, line)
+		}
+	}})
+	if err == nil || !strings.Contains(err.Error(), "changed while applying") {
+		t.Fatalf("apply: %v", err)
+	}
+	b, _ = os.ReadFile(main)
+	if !bytes.HasSuffix(b, line) {
+		t.Fatal("the appended line is gone")
+	}
+}
+
+func appendLine(t testing.TB, path string, line []byte) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(line)
+	f.Close()
+}
+
+// TestLiveSessionRefused: a session a running Claude Code holds, or one
+// written to in the last minute, is not rewritten without --force.
+func TestLiveSessionRefused(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	damage.WriteLines(t, main, append(ls, []byte("")), true)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(main)
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "may be live") {
+		t.Fatalf("fresh file: %v", err)
+	}
+	age(t, root)
+	cs, _ = repair.Plan(repair.Options{Root: root})
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), LiveSessions: map[string]bool{damage.V88Session: true}})
+	if err == nil || !strings.Contains(err.Error(), "is live") {
+		t.Fatalf("live session: %v", err)
+	}
+	if after, _ := os.ReadFile(main); !bytes.Equal(before, after) {
+		t.Fatal("a refused apply changed the file")
+	}
+	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Force: true, LiveSessions: map[string]bool{damage.V88Session: true}}); err != nil {
+		t.Fatalf("--force: %v", err)
+	}
+}

@@ -1,0 +1,222 @@
+package repair_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// file is a snapshot of one file.
+type file struct {
+	data  []byte
+	mode  fs.FileMode
+	mtime time.Time
+}
+
+// snapshot records every file under root.
+func snapshot(t testing.TB, root string) map[string]file {
+	t.Helper()
+	out := map[string]file{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fi, _ := d.Info()
+		out[p] = file{b, fi.Mode().Perm(), fi.ModTime()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func age(t testing.TB, root string) { damage.Age(t, root) }
+
+func findings(t testing.TB, root string) *validate.Report {
+	t.Helper()
+	rep, err := validate.Run(validate.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func has(rep *validate.Report, c validate.Code, path string, line int) bool {
+	for _, f := range rep.Findings {
+		if f.Code == c && f.Path == path && (line <= 0 || f.Line == line) {
+			return true
+		}
+	}
+	return false
+}
+
+func apply(t testing.TB, cs *changeset.ChangeSet, journals string) *changeset.Result {
+	t.Helper()
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: journals})
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	return res
+}
+
+// fixable are the codes a default repair (or --aggressive, for
+// parent-missing) must fix.
+func fixable(c validate.Code) (ok, aggressive bool) {
+	for _, f := range repair.Fixable() {
+		if f == c {
+			return true, c == validate.ParentMissing
+		}
+	}
+	return false, false
+}
+
+// TestRoundTrip: for every fault repair fixes, damage a corpus session,
+// see validate report it, repair --apply, see validate report nothing for
+// it, see a second repair plan nothing, and undo back to the damaged bytes.
+func TestRoundTrip(t *testing.T) {
+	covered := map[validate.Code]bool{}
+	for _, c := range damage.Cases {
+		ok, aggressive := fixable(c.Code)
+		if !ok {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			root := damage.CopyStore(t, c.Version)
+			journals := t.TempDir()
+			path, line := c.Damage(t, root)
+			if line < 0 {
+				t.Skip("a case of damage that must not be reported")
+			}
+			age(t, root)
+			if !has(findings(t, root), c.Code, path, line) {
+				t.Fatalf("validate does not report %s at %s:%d", c.Code, path, line)
+			}
+			damaged := snapshot(t, root)
+
+			opts := repair.Options{Root: root, Aggressive: aggressive}
+			cs, err := repair.Plan(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cs.Empty() {
+				t.Fatal("repair plans nothing")
+			}
+			var show bytes.Buffer
+			if err := changeset.Show(&show, cs); err != nil {
+				t.Fatal(err)
+			}
+			res := apply(t, cs, journals)
+
+			after := findings(t, root)
+			if has(after, c.Code, path, 0) {
+				t.Fatalf("after repair validate still reports %s at %s\nplan:\n%s", c.Code, path, show.String())
+			}
+			for _, f := range after.Findings {
+				if f.Severity == validate.Error {
+					t.Errorf("after repair: %s:%d %s %s", f.Path, f.Line, f.Code, f.Message)
+				}
+			}
+			again, err := repair.Plan(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.Empty() {
+				var b bytes.Buffer
+				changeset.Summary(&b, again)
+				t.Fatalf("a second repair plans changes:\n%s", b.String())
+			}
+
+			undo, err := changeset.Undo(res.Journal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			apply(t, undo, journals)
+			restored := snapshot(t, root)
+			for p, want := range damaged {
+				got, ok := restored[p]
+				switch {
+				case !ok:
+					t.Errorf("undo did not restore %s", p)
+				case !bytes.Equal(got.data, want.data):
+					t.Errorf("undo: %s differs from the damaged bytes", p)
+				case got.mode != want.mode || !got.mtime.Equal(want.mtime):
+					t.Errorf("undo: %s: mode %v mtime %v, want %v %v", p, got.mode, got.mtime, want.mode, want.mtime)
+				}
+			}
+			for p := range restored {
+				if _, ok := damaged[p]; !ok {
+					t.Errorf("undo left %s", p)
+				}
+			}
+			covered[c.Code] = true
+		})
+	}
+	for _, c := range repair.Fixable() {
+		if c == repair.Progress {
+			continue
+		}
+		if !covered[c] {
+			t.Errorf("no round trip covers %s", c)
+		}
+	}
+}
+
+// TestMtimeAndMode: a repaired file keeps its mode and mtime.
+func TestMtimeAndMode(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	p := damage.MainFile(root)
+	ls := damage.Lines(t, p)
+	damage.WriteLines(t, p, append(ls, []byte(`{"type":"user","torn`)), false)
+	os.Chmod(p, 0o640)
+	mt := time.Date(2026, 1, 2, 3, 4, 5, 600_000_000, time.UTC)
+	os.Chtimes(p, mt, mt)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, t.TempDir())
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(mt) {
+		t.Errorf("mode %v mtime %v, want 0640 %v", fi.Mode().Perm(), fi.ModTime(), mt)
+	}
+	b, _ := os.ReadFile(p)
+	if !bytes.HasSuffix(b, []byte("\n")) || bytes.Contains(b, []byte("torn")) {
+		t.Error("torn line still there")
+	}
+}
+
+// TestOnly limits the repairs to the codes named.
+func TestOnly(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	p := damage.MainFile(root)
+	ls := damage.Lines(t, p)
+	ls = append(ls[:3:3], append([][]byte{{}}, ls[3:]...)...)
+	damage.WriteLines(t, p, append(ls, []byte(`{"type":"user","torn`)), false)
+	cs, err := repair.Plan(repair.Options{Root: root, Only: []string{"line-empty"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Ops) != 1 || len(cs.Ops[0].Edits) != 1 || cs.Ops[0].Edits[0].Line != 4 {
+		t.Fatalf("plan: %+v", cs.Ops)
+	}
+	if _, err := repair.Plan(repair.Options{Root: root, Only: []string{"nonsense"}}); err == nil || !strings.Contains(err.Error(), "--only nonsense") {
+		t.Errorf("unknown --only code: %v", err)
+	}
+}
