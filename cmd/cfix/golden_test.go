@@ -34,7 +34,11 @@ func cli(t *testing.T, args ...string) (string, int) {
 
 // TestRepairGolden: the diff and the JSON of a realistic repair plan.
 func TestRepairGolden(t *testing.T) {
-	root := damage.CopyStore(t, damage.V88)
+	// A fixed path: the plan's sizes depend on the paths it holds.
+	dir := filepath.Join(os.TempDir(), "cfix-golden")
+	os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	root := damage.CopyStoreTo(t, damage.V88, dir)
 	damage.Many(t, root)
 	main := damage.MainFile(root)
 	n := damage.FindLast(t, main, damage.HasBlock("tool_result"))

@@ -27,7 +27,13 @@ func Corpus() string {
 // CopyStore copies the .claude folder of a corpus version into a temp dir.
 func CopyStore(t testing.TB, version string) string {
 	t.Helper()
-	dst := filepath.Join(t.TempDir(), ".claude")
+	return CopyStoreTo(t, version, t.TempDir())
+}
+
+// CopyStoreTo copies the .claude folder of a corpus version into dir.
+func CopyStoreTo(t testing.TB, version, dir string) string {
+	t.Helper()
+	dst := filepath.Join(dir, ".claude")
 	src := filepath.Join(Corpus(), version, ".claude")
 	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
 		t.Fatalf("copy %s: %v\n%s", src, err, out)
