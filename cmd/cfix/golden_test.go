@@ -37,6 +37,9 @@ func TestRepairGolden(t *testing.T) {
 	// A fixed path: the plan's sizes depend on the paths it holds.
 	dir := filepath.Join(os.TempDir(), "cfix-golden")
 	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	root := damage.CopyStoreTo(t, damage.V88, dir)
 	damage.Many(t, root)
