@@ -48,6 +48,9 @@ type fixer struct {
 	expect     changeset.Fingerprint
 	seed       maphash.Seed
 	lastLine   int
+	metaOnly   bool                  // lines, and none of them a chain entry
+	entries    int                   // entries read
+	unfixed    map[validate.Code]int // faults seen and not fixed
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -120,6 +123,8 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
 	x.parser = session.NewParser()
+	x.parser.Header = true
+	x.unfixed = map[validate.Code]int{}
 	x.seed = maphash.MakeSeed()
 	seen := map[string]uint64{} // chain uuid → hash of its record
 	var e session.Entry
@@ -133,6 +138,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	if err := rd.Err(); err != nil {
 		return nil, err
 	}
+	x.metaOnly = x.lastLine > 0 && len(x.nodes) == 0 && x.entries > 0
 	x.expect = changeset.Fingerprint{Exists: true, Size: fi.Size(), ModTime: fi.ModTime().UTC(), Mode: fi.Mode().Perm(), SHA256: hw.Sum()}
 	if err := x.chain(); err != nil {
 		return nil, fmt.Errorf("%s: %w", x.f.Path, err)
@@ -295,11 +301,18 @@ func (x *fixer) line(ln session.Line, seen map[string]uint64, e *session.Entry) 
 	// Entries: duplicates, then the node list.
 	for i, r := range recs {
 		pr := x.parser.Parse(r)
-		if pr.Err != nil || !session.HeaderOf(pr.Value, e) || !e.IsChain() {
+		if pr.Err != nil || !session.HeaderOf(pr.Value, e) {
+			continue
+		}
+		x.entries++
+		if !e.IsChain() {
 			continue
 		}
 		h := maphash.Bytes(x.seed, bytes.TrimSpace(r))
 		if prev, dup := seen[e.UUID]; dup {
+			if prev != h {
+				x.unfixed[validate.UUIDConflict]++
+			}
 			if prev == h && x.allow(validate.UUIDDuplicate) {
 				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
 				if !changed {
@@ -437,6 +450,10 @@ func (x *fixer) chain() error {
 				return err
 			}
 		}
+	}
+	if !x.aggressive && !x.f.Compaction() {
+		g, _ := x.graph()
+		x.unfixed[validate.ParentMissing] += len(g.Dangling())
 	}
 	if x.aggressive && x.allow(validate.ParentMissing) && !x.f.Compaction() {
 		g, idx := x.graph()

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/session"
@@ -80,32 +82,85 @@ func allowFunc(only []string) (func(validate.Code) bool, error) {
 	return func(c validate.Code) bool { return set[c] }, nil
 }
 
-// Plan validates the store (or the targets) and plans the repairs of what
-// it finds.
+// Plan plans the repairs of the store (or the targets in it). Each
+// transcript is read once by its fixer, which finds and fixes the line and
+// chain faults itself; the store-level fixes (stubs, sessions-index.json)
+// come from a validate run, made only when the targets can hold them.
 func Plan(opts Options) (*changeset.ChangeSet, error) {
 	allow, err := allowFunc(opts.Only)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
+	layout, err := validate.Files(opts.Root, opts.Targets)
 	if err != nil {
 		return nil, err
 	}
 	cs := changeset.New(opts.Root, "repair")
-	fixableHere := map[validate.Code]bool{}
-	for _, c := range lineCodes {
-		fixableHere[c] = allow(c)
+	files := append([]store.File(nil), layout.Files...)
+	noChain := map[string]bool{}
+	if len(opts.Targets) == 0 {
+		h := filepath.Join(opts.Root, "history.jsonl")
+		if fi, err := os.Stat(h); err == nil && fi.Mode().IsRegular() {
+			files = append(files, store.File{Path: h, Size: fi.Size()})
+			noChain[h] = true
+		}
 	}
-	if opts.Aggressive {
-		fixableHere[validate.ParentMissing] = allow(validate.ParentMissing)
-	}
-	files := map[string]bool{}
-	var stubs, indexes []string
+	results := make([]*fixer, len(files))
+	errs := make([]error, len(files))
+	ops := make([]*changeset.Op, len(files))
+	parallel(len(files), func(i int) {
+		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path]}
+		ops[i], errs[i] = x.plan()
+		x.file, x.fixes, x.nodes = nil, nil, nil
+		results[i] = x
+	})
+	metaOnly := false
 	unfixed := map[validate.Code]int{}
+	for i := range files {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if ops[i] != nil {
+			cs.Add(*ops[i])
+		}
+		if results[i].metaOnly {
+			metaOnly = true
+		}
+		for c, n := range results[i].unfixed {
+			if n > 0 {
+				unfixed[c] += n
+			}
+		}
+	}
+	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly {
+		if err := storeLevel(opts, layout, allow, cs, unfixed); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range sortedCodes(unfixed) {
+		hint := "no safe automatic fix; see cfix validate"
+		if c == validate.ParentMissing {
+			hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
+		}
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
+	}
+	return cs, nil
+}
+
+// storeLevel validates the targets and plans the fixes of stubs and
+// sessions-index.json; it counts what no planner fixes.
+func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bool, cs *changeset.ChangeSet, unfixed map[validate.Code]int) error {
+	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
+	if err != nil {
+		return err
+	}
+	all, err := store.Scan(opts.Root)
+	if err != nil {
+		return err
+	}
+	var stubs, indexes []string
 	for _, f := range rep.Findings {
 		switch {
-		case fixableHere[f.Code]:
-			files[f.Path] = true
 		case f.Code == validate.SessionStub && allow(validate.SessionStub):
 			stubs = append(stubs, f.Path)
 		case isIndexCode(f.Code) && allow(f.Code):
@@ -114,67 +169,62 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 				idx = filepath.Join(filepath.Dir(idx), "sessions-index.json")
 			}
 			indexes = append(indexes, idx)
-		case f.Code == validate.ChainForks && opts.Aggressive && allow(Progress):
-			files[f.Path] = true
-		case f.Severity > validate.Notice:
+		case f.Severity > validate.Notice && !fixedByFixer(f.Code, opts.Aggressive):
 			unfixed[f.Code]++
 		}
 	}
-	layout, err := store.Scan(opts.Root)
-	if err != nil {
-		return nil, err
-	}
-	byPath := map[string]store.File{}
-	for _, f := range layout.Files {
-		byPath[f.Path] = f
-	}
-	history := filepath.Join(opts.Root, "history.jsonl")
-	paths := sortedKeys(files)
-	for _, p := range paths {
-		f, ok := byPath[p]
-		noChain := false
-		if !ok {
-			if p != history {
-				continue
-			}
-			// history.jsonl: the line repairs only.
-			f, noChain = store.File{Path: p}, true
-		}
-		x := &fixer{f: f, allow: allow, aggressive: opts.Aggressive, noChain: noChain}
-		op, err := x.plan()
-		if err != nil {
-			return nil, err
-		}
-		if op != nil {
-			cs.Add(*op)
-		}
-	}
 	for _, p := range uniq(stubs) {
-		op, err := planStub(layout, p)
+		op, err := planStub(all, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if op != nil {
 			cs.Add(*op)
 		}
 	}
 	for _, p := range uniq(indexes) {
-		op, err := planIndex(layout, p, allow)
+		op, err := planIndex(all, p, allow)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if op != nil {
 			cs.Add(*op)
 		}
 	}
-	for _, c := range sortedCodes(unfixed) {
-		hint := "no safe automatic fix"
-		if c == validate.ParentMissing {
-			hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
+	return nil
+}
+
+// fixedByFixer reports whether the transcript fixers handle (or count) a
+// code, so the validate run does not count it again.
+func fixedByFixer(c validate.Code, aggressive bool) bool {
+	for _, lc := range lineCodes {
+		if c == lc {
+			return true
 		}
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
 	}
-	return cs, nil
+	return c == validate.ParentMissing || c == validate.UUIDConflict
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS workers, biggest jobs first is the
+// caller's business.
+func parallel(n int, f func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 func isIndexCode(c validate.Code) bool {

@@ -25,6 +25,19 @@ const (
 	ShallowDepth = 2
 )
 
+// headerTop and headerBlock are the fields HeaderOf reads of an entry and
+// of a content block.
+var (
+	headerTop   = map[string]bool{}
+	headerBlock = map[string]bool{"type": true, "id": true, "tool_use_id": true, "thinking": true, "signature": true}
+)
+
+func init() {
+	for _, k := range HeaderKeys {
+		headerTop[k] = true
+	}
+}
+
 // SyntaxError is a JSON syntax error at a byte offset of the line.
 type SyntaxError struct {
 	Offset int // 0-based byte offset in the line
@@ -60,6 +73,9 @@ type Parser struct {
 	// TopKeys, when set, names the fields of a top-level object that are
 	// kept in the tree; others are checked but dropped.
 	TopKeys map[string]bool
+	// Header keeps only what HeaderOf reads (a far smaller tree, for
+	// planners that need no schema check); it overrides TopKeys.
+	Header bool
 
 	b       []byte
 	i       int
@@ -230,6 +246,18 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 				lim = ShallowDepth
 			}
 			keep = build && (p.TopKeys == nil || p.TopKeys[key])
+		}
+		if p.Header && build {
+			switch depth {
+			case 0:
+				keep = headerTop[key]
+			case 1:
+				keep = key == "id" || key == "role" || key == "content"
+			case 3:
+				keep = headerBlock[key]
+			default:
+				keep = false
+			}
 		}
 		v := p.value(depth+1, keep, lim)
 		if keep {

@@ -326,3 +326,27 @@ func TestReaderShrinkKeepsData(t *testing.T) {
 		t.Fatalf("read %d lines; joined back equal: %v", len(got), bytes.Equal(join(got), in.Bytes()))
 	}
 }
+
+// TestHeaderMode: the header tree gives HeaderOf the same entry as the
+// full tree, for every corpus line.
+func TestHeaderMode(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/corpus/*/.claude/projects/*/*.jsonl")
+	full, head := NewParser(), NewParser()
+	head.Header = true
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for i, l := range readAll(t, b, nil) {
+			a, h := full.Parse(l.Raw), head.Parse(l.Raw)
+			if (a.Err == nil) != (h.Err == nil) {
+				t.Fatalf("%s:%d: errors differ", f, i+1)
+			}
+			var ea, eh Entry
+			HeaderOf(a.Value, &ea)
+			HeaderOf(h.Value, &eh)
+			ea.Content, eh.Content = nil, nil
+			if !reflect.DeepEqual(ea, eh) {
+				t.Fatalf("%s:%d: header %+v, want %+v", f, i+1, eh, ea)
+			}
+		}
+	}
+}

@@ -84,18 +84,9 @@ func (e *TargetError) Error() string {
 // Run checks the store (or the targets in it) and returns the findings.
 func Run(opts Options) (*Report, error) {
 	whole := len(opts.Targets) == 0
-	var l *store.Layout
-	var err error
-	if whole {
-		l, err = store.Scan(opts.Root)
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", opts.Root, err)
-		}
-	} else {
-		l, err = resolveTargets(opts.Root, opts.Targets)
-		if err != nil {
-			return nil, err
-		}
+	l, err := Files(opts.Root, opts.Targets)
+	if err != nil {
+		return nil, err
 	}
 	results := checkFiles(l.Files, opts)
 	st := &storeCheck{root: opts.Root, layout: l, results: results, whole: whole}
@@ -124,6 +115,18 @@ func Run(opts Options) (*Report, error) {
 		return a.Code < b.Code
 	})
 	return rep, nil
+}
+
+// Files returns the files a run checks: the whole store, or the targets.
+func Files(root string, targets []string) (*store.Layout, error) {
+	if len(targets) == 0 {
+		l, err := store.Scan(root)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", root, err)
+		}
+		return l, nil
+	}
+	return resolveTargets(root, targets)
 }
 
 // checkFiles checks transcripts in parallel, keeping the layout's order.

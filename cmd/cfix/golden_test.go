@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,8 +35,8 @@ func cli(t *testing.T, args ...string) (string, int) {
 
 // TestRepairGolden: the diff and the JSON of a realistic repair plan.
 func TestRepairGolden(t *testing.T) {
-	// A fixed path: the plan's sizes depend on the paths it holds.
-	dir := filepath.Join(os.TempDir(), "cfix-golden")
+	// A path of fixed length: the plan's sizes depend on the paths it holds.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("cfix-golden-%010d", os.Getpid()))
 	os.RemoveAll(dir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
