@@ -1,6 +1,7 @@
 package changeset
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -102,11 +103,11 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 		if err := op.check(); err != nil {
 			return &RefusedError{op.Path, err.Error()}
 		}
-		if err := checkExpect(op.Path, op.Expect); err != nil {
+		if err := checkExpect(op.Path, op.Expect, op.selfEdit()); err != nil {
 			return err
 		}
 		if op.FromExpect != nil && op.From != "" {
-			if err := checkExpect(op.From, *op.FromExpect); err != nil {
+			if err := checkExpect(op.From, *op.FromExpect, false); err != nil {
 				return err
 			}
 		}
@@ -130,8 +131,10 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 	return nil
 }
 
-// checkExpect compares path on disk with what the planner read.
-func checkExpect(path string, want Fingerprint) error {
+// checkExpect compares path on disk with what the planner read. With
+// deferHash the content hash is left to the write, which reads the file
+// anyway (see selfEdit).
+func checkExpect(path string, want Fingerprint, deferHash bool) error {
 	got, err := Stat(path)
 	if err != nil {
 		return &RefusedError{path, err.Error()}
@@ -146,7 +149,7 @@ func checkExpect(path string, want Fingerprint) error {
 	case !want.Dir && (got.Size != want.Size || !got.ModTime.Equal(want.ModTime)):
 		return &RefusedError{path, fmt.Sprintf("changed since the plan was made (size %d → %d, modified %s); plan again", want.Size, got.Size, got.ModTime.Local().Format(time.RFC3339))}
 	}
-	if want.SHA256 == "" {
+	if want.SHA256 == "" || deferHash {
 		return nil
 	}
 	full, err := FingerprintOf(path)
@@ -245,7 +248,14 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	if err := os.MkdirAll(filepath.Dir(op.Path), 0o700); err != nil {
 		return false, err
 	}
-	src, err := op.content()
+	var src io.ReadCloser
+	var readHash *HashWriter
+	var err error
+	if op.selfEdit() {
+		src, readHash, err = op.editedContent()
+	} else {
+		src, err = op.content()
+	}
 	if err != nil {
 		return false, err
 	}
@@ -262,6 +272,9 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	}
 	if err := t.Chmod(mode); err != nil {
 		return false, err
+	}
+	if readHash != nil && readHash.Sum() != op.Expect.SHA256 {
+		return false, &RefusedError{op.Path, "content changed since the plan was made; plan again"}
 	}
 	newFP := Fingerprint{Exists: true, Size: n, Mode: mode, SHA256: hex.EncodeToString(h.Sum(nil))}
 	mtime := op.ModTime
@@ -427,3 +440,32 @@ func linkOrCopyTree(src, dst string) error {
 }
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
+
+// selfEdit reports whether an op rewrites a file from its own bytes with
+// edits: then the write reads every byte of the old file, and checks its
+// hash there instead of in a separate pass first.
+func (op *Op) selfEdit() bool {
+	return op.Action == Rewrite && !op.HasData && op.Data == nil && op.From == "" && op.Expect.SHA256 != "" && op.plainEdits()
+}
+
+// editedContent streams the file at Path with the edits applied, hashing
+// the old bytes as they are read.
+func (op *Op) editedContent() (io.ReadCloser, *HashWriter, error) {
+	f, err := os.Open(op.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	hw := NewHashWriter()
+	in := io.TeeReader(bufio.NewReaderSize(f, 256<<10), hw)
+	pr, pw := io.Pipe()
+	go func() {
+		bw := bufio.NewWriterSize(pw, 256<<10)
+		err := applyEdits(bw, in, op.Edits)
+		if err == nil {
+			err = bw.Flush()
+		}
+		f.Close()
+		pw.CloseWithError(err)
+	}()
+	return pr, hw, nil
+}

@@ -325,6 +325,10 @@ func applyEdits(w io.Writer, r io.Reader, edits []Edit) error {
 	return err
 }
 
+// plainEdits reports whether the op's new content is its base with Edits
+// applied and nothing else (no other content source).
+func (op *Op) plainEdits() bool { return true }
+
 // SortEdits orders edits by offset; inserts before replacements at the
 // same offset.
 func SortEdits(edits []Edit) {

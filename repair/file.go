@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -44,7 +43,6 @@ type fixer struct {
 	removed    int          // entries removed
 	added      int          // entries added
 	saved      int64        // bytes of progress entries dropped
-	parser     *session.Parser
 	expect     changeset.Fingerprint
 	seed       maphash.Seed
 	lastLine   int
@@ -118,28 +116,45 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	if err != nil {
 		return nil, err
 	}
-	hw := changeset.NewHashWriter()
-	rd := session.NewReader(io.TeeReader(fh, hw), nil)
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
-	x.parser = session.NewParser()
-	x.parser.Header = true
 	x.unfixed = map[validate.Code]int{}
 	x.seed = maphash.MakeSeed()
+	// The hash of what is planned from is computed beside the parse.
+	var fp changeset.Fingerprint
+	var fpErr error
+	hashed := make(chan struct{})
+	go func() {
+		defer close(hashed)
+		fp, fpErr = changeset.FingerprintOf(x.f.Path)
+	}()
 	seen := map[string]uint64{} // chain uuid → hash of its record
 	var e session.Entry
-	for rd.Next() {
-		ln := rd.Line()
-		x.lastLine = ln.N
-		if err := x.line(ln, seen, &e); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", x.f.Path, ln.N, err)
+	var size int64
+	err = session.Pipeline(fh, 0, func() func(session.Line) lineResult {
+		p := session.NewParser()
+		p.Header = true
+		return func(l session.Line) lineResult { return x.work(p, l) }
+	}, func(l session.Line, r lineResult) error {
+		x.lastLine = l.N
+		size = l.Offset + int64(len(l.Raw))
+		if l.Terminated {
+			size++
 		}
-	}
-	if err := rd.Err(); err != nil {
+		return x.commit(l, r, seen, &e)
+	})
+	<-hashed
+	if err != nil {
 		return nil, err
 	}
+	if fpErr != nil {
+		return nil, fpErr
+	}
+	if fp.Size != size || fp.Size != fi.Size() || !fp.ModTime.Equal(fi.ModTime().UTC()) {
+		return nil, fmt.Errorf("%s: changed while cfix read it (Claude Code is writing to it?); try again", x.f.Path)
+	}
 	x.metaOnly = x.lastLine > 0 && len(x.nodes) == 0 && x.entries > 0
-	x.expect = changeset.Fingerprint{Exists: true, Size: fi.Size(), ModTime: fi.ModTime().UTC(), Mode: fi.Mode().Perm(), SHA256: hw.Sum()}
+	x.expect = fp
 	if err := x.chain(); err != nil {
 		return nil, fmt.Errorf("%s: %w", x.f.Path, err)
 	}
@@ -202,122 +217,154 @@ func (x *fixer) session() string {
 	return ""
 }
 
-// line applies the line-level repairs and adds the line's entries to the
-// node list.
-func (x *fixer) line(ln session.Line, seen map[string]uint64, e *session.Entry) error {
+// lineResult is what the per-line work found: the line's new records and
+// why, or that it goes, and the header trees of its entries.
+type lineResult struct {
+	skip    bool     // a fault not allowed to be fixed: leave the line alone
+	del     string   // the line goes, for this reason
+	removed bool     // ... and it held an entry
+	changed bool     // recs hold new bytes
+	recs    [][]byte // the line's records (copies, when changed)
+	reasons []string
+	values  []any // header tree of each record (nil: not an entry)
+}
+
+// work applies the line-level repairs to one line. It touches no fixer
+// state but x.allow, so lines are worked on in parallel.
+func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 	raw := ln.Raw
 	if len(raw) == 0 {
 		if x.allow(validate.LineEmpty) {
-			fx := x.fix(ln.N, ln.Offset, raw, ln.Terminated)
-			fx.recs[0] = nil
-			x.reason(ln.N, "remove an empty line")
+			return lineResult{del: "remove an empty line"}
 		}
-		return nil
+		return lineResult{skip: true}
 	}
-	changed := false
-	var reasons []string
+	var r lineResult
 	if bytes.IndexByte(raw, 0) >= 0 {
 		if !x.allow(validate.NULBytes) {
-			return nil
+			return lineResult{skip: true}
 		}
 		raw = bytes.ReplaceAll(raw, []byte{0}, nil)
-		changed = true
-		reasons = append(reasons, "drop NUL bytes")
 		if len(bytes.TrimSpace(raw)) == 0 {
-			fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
-			fx.recs[0] = nil
-			x.reason(ln.N, "drop NUL bytes: a line of NUL bytes only")
-			return nil
+			return lineResult{del: "drop NUL bytes: a line of NUL bytes only"}
 		}
+		r.changed = true
+		r.reasons = append(r.reasons, "drop NUL bytes")
 	}
-	p := x.parser.Parse(raw)
-	var recs [][]byte
+	pr := p.Parse(raw)
 	switch {
-	case p.Err != nil && !ln.Terminated:
+	case pr.Err != nil && !ln.Terminated:
 		if !x.allow(validate.LineTorn) {
-			return nil
+			return lineResult{skip: true}
 		}
-		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
-		fx.recs[0] = nil
-		x.removed++
-		x.reason(ln.N, fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)))
-		return nil
-	case p.Err != nil:
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)), removed: true}
+	case pr.Err != nil:
 		if !x.allow(validate.JSONInvalid) {
-			return nil
+			return lineResult{skip: true}
 		}
-		if salvaged := salvage(x.parser, raw); salvaged != nil {
-			recs = salvaged
-			changed = true
-			reasons = append(reasons, "drop a torn record glued to the next one: the complete record is kept")
-			x.removed++
-			break
+		salvaged := salvage(p, raw)
+		if salvaged == nil {
+			return lineResult{del: "move a line that is not JSON out of the file: it is kept in the backup", removed: true}
 		}
-		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
-		fx.recs[0] = nil
-		x.removed++
-		x.reason(ln.N, "move a line that is not JSON out of the file: it is kept in the backup")
-		return nil
+		r.recs, r.changed, r.removed = salvaged, true, true
+		r.reasons = append(r.reasons, "drop a torn record glued to the next one: the complete record is kept")
 	default:
-		for _, sp := range p.Spans {
-			recs = append(recs, raw[sp[0]:sp[1]])
+		for _, sp := range pr.Spans {
+			r.recs = append(r.recs, raw[sp[0]:sp[1]])
 		}
-		if len(p.Spans) > 1 {
+		if len(pr.Spans) > 1 {
 			if !x.allow(validate.LineGlued) {
-				return nil
+				return lineResult{skip: true}
 			}
-			changed = true
-			reasons = append(reasons, fmt.Sprintf("split %d records glued on one line", len(p.Spans)))
-		} else if len(raw) != p.Spans[0][1]-p.Spans[0][0] {
-			recs[0] = raw // keep surrounding whitespace as it was
+			r.changed = true
+			r.reasons = append(r.reasons, fmt.Sprintf("split %d records glued on one line", len(pr.Spans)))
+		} else {
+			r.recs[0] = raw // keep surrounding whitespace as it was
 		}
 		if !ln.Terminated && x.allow(validate.NoFinalNewline) {
-			changed = true
-			reasons = append(reasons, "add the final newline")
+			r.changed = true
+			r.reasons = append(r.reasons, "add the final newline")
 		}
 	}
-	// Per record: surrogates, UTF-8.
-	for i, r := range recs {
-		if x.allow(validate.SurrogateLone) {
-			if nr, n := session.FixSurrogates(r); n > 0 {
-				recs[i], changed = nr, true
-				reasons = append(reasons, fmt.Sprintf("replace %d lone surrogate escape(s) with \\ufffd", n))
+	for i, rec := range r.recs {
+		if pr.Surrogates > 0 && x.allow(validate.SurrogateLone) {
+			if nr, n := session.FixSurrogates(rec); n > 0 {
+				r.recs[i], r.changed = nr, true
+				r.reasons = append(r.reasons, fmt.Sprintf("replace %d lone surrogate escape(s) with \\ufffd", n))
 			}
 		}
-		if x.allow(validate.UTF8Invalid) {
-			if nr := session.FixUTF8(recs[i]); !bytes.Equal(nr, recs[i]) {
-				recs[i], changed = nr, true
-				reasons = append(reasons, "replace invalid UTF-8 with U+FFFD")
+		if pr.BadUTF8 >= 0 && x.allow(validate.UTF8Invalid) {
+			if nr := session.FixUTF8(r.recs[i]); !bytes.Equal(nr, r.recs[i]) {
+				r.recs[i], r.changed = nr, true
+				r.reasons = append(r.reasons, "replace invalid UTF-8 with U+FFFD")
 			}
 		}
 	}
-	if changed {
+	// Header trees: the line's parse serves an unchanged single record.
+	if len(r.recs) == 1 && !r.changed && pr.Err == nil {
+		r.values = []any{pr.Value}
+		r.recs = nil // the line's own bytes
+		return r
+	}
+	for i, rec := range r.recs {
+		r.recs[i] = append([]byte(nil), rec...)
+		q := p.Parse(rec)
+		var v any
+		if q.Err == nil {
+			v = q.Value
+		}
+		r.values = append(r.values, v)
+	}
+	return r
+}
+
+// commit records a line's result in file order: fixes, duplicates and the
+// chain entries.
+func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64, e *session.Entry) error {
+	if r.skip {
+		return nil
+	}
+	if r.del != "" {
+		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx.recs[0] = nil
+		if r.removed {
+			x.removed++
+		}
+		x.reason(ln.N, r.del)
+		return nil
+	}
+	recs := r.recs
+	if r.changed {
 		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
 		fx.recs = recs
-		for _, r := range reasons {
-			x.reason(ln.N, r)
+		for _, why := range r.reasons {
+			x.reason(ln.N, why)
+		}
+		if r.removed {
+			x.removed++
 		}
 	}
-	// Entries: duplicates, then the node list.
-	for i, r := range recs {
-		pr := x.parser.Parse(r)
-		if pr.Err != nil || !session.HeaderOf(pr.Value, e) {
+	for i, v := range r.values {
+		if v == nil || !session.HeaderOf(v, e) {
 			continue
 		}
 		x.entries++
 		if !e.IsChain() {
 			continue
 		}
-		h := maphash.Bytes(x.seed, bytes.TrimSpace(r))
+		rec := ln.Raw
+		if recs != nil {
+			rec = recs[i]
+		}
+		h := maphash.Bytes(x.seed, bytes.TrimSpace(rec))
 		if prev, dup := seen[e.UUID]; dup {
 			if prev != h {
 				x.unfixed[validate.UUIDConflict]++
 			}
 			if prev == h && x.allow(validate.UUIDDuplicate) {
 				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
-				if !changed {
-					fx.recs = recs
-					changed = true
+				if !r.changed {
+					fx.recs = [][]byte{append([]byte(nil), ln.Raw...)}
 				}
 				fx.recs[i] = nil
 				x.removed++

@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -348,5 +350,52 @@ func TestHeaderMode(t *testing.T) {
 				t.Fatalf("%s:%d: header %+v, want %+v", f, i+1, eh, ea)
 			}
 		}
+	}
+}
+
+// TestPipeline: results come back in file order, whatever the workers do,
+// huge lines included, and the lines are the file's.
+func TestPipeline(t *testing.T) {
+	var in bytes.Buffer
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&in, "line %d %s\n", i, strings.Repeat("x", i%97))
+		if i == 30000 {
+			in.Write(bytes.Repeat([]byte("h"), 3*batchBytes))
+			in.WriteByte('\n')
+		}
+	}
+	in.WriteString("last")
+	var got bytes.Buffer
+	n := 0
+	err := Pipeline(bytes.NewReader(in.Bytes()), 3, func() func(Line) int {
+		return func(l Line) int { return len(l.Raw) }
+	}, func(l Line, r int) error {
+		n++
+		if l.N != n || r != len(l.Raw) {
+			return fmt.Errorf("line %d: N=%d result %d, len %d", n, l.N, r, len(l.Raw))
+		}
+		got.Write(l.Raw)
+		if l.Terminated {
+			got.WriteByte('\n')
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), in.Bytes()) {
+		t.Fatal("lines do not join back to the input")
+	}
+	// An error from commit stops it.
+	stop := errors.New("stop")
+	err = Pipeline(bytes.NewReader(in.Bytes()), 2, func() func(Line) int { return func(Line) int { return 0 } },
+		func(l Line, _ int) error {
+			if l.N == 1000 {
+				return stop
+			}
+			return nil
+		})
+	if err != stop {
+		t.Fatalf("err = %v", err)
 	}
 }
