@@ -41,7 +41,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newValidateCmd(), newRepairCmd(), newApplyCmd(), newUndoCmd())
+	root.AddCommand(newValidateCmd(), newRepairCmd(), newPruneCmd(), newApplyCmd(), newUndoCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	return root
 }

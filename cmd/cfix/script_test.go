@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -32,11 +33,13 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", corpus)
 			env.Setenv("CLAUDE_CONFIG_DIR", "")
+			env.Setenv("CFIX_JOURNAL_DIR", filepath.Join(env.WorkDir, "journal"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":      cmdExits,
 			"chop":       cmdChop,
+			"age":        cmdAge,
 			"jsonreport": cmdJSONReport,
 		},
 	})
@@ -82,6 +85,20 @@ func cmdChop(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := os.ReadFile(p)
 	ts.Check(err)
 	ts.Check(os.WriteFile(p, []byte(strings.TrimSuffix(string(b), "\n")), 0o600))
+}
+
+// cmdAge sets the mtime of every file under the paths to a fixed time in
+// the past, so apply does not take them for live sessions: age PATH...
+func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
+	old := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for _, a := range args {
+		filepath.Walk(ts.MkAbs(a), func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() {
+				ts.Check(os.Chtimes(p, old, old))
+			}
+			return nil
+		})
+	}
 }
 
 // cmdJSONReport checks that stdout is one validate report with the given
