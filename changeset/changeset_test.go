@@ -1,0 +1,213 @@
+package changeset_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
+)
+
+var old = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func write(t *testing.T, p, s string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	if err := os.WriteFile(p, []byte(s), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(p, old, old)
+}
+
+func fp(t *testing.T, p string) changeset.Fingerprint {
+	t.Helper()
+	f, err := changeset.FingerprintOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestEveryAction applies a change set with each action, checks the
+// result, then undoes it and checks everything is as before.
+func TestEveryAction(t *testing.T) {
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+	write(t, p("rewrite.jsonl"), "a\nb\nc\n")
+	write(t, p("data.json"), "{}\n")
+	write(t, p("delete.txt"), "gone\n")
+	write(t, p("rename.txt"), "moved\n")
+	write(t, p("tree/x"), "x\n")
+	write(t, p("tree/sub/y"), "y\n")
+	write(t, p("src/z"), "z\n")
+
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p("rewrite.jsonl"), Reason: "edit", Expect: fp(t, p("rewrite.jsonl")),
+		Edits: []changeset.Edit{{Line: 2, Offset: 2, Length: 2, Count: 1, New: []byte("B1\nB2\n")}, {Line: 4, Offset: 6, New: []byte("d\n")}}})
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p("data.json"), Reason: "data", Expect: fp(t, p("data.json")), Data: []byte("{\"a\":1}\n"), HasData: true})
+	cs.Add(changeset.Op{Action: changeset.Create, Path: p("new/created.txt"), Reason: "create", Data: []byte("new\n"), HasData: true, ModTime: old})
+	cs.Add(changeset.Op{Action: changeset.Delete, Path: p("delete.txt"), Reason: "delete", Expect: fp(t, p("delete.txt"))})
+	cs.Add(changeset.Op{Action: changeset.Rename, Path: p("rename.txt"), To: p("moved/rename.txt"), Reason: "rename", Expect: fp(t, p("rename.txt"))})
+	cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: p("tree"), Reason: "delete dir", Expect: fp(t, p("tree"))})
+	srcFP := fp(t, p("src"))
+	cs.Add(changeset.Op{Action: changeset.CreateDir, Path: p("copy"), From: p("src"), FromExpect: &srcFP, Reason: "copy dir"})
+
+	var show bytes.Buffer
+	if err := changeset.Show(&show, cs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"@@ -1,3 +1,5 @@ ", "-b", "+B1", "+B2", "+d", "rename from ", "--- " + p("tree") + "/", "-sub/y (2 B)", "cfix test: 7 changes"} {
+		if !strings.Contains(show.String(), want) {
+			t.Errorf("show lacks %q:\n%s", want, show.String())
+		}
+	}
+	// The plan survives a save and a load.
+	saved := filepath.Join(t.TempDir(), "plan.json")
+	if err := cs.Save(saved); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := changeset.Load(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	journals := t.TempDir()
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: journals})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, p("rewrite.jsonl")); got != "a\nB1\nB2\nc\nd\n" {
+		t.Errorf("rewrite: %q", got)
+	}
+	if fi, _ := os.Stat(p("rewrite.jsonl")); fi.Mode().Perm() != 0o640 || !fi.ModTime().Equal(old) {
+		t.Errorf("rewrite: mode %v mtime %v", fi.Mode().Perm(), fi.ModTime())
+	}
+	if read(t, p("data.json")) != "{\"a\":1}\n" || read(t, p("new/created.txt")) != "new\n" || read(t, p("moved/rename.txt")) != "moved\n" || read(t, p("copy/z")) != "z\n" {
+		t.Error("data, create, rename or create-dir wrong")
+	}
+	for _, gone := range []string{"delete.txt", "rename.txt", "tree"} {
+		if _, err := os.Stat(p(gone)); err == nil {
+			t.Errorf("%s still there", gone)
+		}
+	}
+	u, err := changeset.Undo(res.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: journals}); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{"rewrite.jsonl": "a\nb\nc\n", "data.json": "{}\n", "delete.txt": "gone\n", "rename.txt": "moved\n", "tree/sub/y": "y\n"} {
+		if got := read(t, p(f)); got != want {
+			t.Errorf("after undo %s = %q", f, got)
+		}
+	}
+	for _, gone := range []string{"new/created.txt", "moved/rename.txt", "copy"} {
+		if _, err := os.Stat(p(gone)); err == nil {
+			t.Errorf("after undo %s still there", gone)
+		}
+	}
+	js, err := changeset.ListJournals(journals, dir)
+	if err != nil || len(js) != 2 {
+		t.Fatalf("journals: %v %v", js, err)
+	}
+}
+
+// TestRefuseChanged: a file that changed since the plan stops everything.
+func TestRefuseChanged(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	write(t, a, "a\n")
+	write(t, b, "b\n")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Data: []byte("A\n"), HasData: true})
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: b, Expect: fp(t, b), Data: []byte("B\n"), HasData: true})
+	write(t, b, "c\n") // same size, same mtime, other bytes
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	var re *changeset.RefusedError
+	if !errors.As(err, &re) || re.Path != b || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if read(t, a) != "a\n" {
+		t.Error("a was changed")
+	}
+	// A create whose path appeared since.
+	cs = changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(dir, "c"), Data: []byte("x"), HasData: true})
+	write(t, filepath.Join(dir, "c"), "there")
+	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "exists now") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRollback: a failure in the middle rolls back what was applied.
+func TestRollback(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	write(t, a, "a\n")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Data: []byte("A\n"), HasData: true})
+	// An edit past the end of the file fails while writing.
+	b := filepath.Join(dir, "b")
+	write(t, b, "b\n")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: b, Expect: fp(t, b), Edits: []changeset.Edit{{Offset: 100, Length: 5}}})
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "rolled back") {
+		t.Fatalf("err = %v", err)
+	}
+	if read(t, a) != "a\n" || read(t, b) != "b\n" {
+		t.Errorf("after rollback a=%q b=%q", read(t, a), read(t, b))
+	}
+}
+
+// TestLongLinesShortened: the display cuts long lines, the file keeps them.
+func TestLongLinesShortened(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	long := strings.Repeat("x", 5000)
+	write(t, a, "short\n"+long+"\n")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Edits: []changeset.Edit{{Line: 2, Offset: 6, Length: 5001, Count: 1, New: []byte(long + "y\n")}}})
+	var out bytes.Buffer
+	if err := changeset.Diff(&out, cs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "… [5000 bytes]") || !strings.Contains(out.String(), "… [5001 bytes]") || len(out.String()) > 2000 {
+		t.Errorf("diff:\n%s", out.String())
+	}
+	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, a) != "short\n"+long+"y\n" {
+		t.Error("the file lost bytes")
+	}
+}
+
+func TestLoadRejects(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"version":  `{"version":9,"ops":[]}`,
+		"relative": `{"version":1,"ops":[{"action":"delete","path":"rel"}]}`,
+		"action":   `{"version":1,"ops":[{"action":"explode","path":"/x"}]}`,
+		"order":    `{"version":1,"ops":[{"action":"rewrite","path":"/x","edits":[{"offset":9,"length":1},{"offset":2,"length":1}]}]}`,
+		"json":     `{`,
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o600)
+		if _, err := changeset.Load(p); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+}
