@@ -74,6 +74,10 @@ type Op struct {
 	Edits      []Edit       `json:"edits,omitempty"`
 	Data       []byte       `json:"data,omitempty"`
 	HasData    bool         `json:"has_data,omitempty"`
+	// Transform, when set, is a streamed line-by-line rewrite of From (or
+	// Path) used instead of Edits (see transform.go): clone and move
+	// rewrite nearly every line, so edits would hold the whole file.
+	Transform *Transform `json:"transform,omitempty"`
 	// Mode and ModTime of the result. Zero keeps those of the file replaced
 	// (Rewrite) or uses 0600 and now (Create).
 	Mode    fs.FileMode `json:"mode,omitempty"`
@@ -273,6 +277,10 @@ func (op *Op) content() (io.ReadCloser, error) {
 	if op.HasData || op.Data != nil {
 		return io.NopCloser(bytesReader(op.Data)), nil
 	}
+	// A Transform streams its source line by line (transform.go).
+	if op.Transform != nil {
+		return op.transformed()
+	}
 	base := op.From
 	if base == "" {
 		base = op.Path
@@ -327,7 +335,7 @@ func applyEdits(w io.Writer, r io.Reader, edits []Edit) error {
 
 // plainEdits reports whether the op's new content is its base with Edits
 // applied and nothing else (no other content source).
-func (op *Op) plainEdits() bool { return true }
+func (op *Op) plainEdits() bool { return op.Transform == nil }
 
 // SortEdits orders edits by offset; inserts before replacements at the
 // same offset.

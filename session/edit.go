@@ -20,7 +20,7 @@ type Field struct {
 
 // Fields lists the fields of the JSON object that starts at raw[at].
 func Fields(raw []byte, at int) (fields []Field, end int, err error) {
-	p := NewParser()
+	p := &Parser{} // no key cache: called once per line by planners
 	res := Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
 	p.b, p.i, p.res = raw, at, &res
 	defer func() {
@@ -72,7 +72,7 @@ func Fields(raw []byte, at int) (fields []Field, end int, err error) {
 // Elements lists the byte ranges of the elements of the JSON array that
 // starts at raw[at].
 func Elements(raw []byte, at int) (elems [][2]int, end int, err error) {
-	p := NewParser()
+	p := &Parser{}
 	res := Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
 	p.b, p.i, p.res = raw, at, &res
 	defer func() {

@@ -372,6 +372,9 @@ func (p *Parser) key() string {
 	if len(ks) > 64 {
 		return ks
 	}
+	if p.keys == nil {
+		return ks
+	}
 	if k, ok := p.keys[ks]; ok {
 		return k
 	}

@@ -41,7 +41,7 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newValidateCmd(), newRepairCmd(), newPruneCmd(), newApplyCmd(), newUndoCmd())
+	root.AddCommand(newValidateCmd(), newRepairCmd(), newPruneCmd(), newApplyCmd(), newUndoCmd(), newCloneCmd(), newMoveCmd(), newMoveProjectCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	return root
 }

@@ -1,0 +1,520 @@
+// Package clone plans the copy and the move of sessions: cfix clone (a
+// session under a new id, in the project folder of another directory),
+// cfix move (the same, keeping the id and removing the original) and cfix
+// move-project (every session of a renamed or moved project). Planners
+// never write: they return a change set. Transcripts are rewritten by a
+// streamed changeset.Transform, so sessions of any size are never held in
+// memory.
+package clone
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// Options configure a clone or a move of one session.
+type Options struct {
+	// Root is the store directory.
+	Root string
+	// Session is a session id or the path of its main .jsonl transcript.
+	Session string
+	// To is the working directory the session is to belong to.
+	To string
+	// ID is the clone's session id; "" picks a random one. Not for Move.
+	ID string
+	// RewritePaths also rewrites paths under the old directory inside
+	// message content and tool inputs (clone only).
+	RewritePaths bool
+}
+
+// Plan is a change set and what it makes.
+type Plan struct {
+	ChangeSet *changeset.ChangeSet
+	// SessionID is the session's id after the change (new for a clone).
+	SessionID string
+	// Dir is the working directory it belongs to, Folder its project
+	// folder (absolute path).
+	Dir    string
+	Folder string
+}
+
+// ResumeCommand is the shell command that resumes the session.
+func (p *Plan) ResumeCommand() string {
+	return "cd " + ShellQuote(p.Dir) + " && claude --resume " + p.SessionID
+}
+
+// Clone plans a copy of a session (its whole family: main transcript,
+// subagents of both layouts with their .meta.json, the session folder with
+// tool-results, file-history and todos) under a new id, in the project
+// folder of opts.To. The source is never modified.
+func Clone(opts Options) (*Plan, error) { return planSession(opts, false) }
+
+// Move plans a clone that keeps the session id, then removes the
+// originals, all in one change set (so one undo puts everything back).
+func Move(opts Options) (*Plan, error) {
+	if opts.ID != "" {
+		return nil, inputErr("a move keeps the session id: --id is for clone")
+	}
+	return planSession(opts, true)
+}
+
+func planSession(o Options, move bool) (*Plan, error) {
+	command := "clone"
+	if move {
+		command = "move"
+	}
+	root := o.Root
+	l, err := store.Scan(root)
+	if err != nil {
+		return nil, err
+	}
+	src, err := findSession(root, l, o.Session, command)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := NormDir(o.To)
+	if err != nil {
+		return nil, err
+	}
+	id := src.Session
+	newID := id
+	if !move {
+		newID = o.ID
+		if newID == "" {
+			newID = NewUUID()
+		} else if !store.IsUUID(newID) {
+			return nil, inputErr("--id %s: not a UUID", newID)
+		}
+		if where := used(root, l, newID); where != "" {
+			return nil, inputErr("--id %s: the session id is already used (%s)", newID, where)
+		}
+	}
+	folderName := TargetFolder(root, dir)
+	dst := filepath.Join(store.ProjectsDir(root), folderName)
+	srcDir := filepath.Dir(src.Path)
+	cs := changeset.New(root, command)
+	p := &Plan{ChangeSet: cs, SessionID: newID, Dir: dir, Folder: dst}
+	if move && dst == srcDir {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s is already in %s, the project folder of %s", id, dst, dir))
+		return p, nil
+	}
+	if move {
+		for _, name := range []string{id + ".jsonl", id} {
+			if exists(filepath.Join(dst, name)) {
+				return nil, conflict("%s already exists: the target folder has a copy of session %s; remove it or clone instead", filepath.Join(dst, name), id)
+			}
+		}
+	}
+
+	// The family, in the source folder.
+	var flats []store.File
+	for _, f := range l.Files {
+		if f.Kind == store.KindAgentFlat && f.Project == src.Project && store.FlatAgentSession(f.Path) == id {
+			flats = append(flats, f)
+		}
+	}
+	sessDir := filepath.Join(srcDir, id)
+	if fi, err := os.Stat(sessDir); err != nil || !fi.IsDir() {
+		sessDir = ""
+	}
+
+	// The target's index, and the source's entry for the session.
+	idxPath := filepath.Join(dst, "sessions-index.json")
+	idxRaw, idxErr := readIndex(idxPath)
+	if idxErr != nil {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated", idxErr))
+	}
+	srcIdxPath := filepath.Join(srcDir, "sessions-index.json")
+	srcIdxRaw, srcIdxErr := readIndex(srcIdxPath)
+	var srcEntry []byte
+	if srcIdxRaw != nil {
+		srcEntry = indexEntry(srcIdxRaw, id)
+	}
+
+	main, err := scanFile(src.Path, idxRaw != nil && srcEntry == nil)
+	if err != nil {
+		return nil, err
+	}
+	oldDir := main.cwd
+	t := &changeset.Transform{Kind: changeset.TransformRetarget}
+	if newID != id {
+		t.OldSession, t.NewSession = id, newID
+	}
+	switch {
+	case oldDir == "":
+		cs.Notes = append(cs.Notes, fmt.Sprintf("no entry of session %s names a cwd: only the session id is rewritten", id))
+	case oldDir == "/":
+		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s ran in /: cwd fields are left as they are", id))
+	case oldDir != dir:
+		t.OldDir, t.NewDir, t.RewritePaths = oldDir, dir, o.RewritePaths
+	}
+
+	// Flat subagents are named by agent id, unique per folder: one whose
+	// name is taken in the target folder (a clone into the same folder)
+	// gets a new agent id.
+	agents := map[string]string{}
+	for _, f := range flats {
+		if !exists(filepath.Join(dst, "agent-"+f.Agent+".jsonl")) {
+			continue
+		}
+		na := newAgentID(f.Agent)
+		for exists(filepath.Join(dst, "agent-"+na+".jsonl")) {
+			na = newAgentID(f.Agent)
+		}
+		agents[f.Agent] = na
+	}
+	if len(agents) > 0 {
+		t.Agents = agents
+	}
+	if t.OldSession == "" && t.OldDir == "" && t.Agents == nil {
+		t = nil // nothing to rewrite: a plain copy
+	}
+
+	// Copies keep the source's modification times: the clone is the same
+	// history, and a file written seconds ago would count as a live session
+	// (an undo right after the clone would need --force).
+	mtime := main.fp.ModTime
+	what := fmt.Sprintf("move of session %s to %s", id, dir)
+	if !move {
+		what = fmt.Sprintf("clone of session %s as %s in %s", id, newID, dir)
+	}
+
+	mainDst := filepath.Join(dst, newID+".jsonl")
+	cs.Add(changeset.Op{Action: changeset.Create, Path: mainDst, From: src.Path, FromExpect: fp(main.fp),
+		Transform: t, Mode: main.fp.Mode, ModTime: mtime, Session: newID, EntriesAdded: main.lines,
+		Reason: what + ": main transcript" + describe(t)})
+
+	var flatScans []*scan
+	for _, f := range flats {
+		s, err := scanFile(f.Path, false)
+		if err != nil {
+			return nil, err
+		}
+		flatScans = append(flatScans, s)
+		aid := f.Agent
+		if na, ok := agents[aid]; ok {
+			aid = na
+		}
+		cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(dst, "agent-"+aid+".jsonl"), From: f.Path,
+			FromExpect: fp(s.fp), Transform: t, Mode: s.fp.Mode, ModTime: s.fp.ModTime, Session: newID, EntriesAdded: s.lines,
+			Reason: what + ": flat subagent " + f.Agent + describe(t)})
+	}
+
+	var sessDirFP changeset.Fingerprint
+	if sessDir != "" {
+		ops, err := copySessionDir(sessDir, filepath.Join(dst, newID), t, newID, what)
+		if err != nil {
+			return nil, err
+		}
+		for _, op := range ops {
+			cs.Add(op)
+		}
+		if sessDirFP, err = changeset.FingerprintOf(sessDir); err != nil {
+			return nil, err
+		}
+	}
+
+	if !move {
+		if err := copySidecars(cs, root, id, newID, agents, what); err != nil {
+			return nil, err
+		}
+	}
+
+	// The target folder's index lists the session.
+	mtimeMS := mtime.UnixMilli()
+	if idxRaw != nil && indexEntry(idxRaw, newID) == nil {
+		var entry []byte
+		if srcEntry != nil {
+			entry = retargetEntry(srcEntry, newID, mainDst, mtimeMS, oldDir, dir)
+		} else if main.sum != nil {
+			entry = newEntry(newID, mainDst, mtimeMS, main.sum, dir)
+		}
+		if entry != nil {
+			nb, err := indexAppend(idxRaw, [][]byte{entry})
+			if err != nil {
+				return nil, err
+			}
+			ifp, err := changeset.FingerprintOf(idxPath)
+			if err != nil {
+				return nil, err
+			}
+			cs.Add(changeset.Op{Action: changeset.Rewrite, Path: idxPath, Expect: ifp, Data: nb, HasData: true,
+				Reason: fmt.Sprintf("list session %s in the folder's sessions-index.json", newID)})
+		}
+	}
+
+	if move {
+		if srcIdxErr != nil {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated", srcIdxErr))
+		}
+		if srcEntry != nil {
+			nb, _, err := indexRemove(srcIdxRaw, id)
+			if err != nil {
+				return nil, err
+			}
+			ifp, err := changeset.FingerprintOf(srcIdxPath)
+			if err != nil {
+				return nil, err
+			}
+			cs.Add(changeset.Op{Action: changeset.Rewrite, Path: srcIdxPath, Expect: ifp, Data: nb, HasData: true,
+				Reason: fmt.Sprintf("drop session %s from the old folder's sessions-index.json", id)})
+		}
+		cs.Add(changeset.Op{Action: changeset.Delete, Path: src.Path, Expect: main.fp, Session: id,
+			EntriesRemoved: main.lines, Reason: what + ": remove the original (it is kept in the backup)"})
+		for i, f := range flats {
+			cs.Add(changeset.Op{Action: changeset.Delete, Path: f.Path, Expect: flatScans[i].fp, Session: id,
+				EntriesRemoved: flatScans[i].lines, Reason: what + ": remove the original flat subagent"})
+		}
+		if sessDir != "" {
+			cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: sessDir, Expect: sessDirFP, Session: id,
+				Reason: what + ": remove the original session folder"})
+		}
+	}
+	if !move {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("the clone's session id is %s; resume it with: %s", newID, p.ResumeCommand()))
+	} else {
+		cs.Notes = append(cs.Notes, "resume it with: "+p.ResumeCommand())
+	}
+	return p, nil
+}
+
+func fp(f changeset.Fingerprint) *changeset.Fingerprint { return &f }
+
+// describe says what a transform rewrites, for an op's reason.
+func describe(t *changeset.Transform) string {
+	if t == nil {
+		return " (copied as it is)"
+	}
+	var parts []string
+	if t.OldSession != "" {
+		parts = append(parts, "sessionId → "+t.NewSession)
+	}
+	if t.OldDir != "" {
+		parts = append(parts, "cwd "+t.OldDir+" → "+t.NewDir)
+	}
+	if t.RewritePaths {
+		parts = append(parts, "paths in messages")
+	}
+	for _, k := range sortedKeys(t.Agents) {
+		parts = append(parts, "agentId "+k+" → "+t.Agents[k])
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// copySessionDir plans the copy of a session folder (<id>/): subagent
+// transcripts under subagents/ through the transform, every other file as
+// it is, folders without transcripts (tool-results/) in one op.
+func copySessionDir(src, dst string, t *changeset.Transform, session, what string) ([]changeset.Op, error) {
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return nil, err
+	}
+	var ops []changeset.Op
+	for _, e := range ents {
+		from := filepath.Join(src, e.Name())
+		to := filepath.Join(dst, e.Name())
+		if e.IsDir() && e.Name() != "subagents" {
+			dfp, err := changeset.FingerprintOf(from)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, changeset.Op{Action: changeset.CreateDir, Path: to, From: from, FromExpect: fp(dfp),
+				Reason: what + ": " + e.Name() + "/"})
+			continue
+		}
+		err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if !d.Type().IsRegular() {
+				return fmt.Errorf("%s: not a regular file; cfix copies only files and folders", p)
+			}
+			rel, _ := filepath.Rel(src, p)
+			target := filepath.Join(dst, rel)
+			if isTranscript(rel) {
+				s, err := scanFile(p, false)
+				if err != nil {
+					return err
+				}
+				ops = append(ops, changeset.Op{Action: changeset.Create, Path: target, From: p, FromExpect: fp(s.fp),
+					Transform: t, Mode: s.fp.Mode, ModTime: s.fp.ModTime, Session: session, EntriesAdded: s.lines,
+					Reason: what + ": subagent " + strings.TrimSuffix(filepath.Base(p), ".jsonl") + describe(t)})
+				return nil
+			}
+			ffp, err := changeset.FingerprintOf(p)
+			if err != nil {
+				return err
+			}
+			ops = append(ops, changeset.Op{Action: changeset.Create, Path: target, From: p, FromExpect: fp(ffp),
+				Mode: ffp.Mode, ModTime: ffp.ModTime, Reason: what + ": " + rel})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ops, nil
+}
+
+// copySidecars plans the copies of a clone's todos and file-history, named
+// by the new id.
+func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[string]string, what string) error {
+	todos := filepath.Join(root, "todos")
+	ents, err := os.ReadDir(todos)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	prefix := id + "-agent-"
+	for _, e := range ents {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		agent := strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".json")
+		switch {
+		case agent == id:
+			agent = newID
+		case agents[agent] != "":
+			agent = agents[agent]
+		}
+		from := filepath.Join(todos, name)
+		ffp, err := changeset.FingerprintOf(from)
+		if err != nil {
+			return err
+		}
+		cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(todos, newID+"-agent-"+agent+".json"), From: from,
+			FromExpect: fp(ffp), Mode: ffp.Mode, ModTime: ffp.ModTime, Reason: what + ": todo list"})
+	}
+	fh := filepath.Join(root, "file-history", id)
+	if fi, err := os.Stat(fh); err == nil && fi.IsDir() {
+		dfp, err := changeset.FingerprintOf(fh)
+		if err != nil {
+			return err
+		}
+		cs.Add(changeset.Op{Action: changeset.CreateDir, Path: filepath.Join(root, "file-history", newID), From: fh,
+			FromExpect: fp(dfp), Reason: what + ": file-history (the /rewind backups)"})
+	}
+	return nil
+}
+
+// findSession resolves SESSION: a session id, or the path of a main
+// transcript of the store.
+func findSession(root string, l *store.Layout, arg, command string) (store.File, error) {
+	if arg == "" {
+		return store.File{}, inputErr("no session given")
+	}
+	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, filepath.Separator) {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return store.File{}, inputErr("%s: %v", arg, err)
+		}
+		cands := []string{abs}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+				if rel, err := filepath.Rel(realRoot, real); err == nil && !strings.HasPrefix(rel, "..") {
+					cands = append(cands, filepath.Join(root, rel))
+				}
+			}
+		}
+		for _, c := range cands {
+			for _, f := range l.Files {
+				if f.Path != c {
+					continue
+				}
+				if f.Kind != store.KindSession {
+					return store.File{}, inputErr("%s is a subagent transcript: %s its session instead", arg, command)
+				}
+				return f, nil
+			}
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return store.File{}, inputErr("%s: no such file", arg)
+		}
+		return store.File{}, inputErr("%s is not a session transcript of the store %s", arg, root)
+	}
+	var found []store.File
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && f.Session == arg {
+			found = append(found, f)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return store.File{}, inputErr("no session %s in the store %s", arg, root)
+	case 1:
+		return found[0], nil
+	}
+	var paths []string
+	for _, f := range found {
+		paths = append(paths, f.Path)
+	}
+	return store.File{}, inputErr("session %s has transcripts in %d folders; name the one to %s by its path: %s",
+		arg, len(found), command, strings.Join(paths, ", "))
+}
+
+// used returns where the session id is already used, or "".
+func used(root string, l *store.Layout, id string) string {
+	for _, f := range l.Files {
+		if (f.Kind == store.KindSession || f.Kind == store.KindAgent) && strings.EqualFold(f.Session, id) {
+			return f.Path
+		}
+	}
+	for _, d := range l.SessionDirs {
+		if strings.EqualFold(d.Session, id) {
+			return d.Path
+		}
+	}
+	if p := filepath.Join(root, "file-history", id); exists(p) {
+		return p
+	}
+	if m, _ := filepath.Glob(filepath.Join(root, "todos", id+"-agent-*.json")); len(m) > 0 {
+		return m[0]
+	}
+	return ""
+}
+
+// readIndex reads a sessions-index.json: nil, nil when there is none; an
+// error when it cannot be edited safely.
+func readIndex(path string) ([]byte, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkIndex(path, raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

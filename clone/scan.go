@@ -1,0 +1,269 @@
+package clone
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// InputError is an error in what the user asked (a session that does not
+// exist, a bad --id, a directory that is a file): the CLI exits 2.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func inputErr(format string, args ...any) error {
+	return &InputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// ConflictError is a plan refused because of what is in the store (the
+// target folder already holds sessions and --merge was not given, two files
+// would land on one name): the CLI exits 1.
+type ConflictError struct{ Msg string }
+
+func (e *ConflictError) Error() string { return e.Msg }
+
+func conflict(format string, args ...any) error {
+	return &ConflictError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// NormDir makes a working directory absolute and clean, and resolves
+// symlinks when it exists (Claude Code records the physical cwd). It
+// refuses a path that exists and is not a directory.
+func NormDir(dir string) (string, error) {
+	if dir == "" {
+		return "", inputErr("no directory given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", inputErr("%s: %v", dir, err)
+	}
+	abs = filepath.Clean(abs)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return abs, nil
+	case err != nil:
+		return "", inputErr("%s: %v", abs, err)
+	case !fi.IsDir():
+		return "", inputErr("%s is not a directory", abs)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", inputErr("%s: %v", abs, err)
+	}
+	return real, nil
+}
+
+// TargetFolder returns the project folder name Claude Code uses for dir:
+// store.EncodeProject, and for a name past store.MaxFolderLen an existing
+// folder with the same 200-character prefix when there is one (the hash
+// suffix differs between Claude Code builds).
+func TargetFolder(root, dir string) string {
+	enc := store.EncodeProject(dir)
+	if len(enc) <= store.MaxFolderLen {
+		return enc
+	}
+	ents, err := os.ReadDir(store.ProjectsDir(root))
+	if err != nil {
+		return enc
+	}
+	for _, e := range ents {
+		if e.IsDir() && store.FolderMatches(e.Name(), dir) {
+			return e.Name()
+		}
+	}
+	return enc
+}
+
+// NewUUID returns a random (version 4) UUID.
+func NewUUID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// newAgentID returns a random agent id shaped like old ("a" and hex).
+func newAgentID(old string) string {
+	n := len(old)
+	if n < 7 {
+		n = 7
+	}
+	b := make([]byte, (n+1)/2)
+	rand.Read(b)
+	return "a" + hex.EncodeToString(b)[:n-1]
+}
+
+// summary is what a sessions-index.json entry says of a session.
+type summary struct {
+	messages             int
+	first, last          string
+	firstPrompt, summary string
+	branch, cwd          string
+}
+
+// scan is what one read of a transcript gives: its fingerprint (with the
+// hash of the bytes read), its line count, the first cwd of its entries,
+// and with sum set, an index summary.
+type scan struct {
+	fp    changeset.Fingerprint
+	lines int
+	cwd   string
+	sum   *summary
+	// cwdUnder: some entry's cwd is the directory scanFile was asked
+	// about, or under it.
+	cwdUnder bool
+}
+
+// scanFile reads a transcript once. The fingerprint's size and mtime are
+// taken before the read, so an append during it makes apply refuse the
+// plan rather than copy a file that changed.
+func scanFile(path string, withSummary bool) (*scan, error) {
+	return scanFileFor(path, withSummary, "")
+}
+
+// scanFileFor is scanFile that also tells whether an entry's cwd is dir or
+// under it (dir "": not asked).
+func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
+	fp, err := changeset.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fp.Exists {
+		return nil, fmt.Errorf("%s: no such file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := changeset.NewHashWriter()
+	rd := session.NewReader(io.TeeReader(f, h), nil)
+	s := &scan{}
+	if withSummary {
+		s.sum = &summary{}
+	}
+	p := session.NewParser()
+	var e session.Entry
+	var needle []byte
+	if dir != "" {
+		q := changeset.QuoteJSON(dir)
+		needle = q[1 : len(q)-1]
+	}
+	for rd.Next() {
+		raw := rd.Line().Raw
+		s.lines++
+		if s.cwd == "" {
+			if a, b, ok := session.Find(raw, "cwd"); ok {
+				s.cwd, _ = changeset.DecodeJSONString(raw[a:b])
+			}
+		}
+		if needle != nil && !s.cwdUnder && bytes.Contains(raw, needle) {
+			if a, b, ok := session.Find(raw, "cwd"); ok {
+				if c, ok := changeset.DecodeJSONString(raw[a:b]); ok && under(dir, c) {
+					s.cwdUnder = true
+				}
+			}
+		}
+		if s.sum != nil {
+			r := p.Parse(raw)
+			if r.Err == nil && session.HeaderOf(r.Value, &e) {
+				s.sum.add(r.Value, &e)
+			}
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	fp.SHA256 = h.Sum()
+	s.fp = fp
+	return s, nil
+}
+
+func (s *summary) add(v any, e *session.Entry) {
+	if m, ok := v.(map[string]any); ok {
+		if t, _ := m["summary"].(string); t != "" && e.Type == "summary" {
+			s.summary = t
+		}
+		if b, _ := m["gitBranch"].(string); b != "" && s.branch == "" {
+			s.branch = b
+		}
+	}
+	if !e.IsChain() {
+		return
+	}
+	if e.Type == "user" || e.Type == "assistant" {
+		s.messages++
+	}
+	if e.IsSidechain {
+		return
+	}
+	if s.cwd == "" {
+		s.cwd = e.CWD
+	}
+	if e.Timestamp != "" {
+		if s.first == "" {
+			s.first = e.Timestamp
+		}
+		s.last = e.Timestamp
+	}
+	if e.Type == "user" && s.firstPrompt == "" && !e.IsMeta {
+		if t, ok := e.Content.(string); ok {
+			s.firstPrompt = t
+		}
+	}
+}
+
+// firstCWD returns the first cwd in the first lines of a transcript.
+func firstCWD(path string, maxLines int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	rd := session.NewReader(f, make([]byte, 64<<10))
+	for n := 0; n < maxLines && rd.Next(); n++ {
+		raw := rd.Line().Raw
+		if a, b, ok := session.Find(raw, "cwd"); ok {
+			if s, ok := changeset.DecodeJSONString(raw[a:b]); ok && s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// under reports whether p is dir or a path under it (whole components).
+func under(dir, p string) bool {
+	_, ok := changeset.MapPath(dir, dir, p)
+	return ok
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// isTranscript reports whether rel (a path inside a session folder) is a
+// subagent transcript.
+func isTranscript(rel string) bool {
+	base := filepath.Base(rel)
+	return strings.HasSuffix(base, ".jsonl") && strings.HasPrefix(base, "agent-") &&
+		strings.HasPrefix(filepath.ToSlash(rel), "subagents/")
+}
