@@ -78,7 +78,7 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 				ok = ok || k == known
 			}
 			if !ok {
-				return nil, fmt.Errorf("--what %s: not one of %s", k, strings.Join(PruneKinds, ", "))
+				return nil, &OptionError{fmt.Sprintf("--what %s: not one of %s", k, strings.Join(PruneKinds, ", "))}
 			}
 			what[k] = true
 		}

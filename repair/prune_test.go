@@ -37,7 +37,7 @@ func planned(cs *changeset.ChangeSet) map[string]changeset.Action {
 func TestPruneRoundTrip(t *testing.T) {
 	root := damage.CopyStore(t, "2.0.77")
 	id := "bcfb4a37-f117-427a-803b-14bc8ef2f0f7"
-	os.MkdirAll(filepath.Join(root, "session-env", id), 0o700)                                   // empty, of a live-less existing session
+	os.MkdirAll(filepath.Join(root, "session-env", id), 0o700)                                     // empty, of a live-less existing session
 	os.MkdirAll(filepath.Join(root, "session-env", "44444444-4444-4444-8444-444444444444"), 0o700) // orphan
 	os.WriteFile(filepath.Join(root, "session-env", "44444444-4444-4444-8444-444444444444", "hook.sh"), []byte("x"), 0o600)
 	os.MkdirAll(filepath.Join(root, "file-history", "44444444-4444-4444-8444-444444444444"), 0o700)

@@ -53,6 +53,11 @@ func Fixable() []validate.Code {
 	return append(out, indexCodes...)
 }
 
+// OptionError reports a bad --only or --what value.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
 // allowFunc turns --only into a predicate.
 func allowFunc(only []string) (func(validate.Code) bool, error) {
 	if len(only) == 0 {
@@ -75,7 +80,7 @@ func allowFunc(only []string) (func(validate.Code) bool, error) {
 			case known[validate.Code(c)]:
 				set[validate.Code(c)] = true
 			default:
-				return nil, fmt.Errorf("--only %s: not a code repair fixes (see cfix repair --help)", c)
+				return nil, &OptionError{fmt.Sprintf("--only %s: not a code repair fixes (see cfix repair --help)", c)}
 			}
 		}
 	}

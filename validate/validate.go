@@ -269,8 +269,7 @@ func dirExists(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// parseJSONFile decodes a small JSON file; it returns an empty error for a
-// 0-byte file when allowEmpty.
+// parseJSONFile decodes a small JSON file into v.
 func parseJSONFile(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if err != nil {

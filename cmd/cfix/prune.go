@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"time"
 
@@ -56,7 +57,8 @@ func runPrune(opts *pruneOptions) error {
 	}
 	cs, err := repair.Prune(repair.PruneOptions{Root: root, What: opts.what, OlderThan: age})
 	if err != nil {
-		if strings.HasPrefix(err.Error(), "--what") {
+		var oe *repair.OptionError
+		if errors.As(err, &oe) {
 			return usageError(err)
 		}
 		return &exitError{code: exitFound, err: err}

@@ -61,14 +61,11 @@ func runRepair(opts *repairOptions) error {
 	cs, err := repair.Plan(repair.Options{Root: root, Targets: opts.targets, Only: opts.only, Aggressive: opts.aggressive})
 	if err != nil {
 		var te *validate.TargetError
-		if errors.As(err, &te) || isOnlyError(err) {
+		var oe *repair.OptionError
+		if errors.As(err, &te) || errors.As(err, &oe) {
 			return usageError(err)
 		}
 		return &exitError{code: exitFound, err: err}
 	}
 	return runPlan(&opts.planFlags, cs)
-}
-
-func isOnlyError(err error) bool {
-	return err != nil && len(err.Error()) > 6 && err.Error()[:6] == "--only"
 }

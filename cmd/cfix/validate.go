@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -75,10 +74,7 @@ func runValidate(opts *validateOptions) error {
 		fmt.Fprint(opts.errOut, "\r\033[K")
 	}
 	if err != nil {
-		var te *validate.TargetError
-		if errors.As(err, &te) {
-			return usageError(err)
-		}
+		// An unknown target and an unreadable store alike: exit 2.
 		return usageError(err)
 	}
 	if opts.json {
