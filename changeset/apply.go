@@ -457,15 +457,5 @@ func (op *Op) editedContent() (io.ReadCloser, *HashWriter, error) {
 	}
 	hw := NewHashWriter()
 	in := io.TeeReader(bufio.NewReaderSize(f, 256<<10), hw)
-	pr, pw := io.Pipe()
-	go func() {
-		bw := bufio.NewWriterSize(pw, 256<<10)
-		err := applyEdits(bw, in, op.Edits)
-		if err == nil {
-			err = bw.Flush()
-		}
-		f.Close()
-		pw.CloseWithError(err)
-	}()
-	return pr, hw, nil
+	return editPipe(in, f, op.Edits), hw, nil
 }

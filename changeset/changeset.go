@@ -292,17 +292,22 @@ func (op *Op) content() (io.ReadCloser, error) {
 	if len(op.Edits) == 0 {
 		return f, nil
 	}
+	return editPipe(f, f, op.Edits), nil
+}
+
+// editPipe streams r with the edits applied, closing c when done.
+func editPipe(r io.Reader, c io.Closer, edits []Edit) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		bw := bufio.NewWriterSize(pw, 256<<10)
-		err := applyEdits(bw, f, op.Edits)
+		err := applyEdits(bw, r, edits)
 		if err == nil {
 			err = bw.Flush()
 		}
-		f.Close()
+		c.Close()
 		pw.CloseWithError(err)
 	}()
-	return pr, nil
+	return pr
 }
 
 // applyEdits copies r to w with the edits applied.

@@ -18,9 +18,11 @@ type Field struct {
 	KeyStart   int // the opening quote of the key
 }
 
-// Fields lists the fields of the JSON object that starts at raw[at].
-func Fields(raw []byte, at int) (fields []Field, end int, err error) {
-	p := &Parser{} // no key cache: called once per line by planners
+// scanAt runs scan with a parser positioned at raw[at], turning a syntax
+// error into an error. The parser has no key cache: planners call this once
+// per line.
+func scanAt(raw []byte, at int, scan func(p *Parser) error) (err error) {
+	p := &Parser{}
 	res := Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
 	p.b, p.i, p.res = raw, at, &res
 	defer func() {
@@ -32,6 +34,20 @@ func Fields(raw []byte, at int) (fields []Field, end int, err error) {
 			err = pe.e
 		}
 	}()
+	return scan(p)
+}
+
+// Fields lists the fields of the JSON object that starts at raw[at].
+func Fields(raw []byte, at int) (fields []Field, end int, err error) {
+	err = scanAt(raw, at, func(p *Parser) error {
+		f, e, err := fieldsOf(p, raw)
+		fields, end = f, e
+		return err
+	})
+	return fields, end, err
+}
+
+func fieldsOf(p *Parser, raw []byte) (fields []Field, end int, err error) {
 	p.ws()
 	if p.i >= len(raw) || raw[p.i] != '{' {
 		return nil, 0, &SyntaxError{Offset: p.i, Msg: "not an object"}
@@ -72,18 +88,15 @@ func Fields(raw []byte, at int) (fields []Field, end int, err error) {
 // Elements lists the byte ranges of the elements of the JSON array that
 // starts at raw[at].
 func Elements(raw []byte, at int) (elems [][2]int, end int, err error) {
-	p := &Parser{}
-	res := Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
-	p.b, p.i, p.res = raw, at, &res
-	defer func() {
-		if r := recover(); r != nil {
-			pe, ok := r.(parseError)
-			if !ok {
-				panic(r)
-			}
-			err = pe.e
-		}
-	}()
+	err = scanAt(raw, at, func(p *Parser) error {
+		e, n, err := elementsOf(p, raw)
+		elems, end = e, n
+		return err
+	})
+	return elems, end, err
+}
+
+func elementsOf(p *Parser, raw []byte) (elems [][2]int, end int, err error) {
 	p.ws()
 	if p.i >= len(raw) || raw[p.i] != '[' {
 		return nil, 0, &SyntaxError{Offset: p.i, Msg: "not an array"}
