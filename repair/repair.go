@@ -178,13 +178,25 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 			unfixed[f.Code]++
 		}
 	}
+	carried := map[string][][]byte{} // transcript → metadata lines of its stubs
+	var targets []string
 	for _, p := range uniq(stubs) {
-		op, err := planStub(all, p)
+		op, where, lines, err := planStub(all, p)
 		if err != nil {
 			return err
 		}
-		if op != nil {
-			cs.Add(*op)
+		if op == nil {
+			continue
+		}
+		cs.Add(*op)
+		if _, seen := carried[where]; !seen {
+			targets = append(targets, where)
+		}
+		carried[where] = append(carried[where], lines...)
+	}
+	for _, t := range targets {
+		if err := carryMetadata(cs, t, carried[t]); err != nil {
+			return err
 		}
 	}
 	for _, p := range uniq(indexes) {
@@ -242,14 +254,16 @@ func isIndexCode(c validate.Code) bool {
 }
 
 // planStub removes a stub whose transcript lives in another file of the
-// store; the stub stays in the backup.
-func planStub(l *store.Layout, path string) (*changeset.Op, error) {
+// store; the stub stays in the backup. It returns that transcript and the
+// stub's metadata lines (a summary is the title older /resume pickers
+// show), which move into it.
+func planStub(l *store.Layout, path string) (op *changeset.Op, where string, lines [][]byte, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	if len(b) > 1<<20 {
-		return nil, nil // not a stub
+		return nil, "", nil, nil // not a stub
 	}
 	var leafs []string
 	p := session.NewParser()
@@ -260,23 +274,109 @@ func planStub(l *store.Layout, path string) (*changeset.Op, error) {
 		}
 		r := p.Parse(line)
 		if r.Err != nil || !session.HeaderOf(r.Value, &e) || e.IsChain() {
-			return nil, nil
+			return nil, "", nil, nil
 		}
 		if e.LeafUUID != "" {
 			leafs = append(leafs, e.LeafUUID)
 		}
+		lines = append(lines, line)
 	}
-	where := findUUID(l, path, leafs)
+	where = findUUID(l, path, leafs)
 	if where == "" {
-		return nil, nil // its transcript is nowhere: prune decides
+		return nil, "", nil, nil // its transcript is nowhere: prune decides
 	}
 	fp, err := changeset.FingerprintOf(path)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
-	return &changeset.Op{Action: changeset.Delete, Path: path, Expect: fp, EntriesRemoved: bytes.Count(b, []byte("\n")),
+	return &changeset.Op{Action: changeset.Delete, Path: path, Expect: fp, EntriesRemoved: len(lines),
 		Session: strings.TrimSuffix(filepath.Base(path), ".jsonl"),
-		Reason:  "remove a stub holding only metadata; its transcript lives in " + where + " (the stub is kept in the backup)"}, nil
+		Reason:  "remove a stub holding only metadata; its metadata moves into " + where + " (the stub is kept in the backup)"}, where, lines, nil
+}
+
+// carryMetadata appends the lines a transcript does not hold yet to its
+// end: in the op the plan already has for it, or in a new one.
+func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
+	have := map[string]bool{}
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	rd := session.NewReader(fh, nil)
+	n := 0
+	for rd.Next() {
+		n = rd.Line().N
+		have[string(bytes.TrimSpace(rd.Line().Raw))] = true
+	}
+	fh.Close()
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	var add []byte
+	count := 0
+	for _, l := range lines {
+		key := string(bytes.TrimSpace(l))
+		if have[key] {
+			continue
+		}
+		have[key] = true
+		add = append(add, bytes.TrimSpace(l)...)
+		add = append(add, '\n')
+		count++
+	}
+	if count == 0 {
+		return nil
+	}
+	var op *changeset.Op
+	for i := range cs.Ops {
+		if cs.Ops[i].Path == path && cs.Ops[i].Action == changeset.Rewrite {
+			op = &cs.Ops[i]
+		}
+	}
+	if op == nil {
+		fp, err := changeset.FingerprintOf(path)
+		if err != nil {
+			return err
+		}
+		cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Session: strings.TrimSuffix(filepath.Base(path), ".jsonl")})
+		op = &cs.Ops[len(cs.Ops)-1]
+	}
+	size := op.Expect.Size
+	// Without a final newline (and no edit fixing the last line) the first
+	// carried line would glue onto the last one.
+	if size > 0 && !endsWithNewline(path, size) && !editsReach(op.Edits, size) {
+		add = append([]byte{'\n'}, add...)
+	}
+	op.Edits = append(op.Edits, changeset.Edit{Line: n + 1, Offset: size, New: add,
+		Reason: fmt.Sprintf("take over %d metadata line(s) of removed stub(s): the session's title", count)})
+	changeset.SortEdits(op.Edits)
+	op.EntriesAdded += count
+	if op.Reason != "" {
+		op.Reason += "; "
+	}
+	op.Reason += "take over the metadata of removed stubs"
+	return nil
+}
+
+func endsWithNewline(path string, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	_, err = f.ReadAt(b, size-1)
+	return err == nil && b[0] == '\n'
+}
+
+// editsReach reports whether an edit replaces bytes up to the end.
+func editsReach(edits []changeset.Edit, size int64) bool {
+	for _, e := range edits {
+		if e.Length > 0 && e.Offset+e.Length == size {
+			return true
+		}
+	}
+	return false
 }
 
 // findUUID returns the transcript (other than skip) holding an entry with

@@ -220,3 +220,35 @@ func TestOnly(t *testing.T) {
 		t.Errorf("unknown --only code: %v", err)
 	}
 }
+
+// TestStubMetadataCarried: removing a stub keeps its title, in the
+// transcript its leafUuid points into.
+func TestStubMetadataCarried(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	var leaf any
+	damage.EditLine(t, main, damage.FindLast(t, main, damage.IsType("assistant")), func(m map[string]any) { leaf = m["uuid"] })
+	summary := []byte(`{"type":"summary","summary":"My precious title","leafUuid":"` + leaf.(string) + `"}`)
+	for _, id := range []string{"55555555-5555-4555-8555-555555555555", "66666666-6666-4666-8666-666666666666"} {
+		damage.WriteLines(t, filepath.Join(root, "projects", damage.V88Project, id+".jsonl"), [][]byte{summary}, true)
+	}
+	age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, t.TempDir())
+	b, _ := os.ReadFile(main)
+	if !bytes.HasSuffix(b, append(summary, '\n')) || bytes.Count(b, summary) != 1 {
+		t.Fatalf("the summary was not carried once into the transcript:\n%s", b[len(b)-400:])
+	}
+	if _, err := os.Stat(filepath.Join(root, "projects", damage.V88Project, "55555555-5555-4555-8555-555555555555.jsonl")); err == nil {
+		t.Error("the stub is still there")
+	}
+	if again, _ := repair.Plan(repair.Options{Root: root}); !again.Empty() {
+		t.Error("a second repair plans changes")
+	}
+	if rep := findings(t, root); rep.Has(validate.Warning) {
+		t.Errorf("after repair: %+v", rep.Findings)
+	}
+}
