@@ -1,0 +1,64 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// CfixResult is what one cfix run did.
+type CfixResult struct {
+	Args     []string
+	Stdout   string
+	Stderr   string
+	ExitCode int
+}
+
+func (r CfixResult) String() string {
+	return fmt.Sprintf("cfix %q: exit %d\nstdout: %s\nstderr: %s", r.Args, r.ExitCode, clip(r.Stdout, 4000), clip(r.Stderr, 2000))
+}
+
+// RunCfix runs the cfix binary CfixBinary builds with args. Its
+// environment is the test's without CLAUDE_CONFIG_DIR (pass --root), with
+// CFIX_JOURNAL_DIR set to journalDir so backups stay in the test's folders.
+// Any exit status is returned; a run that cannot start or times out fails
+// the test.
+func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
+	t.Helper()
+	bin, err := CfixBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") || strings.HasPrefix(kv, "CFIX_JOURNAL_DIR=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = append(env, "CFIX_JOURNAL_DIR="+journalDir)
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	res := CfixResult{Args: args, Stdout: stdout.String(), Stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr) && ctx.Err() == nil:
+		res.ExitCode = exitErr.ExitCode()
+	default:
+		t.Fatalf("cfix %q: %v\n%s", args, err, res)
+	}
+	return res
+}
