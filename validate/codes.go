@@ -109,7 +109,7 @@ var Codes = []CodeInfo{
 	{ChainCycle, Error, "parentUuid links form a cycle: resume hangs or truncates"},
 	{LeafMissing, Warning, "the leafUuid of a summary or last-prompt entry resolves to no entry anywhere in the store"},
 	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs)"},
-	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: the API answers 400 on every resume"},
+	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: older clients send it and the API answers 400 on every resume; newer ones drop the call, losing that turn"},
 	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: the API answers 400"},
 	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},
 	{ThinkingUnsigned, Error, "on the resumed chain, a thinking block has an empty signature: the API rejects it"},
