@@ -103,6 +103,9 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 		if err := op.check(); err != nil {
 			return &RefusedError{op.Path, err.Error()}
 		}
+		if op.Action == RemoveEmptyDir {
+			continue
+		}
 		if err := checkExpect(op.Path, op.Expect, op.selfEdit()); err != nil {
 			return err
 		}
@@ -186,8 +189,19 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 			return false, err
 		}
 		return false, syncDir(filepath.Dir(op.Path))
+	case RemoveEmptyDir:
+		if err := os.Remove(op.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if fi, serr := os.Stat(op.Path); serr == nil && fi.IsDir() {
+				return false, nil // not empty: something else lives there now
+			}
+			return false, err
+		}
+		return false, syncDir(filepath.Dir(op.Path))
 	case CreateDir:
 		if err := j.logEvent(event{Op: i, Event: "creating"}); err != nil {
+			return false, err
+		}
+		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err
 		}
 		if err := copyTree(op.From, op.Path); err != nil {
@@ -198,7 +212,7 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		if err := j.logEvent(event{Op: i, Event: "renaming"}); err != nil {
 			return false, err
 		}
-		if err := os.MkdirAll(filepath.Dir(op.To), 0o700); err != nil {
+		if err := j.mkdirs(i, filepath.Dir(op.To)); err != nil {
 			return false, err
 		}
 		if err := os.Link(op.Path, op.To); err != nil {
@@ -245,7 +259,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 			mode = old.Mode().Perm()
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(op.Path), 0o700); err != nil {
+	if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 		return false, err
 	}
 	var src io.ReadCloser
@@ -319,6 +333,24 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		}
 	}
 	return appended, j.logEvent(event{Op: i, Event: "done"})
+}
+
+// mkdirs makes dir and its missing parents, logging each folder it makes
+// so undo can remove them again.
+func (j *journal) mkdirs(i int, dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	for k := len(missing) - 1; k >= 0; k-- {
+		if err := j.logEvent(event{Op: i, Event: "mkdir", Path: missing[k]}); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(dir, 0o700)
 }
 
 // appendTail appends the bytes of old from offset on to path.

@@ -35,6 +35,9 @@ const (
 	DeleteDir Action = "delete-dir"
 	// CreateDir makes the folder Path (and its parents) from the tree at From.
 	CreateDir Action = "create-dir"
+	// RemoveEmptyDir removes the folder Path if it is empty, and does
+	// nothing otherwise (undo removes the folders an apply made this way).
+	RemoveEmptyDir Action = "remove-empty-dir"
 )
 
 // Fingerprint is what a planner read: enough to tell that a file changed.
@@ -166,7 +169,7 @@ func (op *Op) check() error {
 		if !filepath.IsAbs(op.To) {
 			return fmt.Errorf("rename target %q is not absolute", op.To)
 		}
-	case Delete, DeleteDir:
+	case Delete, DeleteDir, RemoveEmptyDir:
 	case CreateDir:
 		if !filepath.IsAbs(op.From) {
 			return fmt.Errorf("from %q is not absolute", op.From)

@@ -114,7 +114,7 @@ func TestEveryAction(t *testing.T) {
 			t.Errorf("after undo %s = %q", f, got)
 		}
 	}
-	for _, gone := range []string{"new/created.txt", "moved/rename.txt", "copy"} {
+	for _, gone := range []string{"new/created.txt", "moved/rename.txt", "copy", "new", "moved"} {
 		if _, err := os.Stat(p(gone)); err == nil {
 			t.Errorf("after undo %s still there", gone)
 		}

@@ -42,6 +42,7 @@ type event struct {
 	Op     int          `json:"op"`
 	Event  string       `json:"event"`
 	Backup string       `json:"backup,omitempty"`
+	Path   string       `json:"path,omitempty"` // a folder made (mkdir)
 	New    *Fingerprint `json:"new,omitempty"`
 	Time   time.Time    `json:"time"`
 }
@@ -271,7 +272,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 	written := map[int]*Fingerprint{}
 	started := map[int]bool{}
 	done := map[int]bool{}
+	var made []string // folders the apply made, in the order it made them
 	for _, e := range events {
+		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
+			made = append(made, e.Path)
+		}
 		switch e.Event {
 		case "done":
 			done[e.Op] = true
@@ -377,6 +382,12 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			if cur.Exists {
 				out = append(out, Op{Action: DeleteDir, Path: op.Path, Reason: reason, Expect: cur})
 			}
+		}
+	}
+	// Then the folders the apply made, deepest first, if they are empty.
+	for k := len(made) - 1; k >= 0; k-- {
+		if fi, err := os.Stat(made[k]); err == nil && fi.IsDir() {
+			out = append(out, Op{Action: RemoveEmptyDir, Path: made[k], Reason: "undo: remove a folder the apply made, if empty"})
 		}
 	}
 	return out, nil

@@ -104,6 +104,8 @@ func Summary(w io.Writer, cs *ChangeSet) {
 			detail = "→ " + op.To
 		case CreateDir:
 			detail = "from " + op.From
+		case RemoveEmptyDir:
+			detail = "if empty"
 		}
 		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, op.Path, detail, op.Reason)
 	}
@@ -170,6 +172,8 @@ func diffOp(w *bufio.Writer, op *Op) error {
 	switch op.Action {
 	case Rename:
 		fmt.Fprintf(w, "rename from %s\nrename to %s\n", op.Path, op.To)
+		return nil
+	case RemoveEmptyDir:
 		return nil
 	case DeleteDir:
 		fmt.Fprintf(w, "--- %s/\n+++ /dev/null\n", op.Path)

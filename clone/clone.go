@@ -89,7 +89,14 @@ func planSession(o Options, move bool) (*Plan, error) {
 	if !move {
 		newID = o.ID
 		if newID == "" {
-			newID = NewUUID()
+			// Derived from the source and DIR, skipping ids in use: the
+			// dry run shows the id the apply will use.
+			for n := 0; ; n++ {
+				newID = DerivedUUID(fmt.Sprintf("clone\x00%s\x00%s\x00%d", id, dir, n))
+				if used(root, l, newID) == "" {
+					break
+				}
+			}
 		} else if !store.IsUUID(newID) {
 			return nil, inputErr("--id %s: not a UUID", newID)
 		}
@@ -165,9 +172,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		if !exists(filepath.Join(dst, "agent-"+f.Agent+".jsonl")) {
 			continue
 		}
-		na := newAgentID(f.Agent)
-		for exists(filepath.Join(dst, "agent-"+na+".jsonl")) {
-			na = newAgentID(f.Agent)
+		na := newAgentID(f.Agent, newID, 0)
+		for n := 1; exists(filepath.Join(dst, "agent-"+na+".jsonl")); n++ {
+			na = newAgentID(f.Agent, newID, n)
 		}
 		agents[f.Agent] = na
 	}

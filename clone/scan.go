@@ -2,7 +2,7 @@ package clone
 
 import (
 	"bytes"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -87,27 +87,27 @@ func TargetFolder(root, dir string) string {
 	return enc
 }
 
-// NewUUID returns a random (version 4) UUID.
-func NewUUID() string {
+// DerivedUUID returns a UUID (version 4 in form) made from seed: the same
+// seed gives the same id, so a plan made twice is the same plan.
+func DerivedUUID(seed string) string {
+	sum := sha256.Sum256([]byte(seed))
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err)
-	}
+	copy(b[:], sum[:16])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
-// newAgentID returns a random agent id shaped like old ("a" and hex).
-func newAgentID(old string) string {
+// newAgentID returns an agent id shaped like old ("a" and hex), derived
+// from old, the new session id and try.
+func newAgentID(old, session string, try int) string {
 	n := len(old)
 	if n < 7 {
 		n = 7
 	}
-	b := make([]byte, (n+1)/2)
-	rand.Read(b)
-	return "a" + hex.EncodeToString(b)[:n-1]
+	sum := sha256.Sum256([]byte(fmt.Sprintf("agent\x00%s\x00%s\x00%d", old, session, try)))
+	return "a" + hex.EncodeToString(sum[:])[:n-1]
 }
 
 // summary is what a sessions-index.json entry says of a session.

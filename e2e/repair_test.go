@@ -128,6 +128,13 @@ func TestRepairRoundTrip(t *testing.T) {
 			rows := []string{fmt.Sprintf("%-15s | %-38s | %-38s | %s", "damage", "resumed damaged", "resumed after repair", "repaired before any resume")}
 			for _, d := range damages {
 				t.Run(d.name, func(t *testing.T) {
+					if d.resume != nil && cloneMisfiles[v] {
+						// This version's "-p -c" sometimes files the new turn
+						// under another session id (see cloneMisfiles): the
+						// resume after repair would then miss it for reasons
+						// of its own. The stub damage is covered with -r.
+						t.Skipf("claude %s misfiles -c turns now and then (cloneMisfiles)", v)
+					}
 					pre, post := roundTrip(t, sc, base, d)
 					first := repairFirst(t, sc, base, d)
 					rows = append(rows, fmt.Sprintf("%-15s | %-38s | %-38s | %s", d.name, pre.summary(), post.summary(), first.summary()))
