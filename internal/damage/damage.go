@@ -55,6 +55,7 @@ func Lines(t testing.TB, path string) [][]byte {
 	return bytes.Split(b, []byte("\n"))
 }
 
+// WriteLines writes lines joined by newlines, with a final one if final.
 func WriteLines(t testing.TB, path string, ls [][]byte, final bool) {
 	t.Helper()
 	b := bytes.Join(ls, []byte("\n"))
