@@ -70,6 +70,94 @@ func (r *fileResult) add(code Code, line int, format string, args ...any) *Findi
 	return &r.findings[len(r.findings)-1]
 }
 
+// lineFinding is a finding of one line, before it is given its file.
+type lineFinding struct {
+	code Code
+	msg  string
+}
+
+// valueResult is what the per-line work made of one record of a line.
+type valueResult struct {
+	object    bool
+	entry     session.Entry
+	schemaErr error
+	hasSchema bool
+}
+
+// lineResult is what the per-line work found on one line.
+type lineResult struct {
+	findings []lineFinding
+	values   []valueResult
+	hash     uint64 // of the line's bytes, when it holds one record
+}
+
+// work runs the checks of one line that need nothing but the line, so big
+// files are checked on several cores. p and cache belong to the caller.
+func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session.Line) lineResult {
+	var r lineResult
+	add := func(code Code, format string, args ...any) {
+		r.findings = append(r.findings, lineFinding{code, fmt.Sprintf(format, args...)})
+	}
+	raw := ln.Raw
+	if len(raw) == 0 {
+		add(LineEmpty, "empty line")
+		return r
+	}
+	if bytes.IndexByte(raw, 0) >= 0 {
+		clean := bytes.ReplaceAll(raw, []byte{0}, nil)
+		n := len(raw) - len(clean)
+		if len(bytes.TrimSpace(clean)) == 0 {
+			add(NULBytes, "line holds only NUL bytes (%d)", n)
+			return r
+		}
+		add(NULBytes, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
+		raw = clean
+	}
+	pr := p.Parse(raw)
+	if pr.Err != nil {
+		if !ln.Terminated {
+			add(LineTorn, "last line is cut off after %d bytes (%s)", len(raw), pr.Err.Msg)
+		} else {
+			add(JSONInvalid, "invalid JSON at column %d: %s", pr.Err.Offset+1, pr.Err.Msg)
+		}
+		return r
+	}
+	if !ln.Terminated {
+		add(NoFinalNewline, "last line has no final newline")
+	}
+	if pr.GluedAt >= 0 {
+		add(LineGlued, "%d records on one line (the second starts at column %d)", len(pr.More)+1, pr.GluedAt+1)
+	}
+	if pr.BadUTF8 >= 0 {
+		add(UTF8Invalid, "invalid UTF-8 at column %d", pr.BadUTF8+1)
+	}
+	if pr.Surrogates > 0 {
+		add(SurrogateLone, "%d lone surrogate escape(s), the first at column %d", pr.Surrogates, pr.SurrogateOff+1)
+	}
+	values := append([]any{pr.Value}, pr.More...)
+	if len(values) == 1 {
+		r.hash = maphash.Bytes(seed, raw)
+	}
+	for _, v := range values {
+		var vr valueResult
+		if vr.object = session.HeaderOf(v, &vr.entry); vr.object && vr.entry.Type != "" {
+			if vr.hasSchema = schemas.Has(vr.entry.Type); vr.hasSchema {
+				vr.schemaErr = cache.Validate(vr.entry.Type, v)
+			}
+		}
+		vr.entry.Content = nil // not needed past here; let the tree go
+		r.values = append(r.values, vr)
+		if !vr.object {
+			add(EntryNotObject, "line is a JSON %s, not an object", jsonKind(v))
+		}
+	}
+	return r
+}
+
+// bigFile is the size from which a file's lines are checked on several
+// cores (smaller files are checked in parallel with each other).
+var bigFile int64 = 32 << 20
+
 // check streams one transcript and runs the line, entry and chain checks.
 func (c *checker) check(f store.File) *fileResult {
 	res := &fileResult{file: f}
@@ -80,72 +168,34 @@ func (c *checker) check(f store.File) *fileResult {
 	}
 	defer fh.Close()
 
-	rd := session.NewReader(fh, c.buf)
 	g := session.NewGraph()
 	hashes := make(map[string]uint64)
-	var e session.Entry
 	unknown := map[string][2]int{} // type → {first line, count}
 	metaLines, entries := 0, 0
 	var cwdMatch, cwdOther int
 	firstOther := 0
 	idOther := 0
 	agentOther, agentSessOther := 0, 0
-	var clean []byte
 
-	for rd.Next() {
-		ln := rd.Line()
+	commit := func(ln session.Line, r lineResult) error {
 		res.lines = ln.N
-		raw := ln.Raw
-		if len(raw) == 0 {
-			res.add(LineEmpty, ln.N, "empty line")
-			continue
+		for _, fd := range r.findings {
+			res.add(fd.code, ln.N, "%s", fd.msg)
 		}
-		if bytes.IndexByte(raw, 0) >= 0 {
-			clean = append(clean[:0], raw...)
-			clean = bytes.ReplaceAll(clean, []byte{0}, nil)
-			n := len(raw) - len(clean)
-			if len(bytes.TrimSpace(clean)) == 0 {
-				res.add(NULBytes, ln.N, "line holds only NUL bytes (%d)", n)
+		for i := range r.values {
+			vr := &r.values[i]
+			if !vr.object {
 				continue
 			}
-			res.add(NULBytes, ln.N, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
-			raw = clean
-		}
-		p := c.parser.Parse(raw)
-		if p.Err != nil {
-			if !ln.Terminated {
-				res.add(LineTorn, ln.N, "last line is cut off after %d bytes (%s)", len(raw), p.Err.Msg)
-			} else {
-				res.add(JSONInvalid, ln.N, "invalid JSON at column %d: %s", p.Err.Offset+1, p.Err.Msg)
-			}
-			continue
-		}
-		if !ln.Terminated {
-			res.add(NoFinalNewline, ln.N, "last line has no final newline")
-		}
-		if p.GluedAt >= 0 {
-			res.add(LineGlued, ln.N, "%d records on one line (the second starts at column %d)", len(p.More)+1, p.GluedAt+1)
-		}
-		if p.BadUTF8 >= 0 {
-			res.add(UTF8Invalid, ln.N, "invalid UTF-8 at column %d", p.BadUTF8+1)
-		}
-		if p.Surrogates > 0 {
-			res.add(SurrogateLone, ln.N, "%d lone surrogate escape(s), the first at column %d", p.Surrogates, p.SurrogateOff+1)
-		}
-		values := append([]any{p.Value}, p.More...)
-		for _, v := range values {
-			if !session.HeaderOf(v, &e) {
-				res.add(EntryNotObject, ln.N, "line is a JSON %s, not an object", jsonKind(v))
-				continue
-			}
+			e := &vr.entry
 			entries++
 			if e.Type == "" {
 				res.add(TypeMissing, ln.N, "entry has no \"type\" field")
 				continue
 			}
-			if schemas.Has(e.Type) {
-				if err := c.schema.Validate(e.Type, v); err != nil {
-					res.add(SchemaInvalid, ln.N, "%s entry: %v", e.Type, err)
+			if vr.hasSchema {
+				if vr.schemaErr != nil {
+					res.add(SchemaInvalid, ln.N, "%s entry: %v", e.Type, vr.schemaErr)
 				}
 			} else {
 				u := unknown[e.Type]
@@ -163,7 +213,7 @@ func (c *checker) check(f store.File) *fileResult {
 				if e.LeafUUID != "" {
 					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})
 				}
-				c.entryIDs(res, &e, ln.N, &idOther, &agentOther, &agentSessOther)
+				c.entryIDs(res, e, ln.N, &idOther, &agentOther, &agentSessOther)
 				continue
 			}
 			res.chain++
@@ -173,18 +223,17 @@ func (c *checker) check(f store.File) *fileResult {
 			if e.Type == "user" || e.Type == "assistant" {
 				res.messages++
 			}
-			h := maphash.Bytes(c.seed, raw)
-			if !g.Add(&e, ln.N) {
+			if !g.Add(e, ln.N) {
 				first := g.Nodes[g.Lookup(e.UUID)].Line
-				if len(values) == 1 && hashes[e.UUID] == h {
+				if len(r.values) == 1 && hashes[e.UUID] == r.hash {
 					res.add(UUIDDuplicate, ln.N, "entry %s repeats line %d byte for byte", e.UUID, first)
 				} else {
 					res.add(UUIDConflict, ln.N, "uuid %s is also used by a different entry on line %d", e.UUID, first)
 				}
 				continue
 			}
-			if len(values) == 1 {
-				hashes[e.UUID] = h
+			if len(r.values) == 1 {
+				hashes[e.UUID] = r.hash
 			}
 			res.uuids = append(res.uuids, e.UUID)
 			if e.CWD != "" {
@@ -200,12 +249,29 @@ func (c *checker) check(f store.File) *fileResult {
 					cwdOther++
 				}
 			}
-			c.entryIDs(res, &e, ln.N, &idOther, &agentOther, &agentSessOther)
+			c.entryIDs(res, e, ln.N, &idOther, &agentOther, &agentSessOther)
 		}
+		return nil
 	}
-	c.buf = rd.Buffer()
-	if err := rd.Err(); err != nil {
-		res.add(ReadFailed, res.lines, "read stopped: %v", err)
+	var readErr error
+	if f.Size >= bigFile {
+		readErr = session.Pipeline(fh, 0, func() func(session.Line) lineResult {
+			p := session.NewParser()
+			p.TopKeys = topKeys
+			cache := schemas.NewCache()
+			return func(ln session.Line) lineResult { return work(p, cache, c.seed, ln) }
+		}, commit)
+	} else {
+		rd := session.NewReader(fh, c.buf)
+		for rd.Next() {
+			ln := rd.Line()
+			commit(ln, work(c.parser, c.schema, c.seed, ln))
+		}
+		c.buf = rd.Buffer()
+		readErr = rd.Err()
+	}
+	if readErr != nil {
+		res.add(ReadFailed, res.lines, "read stopped: %v", readErr)
 	}
 	res.metaOnly = entries > 0 && metaLines == entries
 
