@@ -154,6 +154,10 @@ func planSession(o Options, move bool) (*Plan, error) {
 	t := &changeset.Transform{Kind: changeset.TransformRetarget}
 	if newID != id {
 		t.OldSession, t.NewSession = id, newID
+		if main.sessionID != "" && main.sessionID != id {
+			// A transcript renamed by hand: its entries name the id.
+			t.OldSession = main.sessionID
+		}
 	}
 	switch {
 	case oldDir == "":

@@ -742,3 +742,32 @@ func TestCloneStreams(t *testing.T) {
 		t.Errorf("clone has %d lines, want %d", len(got), len(ls)+n)
 	}
 }
+
+// TestCloneRenamedFile: a transcript renamed by hand (its name is not its
+// session id) clones under a UUID, with the entries' sessionId rewritten.
+func TestCloneRenamedFile(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	dir := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub")
+	renamed := filepath.Join(dir, "my session.jsonl")
+	if err := os.Rename(filepath.Join(dir, "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl"), renamed); err != nil {
+		t.Fatal(err)
+	}
+	damage.Age(t, root)
+	p, err := clone.Clone(clone.Options{Root: root, Session: renamed, To: "/home/dev/work/beta.dir/sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, p.ChangeSet)
+	b, err := os.ReadFile(filepath.Join(dir, p.SessionID+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("faa4037a-9834-4495-ada4-b0c35ab615ba")) || !bytes.Contains(b, []byte(`"sessionId":"`+p.SessionID+`"`)) {
+		t.Error("the entries' sessionId was not rewritten")
+	}
+	for _, f := range noErrors(t, root).Findings {
+		if f.Code == validate.SessionIDWrong {
+			t.Errorf("after the clone: %s %s", f.Code, f.Path)
+		}
+	}
+}

@@ -125,7 +125,10 @@ type scan struct {
 	fp    changeset.Fingerprint
 	lines int
 	cwd   string
-	sum   *summary
+	// sessionID is the first sessionId of the entries: the file's name
+	// may not be it (a file renamed by hand).
+	sessionID string
+	sum       *summary
 	// cwdUnder: some entry's cwd is the directory scanFile was asked
 	// about, or under it.
 	cwdUnder bool
@@ -169,6 +172,11 @@ func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
 	for rd.Next() {
 		raw := rd.Line().Raw
 		s.lines++
+		if s.sessionID == "" {
+			if a, b, ok := session.Find(raw, "sessionId"); ok {
+				s.sessionID, _ = changeset.DecodeJSONString(raw[a:b])
+			}
+		}
 		if s.cwd == "" {
 			if a, b, ok := session.Find(raw, "cwd"); ok {
 				s.cwd, _ = changeset.DecodeJSONString(raw[a:b])

@@ -32,10 +32,13 @@ func hintFor(f *Finding) string {
 		return "cfix prune --what todos --apply"
 	case OrphanDebug:
 		return "cfix prune --what debug --apply"
-	case SessionIDDup, CWDMismatch, SessionName:
+	case SessionIDDup, CWDMismatch:
 		if f.Severity > Notice {
 			return "cfix move " + q + " --to DIR"
 		}
+	case SessionName:
+		// A clone gets a UUID; move would keep the name.
+		return "cfix clone " + q + " --to DIR"
 	}
 	return ""
 }
