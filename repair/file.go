@@ -567,7 +567,9 @@ func (x *fixer) resumed() error {
 					orphan[i] = append(orphan[i], b.ToolUseID)
 				}
 			case "thinking":
-				if (b.EmptySig && x.allow(validate.ThinkingUnsigned)) || (!b.EmptySig && b.EmptyText && x.allow(validate.ThinkingEmpty)) {
+				// A signed block with empty text is how newer clients keep
+				// omitted thinking: only an empty signature is broken.
+				if b.EmptySig && x.allow(validate.ThinkingUnsigned) {
 					thinking[i] = true
 				}
 			}
@@ -613,9 +615,8 @@ func (x *fixer) resumed() error {
 					return false
 				}
 				sig, _ := b["signature"].(string)
-				text, _ := b["thinking"].(string)
-				return sig == "" || text == ""
-			}, "strip a thinking block with an empty signature or text"); err != nil {
+				return sig == ""
+			}, "strip a thinking block with an empty signature"); err != nil {
 				return err
 			}
 		}

@@ -113,7 +113,7 @@ var Codes = []CodeInfo{
 	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: the API answers 400"},
 	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},
 	{ThinkingUnsigned, Error, "on the resumed chain, a thinking block has an empty signature: the API rejects it"},
-	{ThinkingEmpty, Error, "on the resumed chain, a thinking block has empty text"},
+	{ThinkingEmpty, Notice, "on the resumed chain, a signed thinking block with empty text: newer clients store omitted thinking so, and the API accepts it"},
 	{SessionName, Warning, "a session file's name is not a UUID: /resume does not list it"},
 	{SessionEmpty, Warning, "a session file of 0 bytes"},
 	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},

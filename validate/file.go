@@ -425,7 +425,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 				if b.EmptySig {
 					res.add(ThinkingUnsigned, n.Line, "thinking block with an empty signature")
 				} else if b.EmptyText {
-					res.add(ThinkingEmpty, n.Line, "thinking block with empty text")
+					res.add(ThinkingEmpty, n.Line, "signed thinking block with empty text (thinking display omitted)")
 				}
 			}
 		}

@@ -12,7 +12,7 @@ func hintFor(f *Finding) string {
 	switch f.Code {
 	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
 		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
-		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, ThinkingEmpty, SessionStub:
+		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub:
 		return "cfix repair --apply " + q
 	case ParentMissing:
 		return "cfix repair --aggressive --only parent-missing --apply " + q

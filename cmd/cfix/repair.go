@@ -30,7 +30,7 @@ that are not JSON into the backup; add the final newline; replace lone surrogate
 escapes and invalid UTF-8 with U+FFFD; drop byte-identical duplicate entries;
 break parentUuid cycles; add an error tool_result after a tool_use that has
 none; remove tool_results that answer no tool_use; strip thinking blocks with an
-empty signature or text; remove stub files whose transcript lives elsewhere;
+empty signature; remove stub files whose transcript lives elsewhere;
 rebuild sessions-index.json.
 
 With --aggressive, also the fixes that guess: re-parent an entry whose parent

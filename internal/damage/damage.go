@@ -388,7 +388,7 @@ var Cases = []Case{
 	{"unsigned thinking", V88, validate.ThinkingUnsigned, validate.Error, func(t *testing.T, root string) (string, int) {
 		return addThinking(t, root, "let me think", "")
 	}},
-	{"empty thinking", V88, validate.ThinkingEmpty, validate.Error, func(t *testing.T, root string) (string, int) {
+	{"empty thinking", V88, validate.ThinkingEmpty, validate.Notice, func(t *testing.T, root string) (string, int) {
 		return addThinking(t, root, "", "c2lnbmF0dXJl")
 	}},
 	{"thinking before compaction is not sent", V88, validate.ThinkingUnsigned, validate.Error, func(t *testing.T, root string) (string, int) {
