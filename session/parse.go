@@ -205,7 +205,14 @@ func (p *Parser) lit(s string) {
 	}
 }
 
+// maxNesting bounds how deep values nest, as encoding/json does: deeper
+// input is a syntax error, not a stack overflow.
+const maxNesting = 10000
+
 func (p *Parser) object(depth int, build bool, limit int) any {
+	if depth >= maxNesting {
+		p.fail("exceeded max depth")
+	}
 	p.i++ // '{'
 	build = build && depth < limit
 	var m map[string]any
@@ -281,6 +288,9 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 }
 
 func (p *Parser) array(depth int, build bool, limit int) any {
+	if depth >= maxNesting {
+		p.fail("exceeded max depth")
+	}
 	p.i++ // '['
 	build = build && depth < limit
 	var a []any

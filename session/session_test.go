@@ -399,3 +399,17 @@ func TestPipeline(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestDeepNesting: a line nested millions deep is a syntax error, not a
+// stack overflow.
+func TestDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 3_000_000) + strings.Repeat("]", 3_000_000)
+	r := NewParser().Parse([]byte(deep))
+	if r.Err == nil || !strings.Contains(r.Err.Msg, "max depth") {
+		t.Fatalf("err = %v", r.Err)
+	}
+	ok := strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000)
+	if r := NewParser().Parse([]byte(ok)); r.Err != nil {
+		t.Fatalf("5000 deep: %v", r.Err)
+	}
+}
