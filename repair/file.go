@@ -388,16 +388,30 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64, e 
 }
 
 // salvage finds, in a line that is not JSON, a suffix that is: the
-// complete record(s) appended after a torn one lost its newline.
+// complete record(s) appended after a torn one lost its newline. Every
+// record of the suffix must look like an entry (a "type" and a uuid,
+// sessionId or leafUuid), so a fragment of the torn record (an inner
+// content block) is never taken for one. A failed try stops where the
+// fragment it started at ends, so the search stays linear.
 func salvage(p *session.Parser, raw []byte) [][]byte {
-	tries := 0
-	for k := 1; k < len(raw)-1 && tries < 256; k++ {
+	var e session.Entry
+	for k := 1; k < len(raw)-1; k++ {
 		if raw[k] != '{' || raw[k+1] != '"' {
 			continue
 		}
-		tries++
 		r := p.Parse(raw[k:])
 		if r.Err != nil {
+			continue
+		}
+		values := append([]any{r.Value}, r.More...)
+		entries := true
+		for _, v := range values {
+			if !session.HeaderOf(v, &e) || e.Type == "" || (e.UUID == "" && e.SessionID == "" && e.LeafUUID == "") {
+				entries = false
+				break
+			}
+		}
+		if !entries {
 			continue
 		}
 		var out [][]byte

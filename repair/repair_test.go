@@ -2,6 +2,7 @@ package repair_test
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -250,5 +251,42 @@ func TestStubMetadataCarried(t *testing.T) {
 	}
 	if rep := findings(t, root); rep.Has(validate.Warning) {
 		t.Errorf("after repair: %+v", rep.Findings)
+	}
+}
+
+// TestSalvage: a torn record glued to a complete one keeps the complete
+// one, however many objects the torn part holds, and never a fragment of
+// the torn part.
+func TestSalvage(t *testing.T) {
+	var inner bytes.Buffer
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&inner, `{"n":%d},`, i)
+	}
+	for name, torn := range map[string]string{
+		"many objects":     `{"type":"user","toolUseResult":{"items":[` + inner.String(),
+		"after an inner }": `{"type":"assistant","message":{"content":[{"type":"text","text":"hello"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := damage.CopyStore(t, damage.V88)
+			main := damage.MainFile(root)
+			ls := damage.Lines(t, main)
+			n := damage.FindLast(t, main, damage.IsType("user"))
+			complete := ls[n-1]
+			ls[n-1] = append([]byte(torn), complete...)
+			damage.WriteLines(t, main, ls, true)
+			age(t, root)
+			cs, err := repair.Plan(repair.Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			apply(t, cs, t.TempDir())
+			got := damage.Lines(t, main)
+			if len(got) != len(ls) || !bytes.Equal(got[n-1], complete) {
+				t.Fatalf("line %d after repair: %.200s", n, got[n-1])
+			}
+			if rep := findings(t, root); rep.Has(validate.Notice) {
+				t.Errorf("after repair: %+v", rep.Findings)
+			}
+		})
 	}
 }
