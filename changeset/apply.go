@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,10 +48,15 @@ type Result struct {
 type RefusedError struct {
 	Path   string
 	Reason string
+	// Untouched is set when apply refused before changing anything.
+	Untouched bool
 }
 
 func (e *RefusedError) Error() string {
-	return fmt.Sprintf("%s: %s; nothing was changed", e.Path, e.Reason)
+	if e.Untouched {
+		return fmt.Sprintf("%s: %s; nothing was changed", e.Path, e.Reason)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Reason)
 }
 
 // Apply checks every fingerprint, refuses live sessions, then applies the
@@ -66,6 +72,10 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 		hook = func(string, int) {}
 	}
 	if err := verify(cs, opts); err != nil {
+		var re *RefusedError
+		if errors.As(err, &re) {
+			re.Untouched = true
+		}
 		return nil, err
 	}
 	j, err := createJournal(opts.JournalDir, cs)
@@ -101,7 +111,7 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
 		if err := op.check(); err != nil {
-			return &RefusedError{op.Path, err.Error()}
+			return &RefusedError{Path: op.Path, Reason: err.Error()}
 		}
 		if op.Action == RemoveEmptyDir {
 			continue
@@ -116,18 +126,18 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 		}
 		if op.Action == Rename {
 			if fp, err := Stat(op.To); err != nil || fp.Exists {
-				return &RefusedError{op.To, "rename target exists"}
+				return &RefusedError{Path: op.To, Reason: "rename target exists"}
 			}
 		}
 		if opts.Force {
 			continue
 		}
 		if op.Session != "" && opts.LiveSessions[op.Session] {
-			return &RefusedError{op.Path, fmt.Sprintf("session %s is live (a running Claude Code holds it); close it or use --force", op.Session)}
+			return &RefusedError{Path: op.Path, Reason: fmt.Sprintf("session %s is live (a running Claude Code holds it); close it or use --force", op.Session)}
 		}
 		if op.Expect.Exists && !op.Expect.Dir && strings.HasSuffix(op.Path, ".jsonl") && op.Action != Create {
 			if age := now.Sub(op.Expect.ModTime); age < opts.LiveWindow {
-				return &RefusedError{op.Path, fmt.Sprintf("written %s ago, the session may be live; wait %s or use --force", age.Round(time.Second), opts.LiveWindow)}
+				return &RefusedError{Path: op.Path, Reason: fmt.Sprintf("written %s ago, the session may be live; wait %s or use --force", age.Round(time.Second), opts.LiveWindow)}
 			}
 		}
 	}
@@ -140,27 +150,27 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 func checkExpect(path string, want Fingerprint, deferHash bool) error {
 	got, err := Stat(path)
 	if err != nil {
-		return &RefusedError{path, err.Error()}
+		return &RefusedError{Path: path, Reason: err.Error()}
 	}
 	switch {
 	case want.Exists && !got.Exists:
-		return &RefusedError{path, "removed since the plan was made"}
+		return &RefusedError{Path: path, Reason: "removed since the plan was made"}
 	case !want.Exists && got.Exists:
-		return &RefusedError{path, "exists now; it did not when the plan was made"}
+		return &RefusedError{Path: path, Reason: "exists now; it did not when the plan was made"}
 	case !want.Exists:
 		return nil
 	case !want.Dir && (got.Size != want.Size || !got.ModTime.Equal(want.ModTime)):
-		return &RefusedError{path, fmt.Sprintf("changed since the plan was made (size %d → %d, modified %s); plan again", want.Size, got.Size, got.ModTime.Local().Format(time.RFC3339))}
+		return &RefusedError{Path: path, Reason: fmt.Sprintf("changed since the plan was made (size %d → %d, modified %s); plan again", want.Size, got.Size, got.ModTime.Local().Format(time.RFC3339))}
 	}
 	if want.SHA256 == "" || deferHash {
 		return nil
 	}
 	full, err := FingerprintOf(path)
 	if err != nil {
-		return &RefusedError{path, err.Error()}
+		return &RefusedError{Path: path, Reason: err.Error()}
 	}
 	if full.SHA256 != want.SHA256 {
-		return &RefusedError{path, "content changed since the plan was made; plan again"}
+		return &RefusedError{Path: path, Reason: "content changed since the plan was made; plan again"}
 	}
 	return nil
 }
@@ -172,6 +182,9 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 	case Create, Rewrite:
 		return j.writeFile(i, op, hook)
 	case Delete:
+		if cur, err := os.Lstat(op.Path); err != nil || (op.Expect.Exists && !op.Expect.Dir && (cur.Size() != op.Expect.Size || !cur.ModTime().Equal(op.Expect.ModTime))) {
+			return false, &RefusedError{Path: op.Path, Reason: "changed while applying; plan again"}
+		}
 		if err := j.backup(i, op.Path); err != nil {
 			return false, err
 		}
@@ -204,7 +217,7 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err
 		}
-		if err := copyTree(op.From, op.Path); err != nil {
+		if err := copyTree(op.From, op.Path, op.Merge); err != nil {
 			return false, err
 		}
 		return false, syncDir(filepath.Dir(op.Path))
@@ -247,6 +260,11 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		if old, err = f.Stat(); err != nil {
 			return false, err
 		}
+		// The file must still be what the plan read: earlier ops take time,
+		// and Claude Code may have appended meanwhile.
+		if op.Expect.Exists && (old.Size() != op.Expect.Size || !old.ModTime().Equal(op.Expect.ModTime)) {
+			return false, &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
+		}
 		if err := j.backup(i, op.Path); err != nil {
 			return false, err
 		}
@@ -288,7 +306,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		return false, err
 	}
 	if readHash != nil && readHash.Sum() != op.Expect.SHA256 {
-		return false, &RefusedError{op.Path, "content changed since the plan was made; plan again"}
+		return false, &RefusedError{Path: op.Path, Reason: "content changed since the plan was made; plan again"}
 	}
 	newFP := Fingerprint{Exists: true, Size: n, Mode: mode, SHA256: hex.EncodeToString(h.Sum(nil))}
 	mtime := op.ModTime
@@ -305,11 +323,32 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	// is stale for this file.
 	if op.Action == Rewrite {
 		if cur, err := os.Stat(op.Path); err != nil || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
-			return false, &RefusedError{op.Path, "changed while applying (Claude Code appended to it?); plan again"}
+			return false, &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
 		}
 	}
 	hook("checked", i)
-	if err := t.CloseAtomicallyReplace(); err != nil {
+	if op.Action == Create {
+		// Link the new file into place: unlike a rename, a link fails if
+		// a file appeared at the path since verify.
+		if err := t.Sync(); err != nil {
+			return false, err
+		}
+		tmp := t.Name()
+		if err := t.File.Close(); err != nil {
+			return false, err
+		}
+		err := os.Link(tmp, op.Path)
+		os.Remove(tmp)
+		if errors.Is(err, fs.ErrExist) {
+			return false, &RefusedError{Path: op.Path, Reason: "appeared while applying; plan again"}
+		}
+		if err != nil {
+			return false, err
+		}
+	} else if err := t.CloseAtomicallyReplace(); err != nil {
+		return false, err
+	}
+	if err := j.logEvent(event{Op: i, Event: "renamed"}); err != nil {
 		return false, err
 	}
 	if !mtime.IsZero() {
@@ -330,6 +369,21 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 				return false, fmt.Errorf("%s: carrying over an append: %w (the appended bytes are in %s)", op.Path, err, j.dir)
 			}
 			appended = true
+			// A backup that is a copy, not a link to the old file, lacks
+			// the tail: give it the tail, so undo keeps those lines.
+			bk := filepath.Join(j.dir, "backup", strconv.Itoa(i))
+			if bi, err := os.Stat(bk); err == nil && !os.SameFile(bi, cur) {
+				if err := appendTail(bk, oldFile, old.Size()); err != nil {
+					return false, err
+				}
+			}
+			fp, err := FingerprintOf(op.Path)
+			if err != nil {
+				return false, err
+			}
+			if err := j.logEvent(event{Op: i, Event: "written", New: &fp}); err != nil {
+				return false, err
+			}
 		}
 	}
 	return appended, j.logEvent(event{Op: i, Event: "done"})
@@ -413,8 +467,9 @@ func copyFile(src, dst string) error {
 	return os.Chtimes(dst, time.Now(), fi.ModTime())
 }
 
-// copyTree copies the folder src to dst, keeping modes and mtimes.
-func copyTree(src, dst string) error {
+// copyTree copies the folder src to dst, keeping modes and mtimes; with
+// merge, files dst already has are kept.
+func copyTree(src, dst string, merge bool) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -437,6 +492,9 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(l, target)
 		default:
+			if _, err := os.Lstat(target); merge && err == nil {
+				return nil
+			}
 			if err := copyFile(p, target); err != nil {
 				return err
 			}

@@ -85,6 +85,9 @@ type Op struct {
 	// (Rewrite) or uses 0600 and now (Create).
 	Mode    fs.FileMode `json:"mode,omitempty"`
 	ModTime time.Time   `json:"mtime,omitempty"`
+	// Merge makes a CreateDir fill in the files missing from a folder that
+	// exists, keeping those it has.
+	Merge bool `json:"merge,omitempty"`
 	// Session is the id of the session the file belongs to, if any: apply
 	// refuses files of live sessions.
 	Session string `json:"session,omitempty"`

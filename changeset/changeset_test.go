@@ -211,3 +211,97 @@ func TestLoadRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleBaseline: a file that changes between verify and its own op
+// (earlier ops take time) is refused, whatever gives its new content, and
+// the append stays.
+func TestStaleBaseline(t *testing.T) {
+	dir := t.TempDir()
+	first, data, gone := filepath.Join(dir, "first"), filepath.Join(dir, "data.jsonl"), filepath.Join(dir, "gone.jsonl")
+	write(t, first, "1\n")
+	write(t, data, "a\n")
+	write(t, gone, "g\n")
+	for _, op := range []changeset.Op{
+		{Action: changeset.Rewrite, Path: data, Data: []byte("b\n"), HasData: true},
+		{Action: changeset.Delete, Path: gone},
+	} {
+		op.Expect = fp(t, op.Path)
+		cs := changeset.New(dir, "test")
+		cs.Add(changeset.Op{Action: changeset.Rewrite, Path: first, Expect: fp(t, first), Data: []byte("2\n"), HasData: true})
+		cs.Add(op)
+		_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+			if step == "after" && i == 0 {
+				f, _ := os.OpenFile(op.Path, os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString("appended\n")
+				f.Close()
+			}
+		}})
+		if err == nil || !strings.Contains(err.Error(), "changed while applying") || strings.Contains(err.Error(), "nothing was changed") {
+			t.Fatalf("%s: err = %v", op.Action, err)
+		}
+		if got := read(t, op.Path); !strings.HasSuffix(got, "appended\n") {
+			t.Errorf("%s: the append is gone: %q", op.Action, got)
+		}
+		if got := read(t, first); got != "1\n" {
+			t.Errorf("%s: the first op was not rolled back: %q", op.Action, got)
+		}
+		write(t, first, "1\n")
+	}
+}
+
+// TestCreateNeverReplaces: a file that appears at a Create's path after
+// verify is kept; the apply is refused.
+func TestCreateNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "new.jsonl")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Create, Path: p, Data: []byte("ours\n"), HasData: true})
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+		if step == "checked" {
+			os.WriteFile(p, []byte("theirs\n"), 0o600)
+		}
+	}})
+	if err == nil || read(t, p) != "theirs\n" {
+		t.Fatalf("err = %v, file %q", err, read(t, p))
+	}
+}
+
+// TestUndoResumes: an undo that was interrupted can be run again; a
+// folder removed half-way gets its missing files back.
+func TestUndoResumes(t *testing.T) {
+	dir := t.TempDir()
+	a, b, tree := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "tree")
+	write(t, a, "a\n")
+	write(t, b, "b\n")
+	write(t, filepath.Join(tree, "x"), "x\n")
+	write(t, filepath.Join(tree, "y"), "y\n")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Data: []byte("A\n"), HasData: true})
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: b, Expect: fp(t, b), Data: []byte("B\n"), HasData: true})
+	cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: tree, Expect: fp(t, tree)})
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As if the removal had stopped half-way: the folder with one file.
+	write(t, filepath.Join(tree, "y"), "y\n")
+	// As if an undo had restored b, then died.
+	write(t, b, "b\n")
+	u, err := changeset.Undo(res.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]string{a: "a\n", b: "b\n", filepath.Join(tree, "x"): "x\n", filepath.Join(tree, "y"): "y\n"} {
+		if got := read(t, p); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+	// Everything is back: a third undo plans nothing.
+	u, err = changeset.Undo(res.Journal)
+	if err != nil || !u.Empty() {
+		t.Errorf("undo again: %v, %d ops", err, len(u.Ops))
+	}
+}

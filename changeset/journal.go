@@ -261,6 +261,22 @@ func loadJournalPlan(dir string) (*ChangeSet, error) {
 	return cs, err
 }
 
+// missingFrom reports whether some file of the tree src is missing in dst.
+func missingFrom(src, dst string) bool {
+	missing := false
+	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || missing {
+			return filepath.SkipAll
+		}
+		rel, _ := filepath.Rel(src, p)
+		if _, err := os.Lstat(filepath.Join(dst, rel)); err != nil {
+			missing = true
+		}
+		return nil
+	})
+	return missing
+}
+
 // undoOps builds the ops that reverse ops 0..last of the journal, newest
 // first, from what the log says happened and what is on disk now.
 func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
@@ -272,18 +288,21 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 	written := map[int]*Fingerprint{}
 	started := map[int]bool{}
 	done := map[int]bool{}
+	renamed := map[int]bool{}
 	var made []string // folders the apply made, in the order it made them
 	for _, e := range events {
 		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
 			made = append(made, e.Path)
 		}
 		switch e.Event {
+		case "renamed":
+			renamed[e.Op] = true
 		case "done":
 			done[e.Op] = true
 		case "backup":
 			backups[e.Op] = filepath.Join(dir, e.Backup)
 		case "written":
-			written[e.Op] = e.New
+			written[e.Op] = e.New // the last one wins (after a carried append)
 		}
 		started[e.Op] = true
 	}
@@ -305,16 +324,18 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			if err != nil {
 				return nil, err
 			}
-			switch {
-			case cur.Exists && cur.SHA256 == nf.SHA256:
-			case !done[i]:
-				continue // the rename never happened
-			default:
-				return nil, &RefusedError{op.Path, "changed since cfix wrote it; undo would lose those changes"}
-			}
 			bfp, err := FingerprintOf(bk)
 			if err != nil {
 				return nil, err
+			}
+			switch {
+			case cur.Exists && cur.SHA256 == bfp.SHA256:
+				continue // already restored (an undo run before)
+			case cur.Exists && cur.SHA256 == nf.SHA256:
+			case !done[i] && !renamed[i]:
+				continue // the rename never happened
+			default:
+				return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 			}
 			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
 				From: bk, FromExpect: &bfp, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
@@ -331,7 +352,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 				continue // never created
 			}
 			if cur.SHA256 != nf.SHA256 {
-				return nil, &RefusedError{op.Path, "changed since cfix created it; undo would lose those changes"}
+				return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix created it; undo would lose those changes"}
 			}
 			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session})
 		case Delete, DeleteDir:
@@ -343,16 +364,22 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			if err != nil {
 				return nil, err
 			}
-			if cur.Exists {
-				continue // never removed
-			}
 			bfp, err := FingerprintOf(bk)
 			if err != nil {
 				return nil, err
 			}
 			if op.Action == DeleteDir {
-				out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp})
-			} else {
+				// A removal killed half-way leaves the folder with part of
+				// its files: put back what is missing.
+				if missingFrom(bk, op.Path) {
+					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Expect: cur})
+				}
+				continue
+			}
+			if cur.Exists {
+				continue // never removed
+			}
+			{
 				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp,
 					ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 			}
