@@ -342,9 +342,13 @@ func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 		op = &cs.Ops[len(cs.Ops)-1]
 	}
 	size := op.Expect.Size
-	// Without a final newline (and no edit fixing the last line) the first
-	// carried line would glue onto the last one.
-	if size > 0 && !endsWithNewline(path, size) && !editsReach(op.Edits, size) {
+	// The first carried line must not glue onto the last one: the file's
+	// new end is either an edit reaching the old end, or the old end.
+	if end, ok := editsEnd(op.Edits, size); ok {
+		if len(end) > 0 && end[len(end)-1] != '\n' {
+			add = append([]byte{'\n'}, add...)
+		}
+	} else if size > 0 && !endsWithNewline(path, size) {
 		add = append([]byte{'\n'}, add...)
 	}
 	op.Edits = append(op.Edits, changeset.Edit{Line: n + 1, Offset: size, New: add,
@@ -369,14 +373,16 @@ func endsWithNewline(path string, size int64) bool {
 	return err == nil && b[0] == '\n'
 }
 
-// editsReach reports whether an edit replaces bytes up to the end.
-func editsReach(edits []changeset.Edit, size int64) bool {
+// editsEnd returns the new bytes of the edit that replaces the file's end,
+// if one does (empty bytes: the last line goes, and the line before it ends
+// with its newline).
+func editsEnd(edits []changeset.Edit, size int64) ([]byte, bool) {
 	for _, e := range edits {
 		if e.Length > 0 && e.Offset+e.Length == size {
-			return true
+			return e.New, true
 		}
 	}
-	return false
+	return nil, false
 }
 
 // findUUID returns the transcript (other than skip) holding an entry with

@@ -306,6 +306,21 @@ func (s *storeCheck) live() {
 			path = rs[0].file.Path
 		}
 		s.add(SessionLive, path, 0, "session %s is live (pid %d, %s): planners will not rewrite it", l.SessionID, l.PID, l.Path)
+		// A live session is being written: a tool still running has no
+		// result yet, and the last line may be half-written.
+		for _, r := range s.results {
+			if r.file.Session != l.SessionID {
+				continue
+			}
+			for i := range r.findings {
+				f := &r.findings[i]
+				switch f.Code {
+				case ToolResultMiss, LineTorn, NoFinalNewline:
+					f.Severity = Notice
+					f.Message += fmt.Sprintf(" (the session is live, pid %d: it may be in progress)", l.PID)
+				}
+			}
+		}
 	}
 }
 

@@ -206,3 +206,29 @@ func TestCodesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveSessionInProgress: a live session's pending tool call and
+// half-written last line are notices, not errors.
+func TestLiveSessionInProgress(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	use := damage.FindLast(t, main, damage.HasBlock("tool_use"))
+	damage.WriteLines(t, main, append(ls[:use:use], []byte(`{"type":"user","uuid":"half`)), false)
+	rep := run(t, root)
+	if !rep.Has(validate.Error) {
+		t.Fatal("not live: no error")
+	}
+	os.MkdirAll(filepath.Join(root, "sessions"), 0o700)
+	os.WriteFile(filepath.Join(root, "sessions", fmt.Sprintf("%d.json", os.Getpid())),
+		[]byte(fmt.Sprintf(`{"pid":%d,"sessionId":%q}`, os.Getpid(), damage.V88Session)), 0o600)
+	rep = run(t, root)
+	for _, f := range rep.Findings {
+		if f.Severity == validate.Error {
+			t.Errorf("live: %s:%d %s %s", f.Path, f.Line, f.Code, f.Message)
+		}
+	}
+	if !hasCode(rep, validate.ToolResultMiss) || !hasCode(rep, validate.LineTorn) {
+		t.Error("live: the notices are gone")
+	}
+}
