@@ -75,6 +75,9 @@ func OpStats(op *Op) Stats {
 func Summary(w io.Writer, cs *ChangeSet) {
 	if cs.Empty() {
 		fmt.Fprintf(w, "cfix %s: nothing to do\n", cs.Command)
+		for _, n := range cs.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
 		return
 	}
 	var total Stats

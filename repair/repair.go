@@ -113,7 +113,12 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	results := make([]*fixer, len(files))
 	errs := make([]error, len(files))
 	ops := make([]*changeset.Op, len(files))
+	links := make([]bool, len(files))
 	parallel(len(files), func(i int) {
+		if fi, err := os.Lstat(files[i].Path); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			links[i] = true // rewriting it would replace the link by a file
+			return
+		}
 		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path]}
 		ops[i], errs[i] = x.plan()
 		x.file, x.fixes, x.nodes = nil, nil, nil
@@ -122,6 +127,10 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	metaOnly := false
 	unfixed := map[validate.Code]int{}
 	for i := range files {
+		if links[i] {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%s is a symbolic link: not rewritten (repair the file it points to)", files[i].Path))
+			continue
+		}
 		if errs[i] != nil {
 			return nil, errs[i]
 		}

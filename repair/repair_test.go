@@ -290,3 +290,35 @@ func TestSalvage(t *testing.T) {
 		})
 	}
 }
+
+// TestSymlinkLeftAlone: a transcript that is a symbolic link is checked,
+// never rewritten (that would replace the link by a file), and the plan
+// says so.
+func TestSymlinkLeftAlone(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	link := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
+	real := filepath.Join(t.TempDir(), "real.jsonl")
+	if err := os.Rename(link, real); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(real, link)
+	f, _ := os.OpenFile(real, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"user","torn`)
+	f.Close()
+	age(t, root)
+	if !has(findings(t, root), validate.LineTorn, link, 0) {
+		t.Fatal("validate does not check the linked transcript")
+	}
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range cs.Ops {
+		if op.Path == link {
+			t.Errorf("planned %s of the link", op.Action)
+		}
+	}
+	if len(cs.Notes) == 0 || !strings.Contains(strings.Join(cs.Notes, "\n"), "symbolic link") {
+		t.Errorf("notes: %v", cs.Notes)
+	}
+}

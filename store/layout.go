@@ -128,7 +128,7 @@ func (l *Layout) scanProject(folder string) error {
 			}
 		case name == "sessions-index.json":
 			l.Indexes = append(l.Indexes, path)
-		case strings.HasSuffix(name, ".jsonl") && e.Type().IsRegular():
+		case strings.HasSuffix(name, ".jsonl") && (e.Type().IsRegular() || linksToFile(path, e)):
 			stem := strings.TrimSuffix(name, ".jsonl")
 			f := File{Path: path, Project: folder}
 			if strings.HasPrefix(stem, "agent-") {
@@ -174,6 +174,16 @@ func (l *Layout) scanSubagents(folder, session, dir string) error {
 		return nil
 	}
 	return err
+}
+
+// linksToFile reports whether e is a symbolic link to a regular file:
+// such a transcript is checked like any other (planners leave links alone).
+func linksToFile(path string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func stat(f *File) error {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
 )
 
@@ -77,21 +76,10 @@ func runSessionPlan(f *planFlags, p *clone.Plan) error {
 	if err := runPlan(f, p.ChangeSet); err != nil {
 		return err
 	}
-	emptyNotes(f, p.ChangeSet)
 	if f.apply && !f.json && !p.ChangeSet.Empty() {
 		fmt.Fprintf(f.out, "resume it with:\n  %s\n", p.ResumeCommand())
 	}
 	return nil
-}
-
-// emptyNotes prints the notes of an empty plan (the summary says only
-// "nothing to do").
-func emptyNotes(f *planFlags, cs *changeset.ChangeSet) {
-	if cs.Empty() && !f.json {
-		for _, n := range cs.Notes {
-			fmt.Fprintf(f.out, "note: %s\n", n)
-		}
-	}
 }
 
 // planError maps a planner's error to an exit status: what the user asked

@@ -66,7 +66,6 @@ func runMoveProject(opts *moveProjectOptions, old, nw string) error {
 	if err := runPlan(&opts.planFlags, p.ChangeSet); err != nil {
 		return err
 	}
-	emptyNotes(&opts.planFlags, p.ChangeSet)
 	if opts.apply && !opts.json && !p.ChangeSet.Empty() {
 		printResumeHint(opts.out, p.New)
 	}
