@@ -555,6 +555,7 @@ func (x *fixer) resumed() error {
 		leaf = g.Leaf(true)
 	}
 	chain, _ := g.Walk(leaf)
+	_, siblingIDs := g.SiblingResults(chain)
 	used := map[string]bool{}
 	type pending struct {
 		node int
@@ -593,7 +594,7 @@ func (x *fixer) resumed() error {
 		i := idx[gi]
 		var ids []string
 		for _, b := range x.nodes[i].Blocks {
-			if b.Type == "tool_use" && b.ID != "" && useNode[b.ID] == i && !answered[b.ID] {
+			if b.Type == "tool_use" && b.ID != "" && useNode[b.ID] == i && !answered[b.ID] && !siblingIDs[b.ID] {
 				ids = append(ids, b.ID)
 			}
 		}

@@ -189,6 +189,50 @@ func (g *Graph) Walk(leaf int) (chain []int, truncated bool) {
 	return chain, truncated
 }
 
+// SiblingResults returns the entries off the chain that hold tool_results
+// for tool_uses on it: with parallel tool calls some versions chain every
+// result but the last to the assistant entry of its own tool_use, beside
+// the chain, and a resume loads them all. It maps each such node to true
+// and returns the tool_use ids they answer.
+func (g *Graph) SiblingResults(chain []int) (nodes map[int]bool, ids map[string]bool) {
+	on := make(map[int]bool, len(chain))
+	uses := map[string]bool{}
+	for _, i := range chain {
+		on[i] = true
+		for _, b := range g.Nodes[i].Blocks {
+			if b.Type == "tool_use" && b.ID != "" {
+				uses[b.ID] = true
+			}
+		}
+	}
+	nodes, ids = map[int]bool{}, map[string]bool{}
+	children := g.Children()
+	for _, i := range chain {
+		for _, c := range children[i] {
+			if on[c] || g.Nodes[c].Type != "user" {
+				continue
+			}
+			results, all := 0, true
+			for _, b := range g.Nodes[c].Blocks {
+				if b.Type == "tool_result" {
+					results++
+					all = all && uses[b.ToolUseID]
+				}
+			}
+			if results == 0 || !all || len(children[c]) > 0 {
+				continue
+			}
+			nodes[c] = true
+			for _, b := range g.Nodes[c].Blocks {
+				if b.Type == "tool_result" {
+					ids[b.ToolUseID] = true
+				}
+			}
+		}
+	}
+	return nodes, ids
+}
+
 // Reachable marks the nodes a resume from leaf accounts for: the resumed
 // chain plus, across compact boundaries (logicalParentUuid), the history
 // that compaction summarized.

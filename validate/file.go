@@ -387,9 +387,10 @@ func checkChain(res *fileResult, g *session.Graph) {
 	}
 
 	reach := g.Reachable(leaf)
+	siblings, siblingIDs := g.SiblingResults(chain)
 	off := 0
 	for i := range g.Nodes {
-		if !reach[i] && !inCycle[i] && (agentFile || !g.Nodes[i].Sidechain) {
+		if !reach[i] && !inCycle[i] && !siblings[i] && (agentFile || !g.Nodes[i].Sidechain) {
 			off++
 		}
 	}
@@ -431,7 +432,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 		}
 	}
 	for _, id := range order {
-		if !answered[id] {
+		if !answered[id] && !siblingIDs[id] {
 			res.add(ToolResultMiss, used[id], "tool_use %s has no tool_result on the resumed chain", id)
 		}
 	}
