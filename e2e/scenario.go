@@ -57,7 +57,7 @@ type Scenario struct {
 //     2b. alpha: -r Main, a Write call
 //  3. alpha: -r Main, an Agent/Task subagent that itself runs Bash
 //  4. alpha: -r Main -p /compact
-//  5. alpha: -r Main, Bash after the compaction
+//  5. alpha: -r Main, Bash after the compaction, then parallel Bash calls
 //  6. alpha: -r Main, a plain resume in place
 //  7. gamma with space: -r Main from another folder (see CrossFolderResume)
 //  8. beta.dir/sub: a fresh session elsewhere, with a Read call → Fresh
@@ -161,6 +161,15 @@ func RunScenario(t testing.TB, version, home string) *Scenario {
 		return len(r) == 1 && strings.TrimSpace(r[0].ResultText()) == env.Dir(AlphaDir)
 	}) {
 		t.Errorf("step 5: Bash did not run pwd in %s\n%s", env.Dir(AlphaDir), res)
+	}
+
+	// 5b. Parallel tool calls after the compaction: on the chain a resume
+	// loads, where some versions hang one result beside the chain.
+	res = run("5b parallel after compact", AlphaDir, "-r", sc.Main, "-p", "BASH2: echo three ;; echo four")
+	mustExit0("5b parallel after compact", res)
+	requireReplies(t, "5b parallel after compact", res, "bash2", "done")
+	if !hasRequest(res, func(q fakeapi.Request) bool { return len(lastResults(q.Messages)) == 2 }) {
+		t.Errorf("step 5b: no request answers both parallel calls in one message\n%s", res)
 	}
 
 	// 6. Resume in place.
