@@ -34,6 +34,7 @@ const (
 var CrossFolderResume = map[string]bool{
 	"1.0.128": false,
 	"2.0.77":  false,
+	"2.1.205": false,
 	"2.1.330": true,
 }
 
