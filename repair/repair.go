@@ -153,8 +153,12 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
-		if c == validate.ParentMissing {
+		switch c {
+		case validate.ParentMissing:
 			hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
+		case validate.SessionEmpty, validate.SessionEnvEmpty, validate.OrphanSessionEnv,
+			validate.OrphanFileHist, validate.OrphanTodos, validate.OrphanDebug:
+			hint = "cfix prune removes them"
 		}
 		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
 	}
