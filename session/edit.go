@@ -60,6 +60,9 @@ func fieldsOf(p *Parser, raw []byte) (fields []Field, end int, err error) {
 	for {
 		p.ws()
 		p.expectEnd("object")
+		if p.b[p.i] != '"' {
+			p.fail("expected a string key in object")
+		}
 		ks := p.i
 		key, _ := p.str(true, 1<<30).(string)
 		p.ws()

@@ -29,6 +29,9 @@ func TestEditHelpers(t *testing.T) {
 	if _, _, err := Fields([]byte(`{"a":`), 0); err == nil {
 		t.Error("Fields of a torn object")
 	}
+	if _, _, err := Fields([]byte(`{\a":1}`), 0); err == nil {
+		t.Error("Fields of a key without its opening quote")
+	}
 	if _, _, err := Elements([]byte(`{}`), 0); err == nil {
 		t.Error("Elements of an object")
 	}
