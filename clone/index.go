@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cfix-dev/cfix/store"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -181,7 +182,7 @@ func retargetEntry(obj []byte, id, fullPath string, mtimeMS int64, oldDir, newDi
 
 // newEntry builds an index entry from a summary, fields in the order
 // Claude Code writes them.
-func newEntry(id, fullPath string, mtimeMS int64, s *summary, projectPath string) []byte {
+func newEntry(id, fullPath string, mtimeMS int64, s *store.SessionSummary, projectPath string) []byte {
 	var b bytes.Buffer
 	field := func(k string, v []byte) {
 		if b.Len() > 1 {
@@ -196,14 +197,14 @@ func newEntry(id, fullPath string, mtimeMS int64, s *summary, projectPath string
 	field("sessionId", q(id))
 	field("fullPath", q(fullPath))
 	field("fileMtime", []byte(strconv.FormatInt(mtimeMS, 10)))
-	field("firstPrompt", q(s.firstPrompt))
-	if s.summary != "" {
-		field("summary", q(s.summary))
+	field("firstPrompt", q(s.FirstPrompt))
+	if s.Summary != "" {
+		field("summary", q(s.Summary))
 	}
-	field("messageCount", []byte(strconv.Itoa(s.messages)))
-	field("created", q(s.first))
-	field("modified", q(s.last))
-	field("gitBranch", q(s.branch))
+	field("messageCount", []byte(strconv.Itoa(s.Messages)))
+	field("created", q(s.First))
+	field("modified", q(s.Last))
+	field("gitBranch", q(s.Branch))
 	field("projectPath", q(projectPath))
 	field("isSidechain", []byte("false"))
 	b.WriteByte('}')

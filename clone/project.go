@@ -393,10 +393,10 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			if err != nil {
 				return nil, err
 			}
-			if s.sum.messages == 0 {
+			if s.sum.Messages == 0 {
 				continue
 			}
-			cwd, _ := changeset.MapPath(m.Dir, m.NewDir, s.sum.cwd)
+			cwd, _ := changeset.MapPath(m.Dir, m.NewDir, s.sum.CWD)
 			if cwd == "" {
 				cwd = m.NewDir
 			}

@@ -110,14 +110,6 @@ func newAgentID(old, session string, try int) string {
 	return "a" + hex.EncodeToString(sum[:])[:n-1]
 }
 
-// summary is what a sessions-index.json entry says of a session.
-type summary struct {
-	messages             int
-	first, last          string
-	firstPrompt, summary string
-	branch, cwd          string
-}
-
 // scan is what one read of a transcript gives: its fingerprint (with the
 // hash of the bytes read), its line count, the first cwd of its entries,
 // and with sum set, an index summary.
@@ -128,7 +120,7 @@ type scan struct {
 	// sessionID is the first sessionId of the entries: the file's name
 	// may not be it (a file renamed by hand).
 	sessionID string
-	sum       *summary
+	sum       *store.SessionSummary
 	// cwdUnder: some entry's cwd is the directory scanFile was asked
 	// about, or under it.
 	cwdUnder bool
@@ -160,7 +152,7 @@ func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
 	rd := session.NewReader(io.TeeReader(f, h), nil)
 	s := &scan{}
 	if withSummary {
-		s.sum = &summary{}
+		s.sum = &store.SessionSummary{}
 	}
 	p := session.NewParser()
 	var e session.Entry
@@ -192,7 +184,7 @@ func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
 		if s.sum != nil {
 			r := p.Parse(raw)
 			if r.Err == nil && session.HeaderOf(r.Value, &e) {
-				s.sum.add(r.Value, &e)
+				s.sum.Add(r.Value, &e)
 			}
 		}
 	}
@@ -202,40 +194,6 @@ func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
 	fp.SHA256 = h.Sum()
 	s.fp = fp
 	return s, nil
-}
-
-func (s *summary) add(v any, e *session.Entry) {
-	if m, ok := v.(map[string]any); ok {
-		if t, _ := m["summary"].(string); t != "" && e.Type == "summary" {
-			s.summary = t
-		}
-		if b, _ := m["gitBranch"].(string); b != "" && s.branch == "" {
-			s.branch = b
-		}
-	}
-	if !e.IsChain() {
-		return
-	}
-	if e.Type == "user" || e.Type == "assistant" {
-		s.messages++
-	}
-	if e.IsSidechain {
-		return
-	}
-	if s.cwd == "" {
-		s.cwd = e.CWD
-	}
-	if e.Timestamp != "" {
-		if s.first == "" {
-			s.first = e.Timestamp
-		}
-		s.last = e.Timestamp
-	}
-	if e.Type == "user" && s.firstPrompt == "" && !e.IsMeta {
-		if t, ok := e.Content.(string); ok {
-			s.firstPrompt = t
-		}
-	}
 }
 
 // firstCWD returns the first cwd in the first lines of a transcript.

@@ -488,16 +488,16 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*c
 			m["fullPath"] = f.Path
 		}
 		if allow(validate.IndexDrift) {
-			sum, err := summarize(f.Path)
+			sum, err := store.Summarize(f.Path)
 			if err != nil {
 				return nil, err
 			}
 			m["fileMtime"] = f.ModTime.UnixMilli()
 			if _, has := m["messageCount"]; has {
-				m["messageCount"] = sum.messages
+				m["messageCount"] = sum.Messages
 			}
-			if sum.last != "" {
-				m["modified"] = sum.last
+			if sum.Last != "" {
+				m["modified"] = sum.Last
 			}
 		}
 		out = append(out, m)
@@ -508,18 +508,18 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*c
 				continue
 			}
 			f := sessions[id]
-			sum, err := summarize(f.Path)
+			sum, err := store.Summarize(f.Path)
 			if err != nil {
 				return nil, err
 			}
-			if sum.messages == 0 {
+			if sum.Messages == 0 {
 				continue // metadata only: nothing to resume
 			}
 			m := map[string]any{"sessionId": id, "fullPath": f.Path, "fileMtime": f.ModTime.UnixMilli(),
-				"firstPrompt": sum.firstPrompt, "messageCount": sum.messages, "created": sum.first,
-				"modified": sum.last, "gitBranch": sum.branch, "projectPath": sum.cwd, "isSidechain": false}
-			if sum.summary != "" {
-				m["summary"] = sum.summary
+				"firstPrompt": sum.FirstPrompt, "messageCount": sum.Messages, "created": sum.First,
+				"modified": sum.Last, "gitBranch": sum.Branch, "projectPath": sum.CWD, "isSidechain": false}
+			if sum.Summary != "" {
+				m["summary"] = sum.Summary
 			}
 			out = append(out, m)
 		}
@@ -545,61 +545,6 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*c
 	}
 	return &changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true,
 		Reason: "rebuild sessions-index.json from the session files (it is derived)"}, nil
-}
-
-type sessionSummary struct {
-	messages             int
-	first, last          string
-	firstPrompt, summary string
-	branch, cwd          string
-}
-
-// summarize reads what an index entry says of a session.
-func summarize(path string) (*sessionSummary, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	s := &sessionSummary{}
-	rd := session.NewReader(fh, nil)
-	p := session.NewParser()
-	var e session.Entry
-	for rd.Next() {
-		r := p.Parse(rd.Line().Raw)
-		if r.Err != nil || !session.HeaderOf(r.Value, &e) {
-			continue
-		}
-		if m, ok := r.Value.(map[string]any); ok {
-			if t, _ := m["summary"].(string); t != "" && e.Type == "summary" {
-				s.summary = t
-			}
-			if b, _ := m["gitBranch"].(string); b != "" && s.branch == "" {
-				s.branch = b
-			}
-		}
-		if !e.IsChain() || e.IsSidechain {
-			continue
-		}
-		if s.cwd == "" {
-			s.cwd = e.CWD
-		}
-		if e.Timestamp != "" {
-			if s.first == "" {
-				s.first = e.Timestamp
-			}
-			s.last = e.Timestamp
-		}
-		if e.Type == "user" || e.Type == "assistant" {
-			s.messages++
-		}
-		if e.Type == "user" && s.firstPrompt == "" && !e.IsMeta {
-			if t, ok := e.Content.(string); ok {
-				s.firstPrompt = t
-			}
-		}
-	}
-	return s, rd.Err()
 }
 
 func sortedKeys(m map[string]bool) []string {
