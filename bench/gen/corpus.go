@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cfix-dev/cfix/store"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -158,7 +159,7 @@ func loadUnit(claude, version, folder string) (*unit, error) {
 			var e struct {
 				Cwd string `json:"cwd"`
 			}
-			if json.Unmarshal(line, &e) == nil && e.Cwd != "" && encodeProject(e.Cwd) == folder {
+			if json.Unmarshal(line, &e) == nil && e.Cwd != "" && store.EncodeProject(e.Cwd) == folder {
 				u.oldCwd = e.Cwd
 				return u, nil
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/cfix-dev/cfix/store"
 	"io"
 	"io/fs"
 	"os"
@@ -211,7 +212,7 @@ func checkStore(t *testing.T, dir string) storeStats {
 				if a, ok := e["agentId"].(string); ok && agent != "" && a != agent {
 					fail("%s:%d: agentId %s", path, n, a)
 				}
-				if cwd, ok := e["cwd"].(string); ok && encodeProject(cwd) != fo.Name() {
+				if cwd, ok := e["cwd"].(string); ok && store.EncodeProject(cwd) != fo.Name() {
 					fail("%s:%d: cwd %s is not the folder's", path, n, cwd)
 				}
 				if ts, ok := e["timestamp"].(string); ok {

@@ -110,25 +110,6 @@ func newAgentID(ns, old string) string {
 	return prefix + hex.EncodeToString(h[:])[:n]
 }
 
-// encodeProject returns the project folder name Claude Code uses for the
-// absolute path p: every UTF-16 code unit that is not [a-zA-Z0-9] becomes
-// '-'. (Names over 200 characters get a hash suffix in Claude Code; the
-// generator's paths are short.)
-func encodeProject(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		case r >= 0x10000:
-			b.WriteString("--") // two UTF-16 code units
-		default:
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
-
 // replacePath replaces the whole path old in s by new, and paths under it:
 // "/a/foo" becomes "/b/x" in "/a/foo" and "/a/foo/bar" but "/a/foobar" is
 // left alone.

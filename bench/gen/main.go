@@ -35,6 +35,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cfix-dev/cfix/store"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -246,7 +247,7 @@ func (g *gen) makeFolders(n int) {
 	seen := map[string]bool{}
 	for i := 1; len(g.folders) < n; i++ {
 		cwd := fmt.Sprintf(projectPatterns[g.rng.IntN(len(projectPatterns))], i)
-		name := encodeProject(cwd)
+		name := store.EncodeProject(cwd)
 		if seen[name] {
 			continue
 		}
