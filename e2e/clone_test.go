@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -79,27 +77,17 @@ const (
 )
 
 func TestCloneMoveResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs real Claude Code versions")
-	}
-	versions, err := Versions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			t.Parallel()
-			sc := ScenarioStore(t, v)
-			ref := cloneReference(t, sc)
-			t.Logf("claude %s: reference resume in %s: %s\n%s", v, filepath.Join(sc.Home, AlphaDir), ref.summary(), cloneDump(ref.Hist))
-			tab := &cloneTable{}
-			t.Run("clone", func(t *testing.T) { testClone(t, sc, ref, tab) })
-			t.Run("move-project", func(t *testing.T) { testMoveProject(t, sc, ref, tab) })
-			t.Run("move", func(t *testing.T) { testMove(t, sc, ref, tab) })
-			t.Run("undo", func(t *testing.T) { testCloneUndo(t, sc) })
-			t.Logf("claude %s:\n%s", v, tab)
-		})
-	}
+	EachScenario(t, func(t *testing.T, sc *Scenario) {
+		v := sc.Version
+		ref := cloneReference(t, sc)
+		t.Logf("claude %s: reference resume in %s: %s\n%s", v, filepath.Join(sc.Home, AlphaDir), ref.summary(), cloneDump(ref.Hist))
+		tab := &cloneTable{}
+		t.Run("clone", func(t *testing.T) { testClone(t, sc, ref, tab) })
+		t.Run("move-project", func(t *testing.T) { testMoveProject(t, sc, ref, tab) })
+		t.Run("move", func(t *testing.T) { testMove(t, sc, ref, tab) })
+		t.Run("undo", func(t *testing.T) { testCloneUndo(t, sc) })
+		t.Logf("claude %s:\n%s", v, tab)
+	})
 }
 
 // cloneTable collects one line per run for the -v log.
@@ -179,8 +167,8 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 
 	// Clone.
 	cloneAge(t, sc, claude)
-	res := cloneCfix(t, journal, "clone", sc.Main, "--to", dir, "--root", claude, "--apply", "--yes")
-	if res.code != 0 {
+	res := RunCfix(t, journal, "clone", sc.Main, "--to", dir, "--root", claude, "--apply", "--yes")
+	if res.ExitCode != 0 {
 		t.Fatalf("cfix clone: %s", res)
 	}
 	newID := cloneResumeID(t, res, dir)
@@ -227,8 +215,8 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	cloneAge(t, sc, claude)
 	midSum := cloneFileSum(t, clonePath)
 	midFamily := cloneFamilyOf(t, claude, filepath.Dir(clonePath), newID)
-	res = cloneCfix(t, journal, "clone", clonePath, "--to", dir2, "--id", id2, "--root", claude, "--apply", "--yes")
-	if res.code != 0 {
+	res = RunCfix(t, journal, "clone", clonePath, "--to", dir2, "--id", id2, "--root", claude, "--apply", "--yes")
+	if res.ExitCode != 0 {
 		t.Fatalf("cfix clone of the clone: %s", res)
 	}
 	if got := cloneResumeID(t, res, dir2); got != id2 {
@@ -284,11 +272,11 @@ func testMoveProject(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTabl
 	}
 
 	cloneAge(t, sc, claude)
-	res := cloneCfix(t, journal, "move-project", old, nw, "--root", claude, "--apply", "--yes")
-	if res.code != 0 {
+	res := RunCfix(t, journal, "move-project", old, nw, "--root", claude, "--apply", "--yes")
+	if res.ExitCode != 0 {
 		t.Fatalf("cfix move-project: %s", res)
 	}
-	if !strings.Contains(res.stdout, "claude --continue") {
+	if !strings.Contains(res.Stdout, "claude --continue") {
 		t.Errorf("cfix move-project printed no continue command: %s", res)
 	}
 	if _, err := ProjectDir(claude, old); err == nil {
@@ -339,8 +327,8 @@ func testMove(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	srcFamily := cloneFamilyOf(t, claude, filepath.Dir(src), sc.Main)
 
 	cloneAge(t, sc, claude)
-	res := cloneCfix(t, journal, "move", sc.Main, "--to", dir, "--root", claude, "--apply", "--yes")
-	if res.code != 0 {
+	res := RunCfix(t, journal, "move", sc.Main, "--to", dir, "--root", claude, "--apply", "--yes")
+	if res.ExitCode != 0 {
 		t.Fatalf("cfix move: %s", res)
 	}
 	if id := cloneResumeID(t, res, dir); id != sc.Main {
@@ -389,19 +377,19 @@ func testCloneUndo(t *testing.T, sc *Scenario) {
 	} {
 		args := append(c.args, "--root", claude, "--apply", "--yes")
 		orig := cloneTreeSums(t, claude)
-		if res := cloneCfix(t, journal, args...); res.code != 0 {
+		if res := RunCfix(t, journal, args...); res.ExitCode != 0 {
 			t.Fatalf("cfix %s: %s", c.name, res)
 		}
 		applied := cloneTreeSums(t, claude)
-		if u := cloneCfix(t, journal, "undo", "--root", claude, "--apply", "--yes"); u.code != 0 {
+		if u := RunCfix(t, journal, "undo", "--root", claude, "--apply", "--yes"); u.ExitCode != 0 {
 			t.Fatalf("cfix undo of the %s: %s", c.name, u)
 		}
 		undone := cloneTreeSums(t, claude)
 		if diff := cloneTreeDiff(orig, undone); diff != "" {
 			t.Errorf("cfix undo of the %s did not give the store back (- only before the %s, + only after the undo, ~ other bytes):\n%s", c.name, c.name, diff)
 		}
-		res := cloneCfix(t, journal, args...)
-		if res.code != 0 {
+		res := RunCfix(t, journal, args...)
+		if res.ExitCode != 0 {
 			// Seen with 2.1.330's <id>/subagents/ layout: the undo leaves
 			// <target folder>/<id>/subagents/ empty, and clone (--id) or
 			// move takes that folder for an existing copy of the session.
@@ -411,7 +399,7 @@ func testCloneUndo(t *testing.T, sc *Scenario) {
 		if diff := cloneTreeDiff(applied, cloneTreeSums(t, claude)); diff != "" {
 			t.Errorf("cfix %s again after its undo gave another store than the first time (- first, + again):\n%s", c.name, diff)
 		}
-		if u := cloneCfix(t, journal, "undo", "--root", claude, "--apply", "--yes"); u.code != 0 {
+		if u := RunCfix(t, journal, "undo", "--root", claude, "--apply", "--yes"); u.ExitCode != 0 {
 			t.Fatalf("cfix undo of the %s: %s", c.name, u)
 		}
 	}
@@ -478,56 +466,13 @@ func cloneFileSum(t *testing.T, path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// cloneCfixResult is one cfix run.
-type cloneCfixResult struct {
-	args           []string
-	stdout, stderr string
-	code           int
-}
-
-func (r cloneCfixResult) String() string {
-	return fmt.Sprintf("cfix %q: exit %d\nstdout: %s\nstderr: %s", r.args, r.code, clip(r.stdout, 4000), clip(r.stderr, 2000))
-}
-
-// cloneCfix runs the cfix binary CfixBinary builds, with CFIX_JOURNAL_DIR
-// set to journal and without CLAUDE_CONFIG_DIR (pass --root).
-func cloneCfix(t *testing.T, journal string, args ...string) cloneCfixResult {
-	t.Helper()
-	bin, err := CfixBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") && !strings.HasPrefix(kv, "CFIX_JOURNAL_DIR=") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, "CFIX_JOURNAL_DIR="+journal)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	res := cloneCfixResult{args: args, stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr) && ctx.Err() == nil:
-		res.code = exitErr.ExitCode()
-	default:
-		t.Fatalf("cfix %q: %v\n%s", args, err, res)
-	}
-	return res
-}
-
 var cloneResumeRE = regexp.MustCompile(`(?m)^\s*cd (.+) && claude --resume ([0-9a-fA-F-]{36})\s*$`)
 
 // cloneResumeID returns the session id of the resume command cfix printed,
 // and checks its directory is dir.
-func cloneResumeID(t *testing.T, res cloneCfixResult, dir string) string {
+func cloneResumeID(t *testing.T, res CfixResult, dir string) string {
 	t.Helper()
-	m := cloneResumeRE.FindStringSubmatch(res.stdout)
+	m := cloneResumeRE.FindStringSubmatch(res.Stdout)
 	if m == nil {
 		t.Fatalf("no \"cd DIR && claude --resume ID\" in the output of %s", res)
 	}

@@ -113,37 +113,27 @@ const undoRefusalDamage = "glued"
 
 // TestRepairRoundTrip runs every damage against every pinned version.
 func TestRepairRoundTrip(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs real Claude Code versions")
-	}
-	versions, err := Versions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range versions {
-		t.Run(v, func(t *testing.T) {
-			t.Parallel()
-			sc := ScenarioStore(t, v)
-			base := baselineResume(t, sc)
-			rows := []string{fmt.Sprintf("%-15s | %-38s | %-38s | %s", "damage", "resumed damaged", "resumed after repair", "repaired before any resume")}
-			for _, d := range damages {
-				t.Run(d.name, func(t *testing.T) {
-					if d.resume != nil && cloneMisfiles[v] {
-						// This version's "-p -c" sometimes files the new turn
-						// under another session id (see cloneMisfiles): the
-						// resume after repair would then miss it for reasons
-						// of its own. The stub damage is covered with -r.
-						t.Skipf("claude %s misfiles -c turns now and then (cloneMisfiles)", v)
-					}
-					pre, post := roundTrip(t, sc, base, d)
-					first := repairFirst(t, sc, base, d)
-					rows = append(rows, fmt.Sprintf("%-15s | %-38s | %-38s | %s", d.name, pre.summary(), post.summary(), first.summary()))
-				})
-			}
-			t.Run("live", func(t *testing.T) { applyRefusesLive(t, sc) })
-			t.Logf("claude %s; resume of the undamaged store: %s\n%s", v, base.summary(), strings.Join(rows, "\n"))
-		})
-	}
+	EachScenario(t, func(t *testing.T, sc *Scenario) {
+		v := sc.Version
+		base := baselineResume(t, sc)
+		rows := []string{fmt.Sprintf("%-15s | %-38s | %-38s | %s", "damage", "resumed damaged", "resumed after repair", "repaired before any resume")}
+		for _, d := range damages {
+			t.Run(d.name, func(t *testing.T) {
+				if d.resume != nil && cloneMisfiles[v] {
+					// This version's "-p -c" sometimes files the new turn
+					// under another session id (see cloneMisfiles): the
+					// resume after repair would then miss it for reasons
+					// of its own. The stub damage is covered with -r.
+					t.Skipf("claude %s misfiles -c turns now and then (cloneMisfiles)", v)
+				}
+				pre, post := roundTrip(t, sc, base, d)
+				first := repairFirst(t, sc, base, d)
+				rows = append(rows, fmt.Sprintf("%-15s | %-38s | %-38s | %s", d.name, pre.summary(), post.summary(), first.summary()))
+			})
+		}
+		t.Run("live", func(t *testing.T) { applyRefusesLive(t, sc) })
+		t.Logf("claude %s; resume of the undamaged store: %s\n%s", v, base.summary(), strings.Join(rows, "\n"))
+	})
 }
 
 // roundTrip damages a fresh copy of the scenario store, resumes it,

@@ -415,3 +415,23 @@ func copyTree(dst, src string) error {
 		return nil // sockets, pipes: not part of a store
 	})
 }
+
+// EachScenario runs fn, in parallel, on the scenario store of every pinned
+// version (see ScenarioStore). It skips in -short mode: it runs real
+// Claude Code versions.
+func EachScenario(t *testing.T, fn func(t *testing.T, sc *Scenario)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: runs real Claude Code versions")
+	}
+	versions, err := Versions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			fn(t, ScenarioStore(t, v))
+		})
+	}
+}
