@@ -96,51 +96,7 @@ func decode(t *testing.T, raw []byte, useNumber bool) any {
 }
 
 // Light-tree limits, as the validator applies them.
-const (
-	lightMaxString    = session.MaxString
-	lightMaxDepth     = session.MaxDepth
-	lightShallowDepth = session.ShallowDepth
-)
-
-// light builds the validator's light tree of v, which sits at depth:
-// strings are cut to 1024 bytes and objects/arrays at depth >= 5 become
-// empty ones of the same kind.
-func light(v any, depth int) any { return lightLimit(v, depth, lightMaxDepth) }
-
-// lightLimit mirrors session.Parser: containers are emptied from depth 5
-// under the entry's "message" and from depth 2 under its other fields.
-func lightLimit(v any, depth, limit int) any {
-	switch x := v.(type) {
-	case string:
-		if len(x) > lightMaxString {
-			return x[:lightMaxString]
-		}
-		return x
-	case map[string]any:
-		out := map[string]any{}
-		if depth >= limit {
-			return out
-		}
-		for k, e := range x {
-			lim := limit
-			if depth == 0 && k != "message" {
-				lim = lightShallowDepth
-			}
-			out[k] = lightLimit(e, depth+1, lim)
-		}
-		return out
-	case []any:
-		out := []any{}
-		if depth >= limit {
-			return out
-		}
-		for _, e := range x {
-			out = append(out, lightLimit(e, depth+1, limit))
-		}
-		return out
-	}
-	return v
-}
+const lightMaxString = session.MaxString
 
 // toInt64 turns integral json.Numbers into int64 and others into float64,
 // so the int64 form of numbers is validated too.
@@ -174,7 +130,7 @@ func forms(t *testing.T, raw []byte) map[string]any {
 		"int64":  toInt64(decode(t, raw, true)),
 	}
 	for _, k := range []string{"plain", "number", "int64"} {
-		m["light-"+k] = light(m[k], 0)
+		m["light-"+k] = session.Light(m[k])
 	}
 	return m
 }
@@ -259,7 +215,7 @@ func TestLight(t *testing.T) {
 	long := strings.Repeat("é", 1000) // 2000 bytes
 	raw := []byte(`{"message":{"b":{"c":{"d":{"e":{"f":1},"g":[1],"h":"x","i":2}}}},"other":{"x":{"y":1},"z":[2],"w":3},"s":"` + long + `"}`)
 	in := decode(t, raw, false)
-	got := light(in, 0).(map[string]any)
+	got := session.Light(in).(map[string]any)
 	if s := got["s"].(string); len(s) != lightMaxString {
 		t.Errorf("long string kept %d bytes, want %d", len(s), lightMaxString)
 	}
@@ -285,7 +241,7 @@ func TestLight(t *testing.T) {
 	if p.Err != nil {
 		t.Fatal(p.Err)
 	}
-	if want := light(decode(t, raw, true), 0); !reflect.DeepEqual(p.Value, want) {
+	if want := session.Light(decode(t, raw, true)); !reflect.DeepEqual(p.Value, want) {
 		t.Errorf("session.Parser tree differs from the light mirror:\n got %#v\nwant %#v", p.Value, want)
 	}
 }
@@ -541,7 +497,7 @@ func TestNegative(t *testing.T) {
 			}
 			c.damage(m)
 			// The damage sits at depth <= 4, so the light tree must fail the same way.
-			for form, v := range map[string]any{"plain": m, "light": light(m, 0)} {
+			for form, v := range map[string]any{"plain": m, "light": session.Light(m)} {
 				checkErr(t, form, Validate(c.typ, v), c.want)
 			}
 		})
@@ -646,7 +602,7 @@ func TestUnknownFieldsAndBlocks(t *testing.T) {
 					map[string]any{"type": "text", "text": "x", "citations": nil},
 				)
 				m["message"].(map[string]any)["content"] = c
-				for form, v := range map[string]any{"plain": m, "light": light(m, 0)} {
+				for form, v := range map[string]any{"plain": m, "light": session.Light(m)} {
 					if err := Validate(typ, v); err != nil {
 						t.Fatalf("%s: %v", form, err)
 					}

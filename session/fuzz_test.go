@@ -48,7 +48,7 @@ func FuzzReader(f *testing.F) {
 				if err := dec.Decode(&want); err != nil {
 					t.Fatal(err)
 				}
-				if lv := lightOf(want, 0, MaxDepth); !equalJSON(r.Value, lv) {
+				if lv := Light(want); !equalJSON(r.Value, lv) {
 					t.Fatalf("tree %#v differs from encoding/json's %#v", r.Value, lv)
 				}
 			}

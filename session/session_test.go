@@ -125,7 +125,7 @@ func TestParseMatchesEncodingJSON(t *testing.T) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatal(err)
 		}
-		if want = lightOf(want, 0, MaxDepth); !reflect.DeepEqual(r.Value, want) {
+		if want = Light(want); !reflect.DeepEqual(r.Value, want) {
 			t.Errorf("%s: value %#v, want %#v", s, r.Value, want)
 		}
 	}
@@ -231,46 +231,13 @@ func TestCorpusParses(t *testing.T) {
 			if err := dec.Decode(&full); err != nil {
 				t.Fatal(err)
 			}
-			if want := lightOf(full, 0, MaxDepth); !reflect.DeepEqual(r.Value, want) {
+			if want := Light(full); !reflect.DeepEqual(r.Value, want) {
 				t.Errorf("%s:%d: tree differs from encoding/json's", f, i+1)
 			}
 			n++
 		}
 	}
 	t.Logf("%d lines", n)
-}
-
-// lightOf applies the light-tree rules to a fully decoded value.
-func lightOf(v any, depth, limit int) any {
-	switch x := v.(type) {
-	case string:
-		if len(x) > MaxString {
-			return x[:MaxString]
-		}
-	case map[string]any:
-		out := map[string]any{}
-		if depth >= limit {
-			return out
-		}
-		for k, e := range x {
-			lim := limit
-			if depth == 0 && k != "message" {
-				lim = ShallowDepth
-			}
-			out[k] = lightOf(e, depth+1, lim)
-		}
-		return out
-	case []any:
-		out := []any{}
-		if depth >= limit {
-			return out
-		}
-		for _, e := range x {
-			out = append(out, lightOf(e, depth+1, limit))
-		}
-		return out
-	}
-	return v
 }
 
 func TestGraph(t *testing.T) {
