@@ -1,10 +1,13 @@
 package validate
 
 import (
+	"hash/maphash"
+
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cfix-dev/cfix/schemas"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -337,38 +340,23 @@ func (s *storeCheck) history() {
 	defer fh.Close()
 	rd := session.NewReader(fh, nil)
 	p := session.NewParser()
+	cache := schemas.NewCache()
+	seed := maphash.MakeSeed()
 	for rd.Next() {
 		ln := rd.Line()
 		if len(bytes.TrimSpace(ln.Raw)) == 0 {
 			s.add(LineEmpty, path, ln.N, "empty line")
 			continue
 		}
-		res := p.Parse(ln.Raw)
-		switch {
-		case res.Err != nil && !ln.Terminated:
-			s.add(LineTorn, path, ln.N, "last line is cut off after %d bytes (%s)", len(ln.Raw), res.Err.Msg)
-			continue
-		case res.Err != nil:
-			s.add(JSONInvalid, path, ln.N, "invalid JSON at column %d: %s", res.Err.Offset+1, res.Err.Msg)
-			continue
+		// The line checks of a transcript, then the fields of history.
+		r := work(p, cache, seed, ln)
+		for _, fd := range r.findings {
+			s.add(fd.code, path, ln.N, "%s", fd.msg)
 		}
-		if !ln.Terminated {
-			s.add(NoFinalNewline, path, ln.N, "last line has no final newline")
-		}
-		if res.GluedAt >= 0 {
-			s.add(LineGlued, path, ln.N, "%d records on one line (the second starts at column %d)", len(res.More)+1, res.GluedAt+1)
-		}
-		if res.BadUTF8 >= 0 {
-			s.add(UTF8Invalid, path, ln.N, "invalid UTF-8 at column %d", res.BadUTF8+1)
-		}
-		if res.Surrogates > 0 {
-			s.add(SurrogateLone, path, ln.N, "%d lone surrogate escape(s), the first at column %d", res.Surrogates, res.SurrogateOff+1)
-		}
-		m, ok := res.Value.(map[string]any)
-		if !ok {
-			s.add(EntryNotObject, path, ln.N, "line is a JSON %s, not an object", jsonKind(res.Value))
+		if len(r.values) == 0 || !r.values[0].object {
 			continue
 		}
+		m, _ := p.Parse(bytes.ReplaceAll(ln.Raw, []byte{0}, nil)).Value.(map[string]any)
 		var bad []string
 		if _, ok := m["display"].(string); !ok {
 			bad = append(bad, "display (string)")
