@@ -103,15 +103,14 @@ row() {
 	fi | tee -a "$RESULTS"
 }
 
-# measure NAME CMD...: run CMD RUNS times (stdout to /dev/null, stderr to
-# bench/out/logs/NAME.err), record the best wall time and the highest peak
-# RSS, and add a row. Exit codes in OK (default "0") count as success:
-# `OK="0 1" measure ...`.
-measure() {
-	local name=$1 ok=" ${OK:-0} " best="" rss=0 rc wall kb i log
-	shift
+# measure_prepared NAME PREPARE CMD...: measure, with PREPARE run (not
+# timed) before each timed run.
+measure_prepared() {
+	local name=$1 prep=$2 ok=" ${OK:-0} " best="" rss=0 rc wall kb i log
+	shift 2
 	log=$LOGS/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-')
 	for ((i = 0; i < RUNS; i++)); do
+		$prep
 		rc=0
 		$TIME -f '%e %M' -o "$LOGS/time.txt" "$@" >/dev/null 2>"$log.err" || rc=$?
 		if [[ $ok != *" $rc "* ]]; then
@@ -128,6 +127,16 @@ measure() {
 	WALL[$name]=$best
 	RSS[$name]=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k/1024}')
 	row "$name" "$best" "${RSS[$name]}"
+}
+
+# measure NAME CMD...: run CMD RUNS times (stdout to /dev/null, stderr to
+# bench/out/logs/NAME.err), record the best wall time and the highest peak
+# RSS, and add a row. Exit codes in OK (default "0") count as success:
+# `OK="0 1" measure ...`.
+measure() {
+	local name=$1
+	shift
+	measure_prepared "$name" : "$@"
 }
 
 # measure_cfix NAME ARGS...: measure bin/cfix ARGS (exit 0 or 1: it is a
@@ -180,31 +189,6 @@ prepare_torn() {
 	printf '{"type":"user","uuid":"torn' >>"$WORKFILE"
 	touch -d '1 hour ago' "$WORKFILE"
 	cat "$WORKFILE" >/dev/null
-}
-# measure_prepared NAME PREPARE CMD...: like measure, with PREPARE run
-# before each timed run.
-measure_prepared() {
-	local name=$1 prep=$2 best="" rss=0 rc wall kb i log
-	shift 2
-	log=$LOGS/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-')
-	for ((i = 0; i < RUNS; i++)); do
-		$prep
-		rc=0
-		$TIME -f '%e %M' -o "$LOGS/time.txt" "$@" >/dev/null 2>"$log.err" || rc=$?
-		if [[ $rc != 0 ]]; then
-			row "$name" "failed: exit $rc (see $log.err)"
-			FAILED=1
-			return 0
-		fi
-		read -r wall kb < <(tail -n 1 "$LOGS/time.txt")
-		if [[ -z $best ]] || awk -v a="$wall" -v b="$best" 'BEGIN {exit !(a < b)}'; then
-			best=$wall
-		fi
-		if ((kb > rss)); then rss=$kb; fi
-	done
-	WALL[$name]=$best
-	RSS[$name]=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k/1024}')
-	row "$name" "$best" "${RSS[$name]}"
 }
 copy_big() { cp "$1" "$2"; }
 copy_big_sync() { cp "$1" "$2" && sync "$2"; }
