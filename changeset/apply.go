@@ -2,7 +2,6 @@ package changeset
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -217,7 +216,7 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err
 		}
-		if err := copyTree(op.From, op.Path, op.Merge); err != nil {
+		if err := copyTree(op.From, op.Path, false, op.Merge); err != nil {
 			return false, err
 		}
 		return false, syncDir(filepath.Dir(op.Path))
@@ -467,9 +466,10 @@ func copyFile(src, dst string) error {
 	return os.Chtimes(dst, time.Now(), fi.ModTime())
 }
 
-// copyTree copies the folder src to dst, keeping modes and mtimes; with
-// merge, files dst already has are kept.
-func copyTree(src, dst string, merge bool) error {
+// copyTree copies the folder src to dst, keeping modes and mtimes. With
+// link, files are hard links where the file system allows (backups); with
+// merge, what dst already has is kept.
+func copyTree(src, dst string, link, merge bool) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -480,56 +480,25 @@ func copyTree(src, dst string, merge bool) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case d.IsDir():
-			if err := os.MkdirAll(target, info.Mode().Perm()|0o700); err != nil {
-				return err
-			}
-		case d.Type()&fs.ModeSymlink != 0:
+		if d.IsDir() {
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		}
+		if _, err := os.Lstat(target); merge && err == nil {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
 			l, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
 			return os.Symlink(l, target)
-		default:
-			if _, err := os.Lstat(target); merge && err == nil {
-				return nil
-			}
-			if err := copyFile(p, target); err != nil {
-				return err
-			}
 		}
-		return nil
+		if link && os.Link(p, target) == nil {
+			return nil
+		}
+		return copyFile(p, target)
 	})
 }
-
-// linkOrCopyTree backs up a folder: hard links where possible.
-func linkOrCopyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, 0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			l, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(l, target)
-		default:
-			if os.Link(p, target) == nil {
-				return nil
-			}
-			return copyFile(p, target)
-		}
-	})
-}
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // selfEdit reports whether an op rewrites a file from its own bytes with
 // edits: then the write reads every byte of the old file, and checks its

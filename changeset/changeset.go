@@ -6,6 +6,7 @@ package changeset
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -281,7 +282,7 @@ func same(a, b Fingerprint) bool {
 // content opens the new content of a Create or Rewrite op as a stream.
 func (op *Op) content() (io.ReadCloser, error) {
 	if op.HasData || op.Data != nil {
-		return io.NopCloser(bytesReader(op.Data)), nil
+		return io.NopCloser(bytes.NewReader(op.Data)), nil
 	}
 	// A Transform streams its source line by line (transform.go).
 	if op.Transform != nil {

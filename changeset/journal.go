@@ -125,7 +125,7 @@ func (j *journal) backup(i int, path string) error {
 		return err
 	}
 	if fi.IsDir() {
-		err = linkOrCopyTree(path, dst)
+		err = copyTree(path, dst, true, false)
 	} else if err = os.Link(path, dst); err != nil {
 		err = copyFile(path, dst)
 	}
