@@ -2,11 +2,10 @@ package changeset
 
 // A small allocation-free JSON scanner for the transform's hot loop: it
 // finds the byte ranges of an object's fields and an array's elements
-// without building anything. (session.Fields does the same but makes a new
-// Parser, with its key cache, per call: too slow for every line of a
-// multi-GB transcript.) It checks structure, not every detail of the
-// grammar; the transform only rewrites lines it could scan whole, and
-// copies every other line as it is.
+// without building anything (session.Fields does the same with key
+// strings). It checks structure, not every detail of the grammar, and stops
+// at depth 256; the transform only rewrites lines it could scan whole, and
+// copies every other line (those nested deeper too) as it is.
 
 const maxScanDepth = 256
 
