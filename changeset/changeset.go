@@ -265,20 +265,6 @@ func hashTree(root string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
-// same reports whether two fingerprints describe the same content.
-func same(a, b Fingerprint) bool {
-	if a.Exists != b.Exists || a.Dir != b.Dir {
-		return false
-	}
-	if !a.Exists {
-		return true
-	}
-	if a.Dir {
-		return a.SHA256 == b.SHA256
-	}
-	return a.Size == b.Size && a.SHA256 == b.SHA256
-}
-
 // content opens the new content of a Create or Rewrite op as a stream.
 func (op *Op) content() (io.ReadCloser, error) {
 	if op.HasData || op.Data != nil {

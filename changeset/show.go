@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -571,9 +570,4 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		fmt.Fprintln(w, l)
 	}
 	return nil
-}
-
-// sortOps is used by planners that build ops in map order.
-func sortOps(ops []Op) {
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Path < ops[j].Path })
 }

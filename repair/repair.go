@@ -547,15 +547,6 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*c
 		Reason: "rebuild sessions-index.json from the session files (it is derived)"}, nil
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func sortedFileKeys(m map[string]store.File) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
