@@ -143,9 +143,10 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 	return nil
 }
 
-// checkExpect compares path on disk with what the planner read. With
-// deferHash the content hash is left to the write, which reads the file
-// anyway (see selfEdit).
+// checkExpect compares path on disk with what the planner read. The
+// content is hashed again unless the file is the very one the planner
+// hashed, unchanged since (sameFile), or deferHash leaves the hash to the
+// write, which reads the file anyway (see selfEdit).
 func checkExpect(path string, want Fingerprint, deferHash bool) error {
 	got, err := Stat(path)
 	if err != nil {
@@ -161,7 +162,7 @@ func checkExpect(path string, want Fingerprint, deferHash bool) error {
 	case !want.Dir && (got.Size != want.Size || !got.ModTime.Equal(want.ModTime)):
 		return &RefusedError{Path: path, Reason: fmt.Sprintf("changed since the plan was made (size %d → %d, modified %s); plan again", want.Size, got.Size, got.ModTime.Local().Format(time.RFC3339))}
 	}
-	if want.SHA256 == "" || deferHash {
+	if want.SHA256 == "" || deferHash || sameFile(got, want) {
 		return nil
 	}
 	full, err := FingerprintOf(path)
@@ -179,6 +180,9 @@ func checkExpect(path string, want Fingerprint, deferHash bool) error {
 func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool, err error) {
 	switch op.Action {
 	case Create, Rewrite:
+		if keep, ok := op.cutAt(); ok && op.Action == Rewrite {
+			return false, j.cutFile(i, op, keep, hook)
+		}
 		return j.writeFile(i, op, hook)
 	case Delete:
 		if cur, err := os.Lstat(op.Path); err != nil || (op.Expect.Exists && !op.Expect.Dir && (cur.Size() != op.Expect.Size || !cur.ModTime().Equal(op.Expect.ModTime))) {
@@ -283,7 +287,9 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	var readHash *HashWriter
 	var err error
 	if op.selfEdit() {
-		src, readHash, err = op.editedContent()
+		// The old bytes are hashed as they are copied, unless the file is
+		// the one the planner hashed, unchanged since.
+		src, readHash, err = op.editedContent(!sameFile(infoFingerprint(old, time.Now()), op.Expect))
 	} else {
 		src, err = op.content()
 	}
@@ -507,12 +513,15 @@ func (op *Op) selfEdit() bool {
 	return op.Action == Rewrite && !op.HasData && op.Data == nil && op.From == "" && op.Expect.SHA256 != "" && op.plainEdits()
 }
 
-// editedContent streams the file at Path with the edits applied, hashing
-// the old bytes as they are read.
-func (op *Op) editedContent() (io.ReadCloser, *HashWriter, error) {
+// editedContent streams the file at Path with the edits applied; with
+// hash, it hashes the old bytes as they are read.
+func (op *Op) editedContent(hash bool) (io.ReadCloser, *HashWriter, error) {
 	f, err := os.Open(op.Path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !hash {
+		return editPipe(f, f, op.Edits), nil, nil
 	}
 	hw := NewHashWriter()
 	in := io.TeeReader(bufio.NewReaderSize(f, 256<<10), hw)

@@ -49,6 +49,32 @@ type Fingerprint struct {
 	ModTime time.Time   `json:"mtime,omitempty"`
 	Mode    fs.FileMode `json:"mode,omitempty"`
 	SHA256  string      `json:"sha256,omitempty"` // of the bytes, or of a folder's listing
+	// Dev, Ino and Ctime identify a file whose change time had settled
+	// when it was looked at (see Settled); they are zero otherwise. A
+	// file's change time moves on every write, truncate, chmod or utimes
+	// and no program can set it back, so a file with the same device,
+	// inode, size, mtime and change time still holds the bytes SHA256 was
+	// taken of: apply then trusts the hash without reading the file again.
+	Dev   uint64    `json:"dev,omitempty"`
+	Ino   uint64    `json:"ino,omitempty"`
+	Ctime time.Time `json:"ctime,omitzero"`
+}
+
+// Settled is how long ago a file's change time must lie for its identity
+// to be kept in a fingerprint. File systems stamp change times from a clock
+// that ticks in steps of a few milliseconds at most; a change made within
+// the same step as the one before could keep the change time, and a
+// settled change time rules that out (as git's "racily clean" check does).
+const Settled = time.Second
+
+// settle is Settled; tests shorten it.
+var settle = Settled
+
+// sameFile reports whether got, stat'ed now, is the very file want
+// fingerprinted, unchanged since (see Fingerprint.Ctime).
+func sameFile(got, want Fingerprint) bool {
+	return !want.Ctime.IsZero() && got.Exists && !got.Dir && got.Dev == want.Dev && got.Ino == want.Ino &&
+		got.Ctime.Equal(want.Ctime) && got.Size == want.Size && got.ModTime.Equal(want.ModTime)
 }
 
 // Edit replaces Count whole lines, starting at byte Offset (line Line), by
@@ -184,7 +210,9 @@ func (op *Op) check() error {
 	return nil
 }
 
-// Stat fingerprints path without reading it (no hash).
+// Stat fingerprints path without reading it (no hash). Planners that hash
+// a file stat it first, so a change during their read moves its change
+// time past the one they keep.
 func Stat(path string) (Fingerprint, error) {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -193,7 +221,16 @@ func Stat(path string) (Fingerprint, error) {
 	if err != nil {
 		return Fingerprint{}, err
 	}
-	return Fingerprint{Exists: true, Dir: fi.IsDir(), Size: fi.Size(), ModTime: fi.ModTime().UTC(), Mode: fi.Mode().Perm()}, nil
+	return infoFingerprint(fi, time.Now()), nil
+}
+
+// infoFingerprint is the fingerprint (no hash) of a file stat'ed at now.
+func infoFingerprint(fi fs.FileInfo, now time.Time) Fingerprint {
+	fp := Fingerprint{Exists: true, Dir: fi.IsDir(), Size: fi.Size(), ModTime: fi.ModTime().UTC(), Mode: fi.Mode().Perm()}
+	if dev, ino, ctime, ok := identity(fi); ok && fi.Mode().IsRegular() && ctime.Before(now.Add(-settle)) {
+		fp.Dev, fp.Ino, fp.Ctime = dev, ino, ctime
+	}
+	return fp
 }
 
 // FingerprintOf fingerprints path, hashing its bytes (or a folder's listing).

@@ -305,3 +305,79 @@ func TestUndoResumes(t *testing.T) {
 		t.Errorf("undo again: %v, %d ops", err, len(u.Ops))
 	}
 }
+
+// TestCutInPlace: a rewrite that only drops the end of a file shortens the
+// file in place (same inode, mode and mtime), keeps the cut bytes in the
+// journal, and undo puts them back byte for byte.
+func TestCutInPlace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	const before = "{\"a\":1}\n{\"b\":2}\n{\"c\":"
+	write(t, p, before)
+	os.Chmod(p, 0o640)
+	fi0, _ := os.Stat(p)
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p, Reason: "torn", Expect: fp(t, p),
+		Edits: []changeset.Edit{{Line: 3, Offset: 16, Length: 5, Count: 1}}})
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi1, _ := os.Stat(p)
+	if got := read(t, p); got != before[:16] {
+		t.Fatalf("after the cut: %q", got)
+	}
+	if !os.SameFile(fi0, fi1) || fi1.Mode().Perm() != 0o640 || !fi1.ModTime().Equal(old) {
+		t.Errorf("not cut in place: same inode %v, mode %v, mtime %v", os.SameFile(fi0, fi1), fi1.Mode().Perm(), fi1.ModTime())
+	}
+	if got := read(t, filepath.Join(res.Journal, "backup", "0")); got != before[16:] {
+		t.Errorf("backup holds %q, want the cut bytes", got)
+	}
+	if log := read(t, filepath.Join(res.Journal, "log.jsonl")); !strings.Contains(log, `"cut":true`) {
+		t.Errorf("log has no cut backup:\n%s", log)
+	}
+	// An append after the cut makes undo refuse: it would lose the line.
+	os.WriteFile(p, []byte(before[:16]+"{\"d\":4}\n"), 0o640)
+	if _, err := changeset.Undo(res.Journal); err == nil || !strings.Contains(err.Error(), "changed since cfix wrote it") {
+		t.Fatalf("undo of a file changed since: %v", err)
+	}
+	os.WriteFile(p, []byte(before[:16]), 0o640)
+	os.Chtimes(p, old, old)
+	u, err := changeset.Undo(res.Journal)
+	if err != nil || len(u.Ops) != 1 {
+		t.Fatalf("undo: %v (%d ops)", err, len(u.Ops))
+	}
+	var diff bytes.Buffer
+	changeset.Show(&diff, u)
+	if !strings.Contains(diff.String(), "+{\"c\":") {
+		t.Errorf("undo diff does not show the bytes put back:\n%s", diff.String())
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	fi2, _ := os.Stat(p)
+	if got := read(t, p); got != before || !fi2.ModTime().Equal(old) || fi2.Mode().Perm() != 0o640 {
+		t.Fatalf("after undo: %q, mtime %v, mode %v", got, fi2.ModTime(), fi2.Mode().Perm())
+	}
+	if u, err := changeset.Undo(res.Journal); err != nil || !u.Empty() {
+		t.Errorf("undo again: %v, %d ops", err, len(u.Ops))
+	}
+}
+
+// TestCutRefusesChanged: a cut re-checks the file like any rewrite.
+func TestCutRefusesChanged(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	write(t, p, "{\"a\":1}\n{\"b\"")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p, Reason: "torn", Expect: fp(t, p),
+		Edits: []changeset.Edit{{Line: 2, Offset: 8, Length: 4, Count: 1}}})
+	write(t, p, "{\"a\":2}\n{\"b\"") // same size, same mtime, other bytes
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "content changed") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := read(t, p); got != "{\"a\":2}\n{\"b\"" {
+		t.Errorf("file changed: %q", got)
+	}
+}

@@ -44,6 +44,7 @@ type event struct {
 	Backup string       `json:"backup,omitempty"`
 	Path   string       `json:"path,omitempty"` // a folder made (mkdir)
 	New    *Fingerprint `json:"new,omitempty"`
+	Cut    bool         `json:"cut,omitempty"` // the backup holds only the bytes cut off the end
 	Time   time.Time    `json:"time"`
 }
 
@@ -289,6 +290,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 	started := map[int]bool{}
 	done := map[int]bool{}
 	renamed := map[int]bool{}
+	cut := map[int]bool{}
 	var made []string // folders the apply made, in the order it made them
 	for _, e := range events {
 		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
@@ -301,6 +303,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			done[e.Op] = true
 		case "backup":
 			backups[e.Op] = filepath.Join(dir, e.Backup)
+			cut[e.Op] = e.Cut
 		case "written":
 			written[e.Op] = e.New // the last one wins (after a carried append)
 		}
@@ -315,6 +318,20 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 		reason := "undo: " + op.Reason
 		switch op.Action {
 		case Rewrite:
+			if cut[i] {
+				keep, ok := op.cutAt()
+				if !ok {
+					return nil, fmt.Errorf("journal %s: op %d: the backup holds cut bytes, the plan cuts nothing", dir, i+1)
+				}
+				u, err := undoCut(&op, keep, backups[i], reason)
+				if err != nil {
+					return nil, err
+				}
+				if u != nil {
+					out = append(out, *u)
+				}
+				continue
+			}
 			nf := written[i]
 			bk, ok := backups[i]
 			if nf == nil || !ok {

@@ -60,8 +60,13 @@ func TestKillDuringApply(t *testing.T) {
 	if len(cs.Ops) < 5 {
 		t.Fatalf("plan has %d ops, want a multi-file plan", len(cs.Ops))
 	}
-	apply(t, cs, t.TempDir())
+	res := apply(t, cs, t.TempDir())
 	repaired := snapshot(t, ref)
+	// The torn last line of the main session is cut in place: the kills
+	// cover that path as well as the rewrites.
+	if log, _ := os.ReadFile(filepath.Join(res.Journal, "log.jsonl")); !bytes.Contains(log, []byte(`"cut":true`)) {
+		t.Fatalf("no op of the plan was cut in place:\n%s", log)
+	}
 
 	rel := func(root string, m map[string]file) map[string]file {
 		out := map[string]file{}

@@ -1,0 +1,61 @@
+package changeset
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSameFile: a file hashed after its change time settled is trusted
+// while it is unchanged; any write moves the change time, and apply then
+// hashes it again and sees the change.
+func TestSameFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("change times are read on Linux only")
+	}
+	p := filepath.Join(t.TempDir(), "a.jsonl")
+	old := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	write := func(s string) {
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	write("a\nb\n")
+	// Just written: its change time has not settled, no identity is kept.
+	fp, err := FingerprintOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fp.Ctime.IsZero() || fp.Ino != 0 {
+		t.Fatalf("identity kept for a file changed just now: %+v", fp)
+	}
+
+	defer func(d time.Duration) { settle = d }(settle)
+	settle = 0
+	if fp, err = FingerprintOf(p); err != nil {
+		t.Fatal(err)
+	}
+	if fp.Ctime.IsZero() || fp.Ino == 0 {
+		t.Fatalf("no identity for a settled file: %+v", fp)
+	}
+	got, _ := Stat(p)
+	if !sameFile(got, fp) {
+		t.Fatalf("unchanged file not recognised: %+v vs %+v", got, fp)
+	}
+	time.Sleep(20 * time.Millisecond) // past a coarse clock's tick
+	write("a\nc\n")                   // same size, same mtime, other bytes
+	got, _ = Stat(p)
+	if sameFile(got, fp) {
+		t.Fatal("a rewritten file counts as the same")
+	}
+	cs := New(filepath.Dir(p), "test")
+	cs.Add(Op{Action: Rewrite, Path: p, Expect: fp, Edits: []Edit{{Line: 2, Offset: 2, Length: 2, Count: 1}}})
+	_, err = Apply(cs, ApplyOptions{JournalDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "content changed") {
+		t.Fatalf("apply of a stale cut: %v", err)
+	}
+}

@@ -1,0 +1,158 @@
+package changeset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// A rewrite that only removes the end of a file (a torn last line, the
+// commonest repair after a kill) is applied in place: the bytes cut off go
+// to the journal, then one ftruncate shortens the file. A truncate is as
+// atomic as a rename (the file has its old or its new length, never
+// something between, after a kill or a crash), it writes no copy of a
+// file that may hold hundreds of megabytes, and the file keeps its inode
+// and mode. Undo appends the cut bytes again, through a normal rewrite.
+
+// cutAt reports whether op only removes the end of its file, and the
+// length it keeps.
+func (op *Op) cutAt() (int64, bool) {
+	if !op.selfEdit() || len(op.Edits) == 0 || !op.Expect.Exists || (op.Mode != 0 && op.Mode != op.Expect.Mode) {
+		return 0, false
+	}
+	end := op.Edits[0].Offset
+	for _, e := range op.Edits {
+		if len(e.New) > 0 || e.Offset != end {
+			return 0, false
+		}
+		end += e.Length
+	}
+	if end != op.Expect.Size {
+		return 0, false
+	}
+	return op.Edits[0].Offset, true
+}
+
+// cutFile applies a rewrite that cutAt accepts.
+func (j *journal) cutFile(i int, op *Op, keep int64, hook func(string, int)) error {
+	f, err := os.OpenFile(op.Path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	old, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if old.Size() != op.Expect.Size || !old.ModTime().Equal(op.Expect.ModTime) {
+		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
+	}
+	if !sameFile(infoFingerprint(old, time.Now()), op.Expect) {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, 0, old.Size())); err != nil {
+			return err
+		}
+		if hex.EncodeToString(h.Sum(nil)) != op.Expect.SHA256 {
+			return &RefusedError{Path: op.Path, Reason: "content changed since the plan was made; plan again"}
+		}
+	}
+	if err := j.backupCut(i, f, keep, old.Size()); err != nil {
+		return fmt.Errorf("backing up %s: %w", op.Path, err)
+	}
+	hook("backed-up", i)
+	// Last look before the cut: an append since verify means the plan is
+	// stale for this file.
+	if cur, err := os.Stat(op.Path); err != nil || !os.SameFile(cur, old) || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
+		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
+	}
+	hook("checked", i)
+	if err := j.logEvent(event{Op: i, Event: "cutting"}); err != nil {
+		return err
+	}
+	if err := f.Truncate(keep); err != nil {
+		return err
+	}
+	mtime := op.ModTime
+	if mtime.IsZero() {
+		mtime = old.ModTime()
+	}
+	if err := os.Chtimes(op.Path, time.Now(), mtime); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	hook("cut", i)
+	return j.logEvent(event{Op: i, Event: "done"})
+}
+
+// backupCut copies the bytes of f from keep to size into the journal.
+func (j *journal) backupCut(i int, f *os.File, keep, size int64) error {
+	if j.log == nil {
+		return nil
+	}
+	rel := filepath.Join("backup", strconv.Itoa(i))
+	b, err := os.OpenFile(filepath.Join(j.dir, rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(b, io.NewSectionReader(f, keep, size-keep)); err != nil {
+		b.Close()
+		return err
+	}
+	if err := b.Sync(); err != nil {
+		b.Close()
+		return err
+	}
+	if err := b.Close(); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Join(j.dir, "backup")); err != nil {
+		return err
+	}
+	return j.logEvent(event{Op: i, Event: "backup", Backup: rel, Cut: true})
+}
+
+// undoCut returns the op that puts the cut bytes (in the backup bk) back at
+// the end of the file, or nil when the file holds them already. It refuses
+// when the file is neither the one cut nor the one planned from.
+func undoCut(op *Op, keep int64, bk, reason string) (*Op, error) {
+	tail, err := os.ReadFile(bk)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := Stat(op.Path)
+	if err != nil {
+		return nil, err
+	}
+	if !cur.Exists {
+		return nil, &RefusedError{Path: op.Path, Reason: "removed since cfix cut it; restore it from " + bk}
+	}
+	f, err := os.Open(op.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// One read gives the hash of the file as it is, and of the file with
+	// the cut bytes appended: the latter must be the planned-from file.
+	h, joined := sha256.New(), sha256.New()
+	if _, err := io.Copy(io.MultiWriter(h, joined), f); err != nil {
+		return nil, err
+	}
+	cur.SHA256 = hex.EncodeToString(h.Sum(nil))
+	joined.Write(tail)
+	switch {
+	case cur.Size == op.Expect.Size && cur.SHA256 == op.Expect.SHA256:
+		return nil, nil // never cut, or restored already
+	case cur.Size != keep || hex.EncodeToString(joined.Sum(nil)) != op.Expect.SHA256:
+		return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
+	}
+	return &Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session,
+		Edits:   []Edit{{Line: op.Edits[0].Line, Offset: keep, New: tail, Reason: "put back the bytes cut off"}},
+		ModTime: op.Expect.ModTime, Mode: op.Expect.Mode}, nil
+}
