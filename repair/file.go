@@ -49,6 +49,9 @@ type fixer struct {
 	metaOnly   bool                  // lines, and none of them a chain entry
 	entries    int                   // entries read
 	unfixed    map[validate.Code]int // faults seen and not fixed
+	g          *session.Graph        // the last graph built (see graph)
+	gIdx       []int
+	changed    bool // a node changed since g was built
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -91,6 +94,7 @@ func (x *fixer) rec(n *session.Node) ([]byte, error) {
 
 // setRec replaces a node's record.
 func (x *fixer) setRec(n *session.Node, b []byte, reason string) error {
+	x.changed = true
 	if _, ok := x.fixes[n.Line]; !ok {
 		raw, err := x.rec(n)
 		if err != nil {
@@ -129,7 +133,6 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		fp, fpErr = changeset.FingerprintOf(x.f.Path)
 	}()
 	seen := map[string]uint64{} // chain uuid → hash of its record
-	var e session.Entry
 	var size int64
 	err = session.Pipeline(fh, 0, func() func(session.Line) lineResult {
 		p := session.NewParser()
@@ -141,7 +144,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		if l.Terminated {
 			size++
 		}
-		return x.commit(l, r, seen, &e)
+		return x.commit(l, r, seen)
 	})
 	<-hashed
 	if err != nil {
@@ -226,7 +229,15 @@ type lineResult struct {
 	changed bool     // recs hold new bytes
 	recs    [][]byte // the line's records (copies, when changed)
 	reasons []string
-	values  []any // header tree of each record (nil: not an entry)
+	values  []any  // header tree of each record (nil: not an entry)
+	heads   []head // what commit needs of each record, worked out here in parallel
+}
+
+// head is the entry header of a record and the hash of its bytes.
+type head struct {
+	ok   bool // the record is an entry (a JSON object)
+	e    session.Entry
+	hash uint64
 }
 
 // work applies the line-level repairs to one line. It touches no fixer
@@ -304,6 +315,7 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 	if len(r.recs) == 1 && !r.changed && pr.Err == nil {
 		r.values = []any{pr.Value}
 		r.recs = nil // the line's own bytes
+		x.heads(&r, [][]byte{raw})
 		return r
 	}
 	for i, rec := range r.recs {
@@ -315,12 +327,28 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 		}
 		r.values = append(r.values, v)
 	}
+	x.heads(&r, r.recs)
 	return r
+}
+
+// heads fills r.heads from r.values and the records' bytes.
+func (x *fixer) heads(r *lineResult, recs [][]byte) {
+	r.heads = make([]head, len(r.values))
+	for i, v := range r.values {
+		hd := &r.heads[i]
+		if v == nil || !session.HeaderOf(v, &hd.e) {
+			continue
+		}
+		hd.ok = true
+		if hd.e.IsChain() {
+			hd.hash = maphash.Bytes(x.seed, bytes.TrimSpace(recs[i]))
+		}
+	}
 }
 
 // commit records a line's result in file order: fixes, duplicates and the
 // chain entries.
-func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64, e *session.Entry) error {
+func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64) error {
 	if r.skip {
 		return nil
 	}
@@ -344,19 +372,17 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64, e 
 			x.removed++
 		}
 	}
-	for i, v := range r.values {
-		if v == nil || !session.HeaderOf(v, e) {
+	for i := range r.heads {
+		hd := &r.heads[i]
+		if !hd.ok {
 			continue
 		}
 		x.entries++
+		e := &hd.e
 		if !e.IsChain() {
 			continue
 		}
-		rec := ln.Raw
-		if recs != nil {
-			rec = recs[i]
-		}
-		h := maphash.Bytes(x.seed, bytes.TrimSpace(rec))
+		h := hd.hash
 		if prev, dup := seen[e.UUID]; dup {
 			if prev != h {
 				x.unfixed[validate.UUIDConflict]++
@@ -423,10 +449,14 @@ func salvage(p *session.Parser, raw []byte) [][]byte {
 	return nil
 }
 
-// graph builds the parentUuid graph of the nodes not removed.
+// graph returns the parentUuid graph of the nodes not removed, built
+// again only after a node changed.
 func (x *fixer) graph() (*session.Graph, []int) {
-	g := session.NewGraph()
-	var idx []int // graph index → x.nodes index
+	if x.g != nil && !x.changed {
+		return x.g, x.gIdx
+	}
+	g := session.NewGraphSize(len(x.nodes))
+	idx := make([]int, 0, len(x.nodes)) // graph index → x.nodes index
 	for i, n := range x.nodes {
 		if x.deleted[i] {
 			continue
@@ -435,6 +465,7 @@ func (x *fixer) graph() (*session.Graph, []int) {
 			idx = append(idx, i)
 		}
 	}
+	x.g, x.gIdx, x.changed = g, idx, false
 	return g, idx
 }
 
@@ -464,6 +495,7 @@ func (x *fixer) remove(i int, reason string) error {
 		return err
 	}
 	x.deleted[i] = true
+	x.changed = true
 	x.removed++
 	for j := range x.nodes {
 		if !x.deleted[j] && x.nodes[j].Parent == n.UUID {
@@ -769,6 +801,7 @@ func (x *fixer) addResult(i int, ids []string) error {
 	}
 	x.reason(n.Line, "add an error tool_result for a tool_use that has none: "+strings.Join(ids, ", "))
 	x.added++
+	x.changed = true
 	x.nodes = append(x.nodes, session.Node{UUID: uuid, Parent: n.UUID, Line: n.Line, Rec: at, Time: ts, Type: "user",
 		Sidechain: entry.IsSidechain, Off: n.Off, Len: len(rec), Terminated: true})
 	return nil

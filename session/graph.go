@@ -25,7 +25,12 @@ type Graph struct {
 }
 
 // NewGraph returns an empty graph.
-func NewGraph() *Graph { return &Graph{index: make(map[string]int32)} }
+func NewGraph() *Graph { return NewGraphSize(0) }
+
+// NewGraphSize returns an empty graph with room for n nodes.
+func NewGraphSize(n int) *Graph {
+	return &Graph{Nodes: make([]Node, 0, n), index: make(map[string]int32, n)}
+}
 
 // Add adds a chain entry read at line. It reports false, adding nothing,
 // when the uuid was already added (a duplicate).
