@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"os"
 	"sort"
 	"strings"
@@ -44,7 +43,6 @@ type fixer struct {
 	added      int          // entries added
 	saved      int64        // bytes of progress entries dropped
 	expect     changeset.Fingerprint
-	seed       maphash.Seed
 	lastLine   int
 	metaOnly   bool                  // lines, and none of them a chain entry
 	entries    int                   // entries read
@@ -123,7 +121,6 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
 	x.unfixed = map[validate.Code]int{}
-	x.seed = maphash.MakeSeed()
 	// The hash of what is planned from is computed beside the parse.
 	var fp changeset.Fingerprint
 	var fpErr error
@@ -132,7 +129,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		defer close(hashed)
 		fp, fpErr = changeset.FingerprintOf(x.f.Path)
 	}()
-	seen := map[string]uint64{} // chain uuid → hash of its record
+	seen := map[string]int{} // chain uuid → its first node
 	var size int64
 	err = session.Pipeline(fh, 0, func() func(session.Line) lineResult {
 		p := session.NewParser()
@@ -233,11 +230,10 @@ type lineResult struct {
 	heads   []head // what commit needs of each record, worked out here in parallel
 }
 
-// head is the entry header of a record and the hash of its bytes.
+// head is the entry header of a record.
 type head struct {
-	ok   bool // the record is an entry (a JSON object)
-	e    session.Entry
-	hash uint64
+	ok bool // the record is an entry (a JSON object)
+	e  session.Entry
 }
 
 // work applies the line-level repairs to one line. It touches no fixer
@@ -315,7 +311,7 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 	if len(r.recs) == 1 && !r.changed && pr.Err == nil {
 		r.values = []any{pr.Value}
 		r.recs = nil // the line's own bytes
-		x.heads(&r, [][]byte{raw})
+		heads(&r)
 		return r
 	}
 	for i, rec := range r.recs {
@@ -327,28 +323,22 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 		}
 		r.values = append(r.values, v)
 	}
-	x.heads(&r, r.recs)
+	heads(&r)
 	return r
 }
 
-// heads fills r.heads from r.values and the records' bytes.
-func (x *fixer) heads(r *lineResult, recs [][]byte) {
+// heads fills r.heads from r.values.
+func heads(r *lineResult) {
 	r.heads = make([]head, len(r.values))
 	for i, v := range r.values {
 		hd := &r.heads[i]
-		if v == nil || !session.HeaderOf(v, &hd.e) {
-			continue
-		}
-		hd.ok = true
-		if hd.e.IsChain() {
-			hd.hash = maphash.Bytes(x.seed, bytes.TrimSpace(recs[i]))
-		}
+		hd.ok = v != nil && session.HeaderOf(v, &hd.e)
 	}
 }
 
 // commit records a line's result in file order: fixes, duplicates and the
 // chain entries.
-func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64) error {
+func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error {
 	if r.skip {
 		return nil
 	}
@@ -382,12 +372,22 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64) er
 		if !e.IsChain() {
 			continue
 		}
-		h := hd.hash
-		if prev, dup := seen[e.UUID]; dup {
-			if prev != h {
+		if first, dup := seen[e.UUID]; dup {
+			// The first record is read back: uuids repeat rarely, so no
+			// record is hashed in advance.
+			prev, err := x.rec(&x.nodes[first])
+			if err != nil {
+				return err
+			}
+			rec := ln.Raw
+			if r.recs != nil {
+				rec = r.recs[i]
+			}
+			same := bytes.Equal(bytes.TrimSpace(prev), bytes.TrimSpace(rec))
+			if !same {
 				x.unfixed[validate.UUIDConflict]++
 			}
-			if prev == h && x.allow(validate.UUIDDuplicate) {
+			if same && x.allow(validate.UUIDDuplicate) {
 				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
 				if !r.changed {
 					fx.recs = [][]byte{append([]byte(nil), ln.Raw...)}
@@ -398,7 +398,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]uint64) er
 			}
 			continue
 		}
-		seen[e.UUID] = h
+		seen[e.UUID] = len(x.nodes)
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
 			Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID,
 			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
