@@ -179,7 +179,11 @@ measure_cfix "cfix validate (big session)" validate --root "$ROOT" --quiet "$BIG
 # --- repair: the big session with one torn line ---------------------------------
 # Each run works on a fresh copy (made outside the timing): the big session
 # with a torn record appended, its mtime an hour back (not live), in a store
-# of its own on the same file system. cp and cp+sync copy the same file.
+# of its own on the same file system. Like a session torn minutes ago, the
+# copy is on disk (synced) and its change time has settled: that cannot be
+# set back, so the run waits changeset.Settled (1 s), and apply then trusts
+# the plan's hash instead of reading the file again. cp and cp+sync copy the
+# same file.
 WORK=$OUT/work
 WORKFILE=$WORK/.claude/projects/-bench/$(basename "$BIGFILE")
 prepare_torn() {
@@ -188,7 +192,9 @@ prepare_torn() {
 	cp "$BIGFILE" "$WORKFILE"
 	printf '{"type":"user","uuid":"torn' >>"$WORKFILE"
 	touch -d '1 hour ago' "$WORKFILE"
+	sync "$WORKFILE"
 	cat "$WORKFILE" >/dev/null
+	sleep 1.1
 }
 copy_big() { cp "$1" "$2"; }
 copy_big_sync() { cp "$1" "$2" && sync "$2"; }
