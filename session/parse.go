@@ -214,7 +214,8 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 		p.fail("exceeded max depth")
 	}
 	p.i++ // '{'
-	wanted := build // by the caller: past limit, an empty object
+	// wanted: the caller keeps the value (past limit, an empty object).
+	wanted := build
 	build = build && depth < limit
 	var m map[string]any
 	if build {
