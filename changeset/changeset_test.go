@@ -381,3 +381,38 @@ func TestCutRefusesChanged(t *testing.T) {
 		t.Errorf("file changed: %q", got)
 	}
 }
+
+// TestDiffFromTheEnd: the diff of an edit far into a file of long lines
+// shows the right context lines and numbers (read backwards from the edit).
+func TestDiffFromTheEnd(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	var b strings.Builder
+	var offs []int
+	for i := 1; i <= 6; i++ {
+		offs = append(offs, b.Len())
+		b.WriteString(`{"n":` + strings.Repeat(string(rune('0'+i)), 100<<10) + "}\n")
+	}
+	offs = append(offs, b.Len())
+	b.WriteString(`{"torn`)
+	write(t, p, b.String())
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p, Reason: "torn", Expect: fp(t, p),
+		Edits: []changeset.Edit{{Line: 7, Offset: int64(offs[6]), Length: 6, Count: 1, Reason: "drop the torn last line"}}})
+	var out bytes.Buffer
+	if err := changeset.Diff(&out, cs); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.Contains(got, "@@ -4,4 +4,3 @@") || !strings.Contains(got, `-{"torn`) {
+		t.Fatalf("diff:\n%s", got)
+	}
+	for i, want := range []string{" {\"n\":444", " {\"n\":555", " {\"n\":666"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("context line %d missing:\n%s", i+4, got)
+		}
+	}
+	if strings.Contains(got, `{"n":333`) {
+		t.Errorf("a line before the context is shown:\n%s", got)
+	}
+}

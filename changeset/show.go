@@ -334,10 +334,20 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		return err
 	}
 	defer f.Close()
-	rd := session.NewReader(f, nil)
+	// Read from the first line shown on: the first edit says where its
+	// line starts, and the context lines before it are found backwards.
+	first, start := 1, int64(0)
+	if e := op.Edits[0]; spans[0].from > 1 {
+		if start, err = linesBack(f, e.Offset, e.Line-spans[0].from); err != nil {
+			return err
+		}
+		first = spans[0].from
+	}
+	rd := session.NewReader(io.NewSectionReader(f, start, 1<<62), nil)
 	si := 0
 	for si < len(spans) && rd.Next() {
 		l := rd.Line()
+		l.N += first - 1
 		for si < len(spans) && l.N >= spans[si].to {
 			si++
 		}
@@ -404,6 +414,30 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		}
 	}
 	return nil
+}
+
+// linesBack returns where the line n lines before the one starting at off
+// starts (0 when the file has fewer lines before off).
+func linesBack(f io.ReaderAt, off int64, n int) (int64, error) {
+	buf := make([]byte, 64<<10)
+	seen := 0 // newlines found; the first ends the line before off
+	for end := off; end > 0; {
+		from := max(end-int64(len(buf)), 0)
+		b := buf[:end-from]
+		if _, err := f.ReadAt(b, from); err != nil {
+			return 0, err
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] == '\n' {
+				if seen == n {
+					return from + int64(i) + 1, nil
+				}
+				seen++
+			}
+		}
+		end = from
+	}
+	return 0, nil
 }
 
 func splitLines(b []byte) []string {
