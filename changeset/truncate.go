@@ -65,15 +65,20 @@ func (j *journal) cutFile(i int, op *Op, keep int64, hook func(string, int)) err
 		return fmt.Errorf("backing up %s: %w", op.Path, err)
 	}
 	hook("backed-up", i)
-	// Last look before the cut: an append since verify means the plan is
-	// stale for this file.
-	if cur, err := os.Stat(op.Path); err != nil || !os.SameFile(cur, old) || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
-		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
-	}
-	hook("checked", i)
 	if err := j.logEvent(event{Op: i, Event: "cutting"}); err != nil {
 		return err
 	}
+	// Last look, right before the cut: an append since verify means the
+	// plan is stale for this file. (An append landing in the microseconds
+	// between the two would be cut too; the live-session checks keep
+	// cfix away from files Claude Code writes to.)
+	if cur, err := os.Stat(op.Path); err != nil || !os.SameFile(cur, old) {
+		return &RefusedError{Path: op.Path, Reason: "replaced while applying; plan again"}
+	}
+	if cur, err := f.Stat(); err != nil || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
+		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
+	}
+	hook("checked", i)
 	if err := f.Truncate(keep); err != nil {
 		return err
 	}
@@ -138,21 +143,35 @@ func undoCut(op *Op, keep int64, bk, reason string) (*Op, error) {
 		return nil, err
 	}
 	defer f.Close()
-	// One read gives the hash of the file as it is, and of the file with
-	// the cut bytes appended: the latter must be the planned-from file.
-	h, joined := sha256.New(), sha256.New()
-	if _, err := io.Copy(io.MultiWriter(h, joined), f); err != nil {
+	// One read gives the hash of the file as it is, of its first
+	// Expect.Size bytes, and of the file with the cut bytes appended.
+	h, head, joined := sha256.New(), sha256.New(), sha256.New()
+	if _, err := io.Copy(io.MultiWriter(h, joined, &prefixWriter{w: head, n: op.Expect.Size}), f); err != nil {
 		return nil, err
 	}
 	cur.SHA256 = hex.EncodeToString(h.Sum(nil))
 	joined.Write(tail)
 	switch {
-	case cur.Size == op.Expect.Size && cur.SHA256 == op.Expect.SHA256:
-		return nil, nil // never cut, or restored already
+	case cur.Size >= op.Expect.Size && hex.EncodeToString(head.Sum(nil)) == op.Expect.SHA256:
+		return nil, nil // never cut, or restored already (and maybe appended to since)
 	case cur.Size != keep || hex.EncodeToString(joined.Sum(nil)) != op.Expect.SHA256:
 		return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 	}
 	return &Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session,
 		Edits:   []Edit{{Line: op.Edits[0].Line, Offset: keep, New: tail, Reason: "put back the bytes cut off"}},
 		ModTime: op.Expect.ModTime, Mode: op.Expect.Mode}, nil
+}
+
+// prefixWriter passes the first n bytes written to w and drops the rest.
+type prefixWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if k := min(int64(len(b)), p.n); k > 0 {
+		p.w.Write(b[:k])
+		p.n -= k
+	}
+	return len(b), nil
 }

@@ -243,6 +243,38 @@ func TestAppendDuringApply(t *testing.T) {
 	}
 }
 
+// TestAppendBeforeCut: a torn last line is cut in place; an append that
+// lands after the cut's backup is seen at its last look: refused, and the
+// appended line (and the torn one) are still there.
+func TestAppendBeforeCut(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	damage.WriteLines(t, main, append(ls, []byte(`{"type":"user","torn`)), false)
+	age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(`{"type":"last-prompt","lastPrompt":"appended","sessionId":"` + damage.V88Session + `"}` + "\n")
+	steps := ""
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+		if cs.Ops[i].Path == main {
+			steps += step + " "
+			if step == "backed-up" {
+				appendLine(t, main, line)
+			}
+		}
+	}})
+	if err == nil || !strings.Contains(err.Error(), "changed while applying") || !strings.Contains(err.Error(), "everything applied was rolled back") || steps != "before backed-up " {
+		t.Fatalf("apply: %v (steps %s; a cut has no written step)", err, steps)
+	}
+	b, _ := os.ReadFile(main)
+	if !bytes.HasSuffix(b, append([]byte(`{"type":"user","torn`), line...)) {
+		t.Fatalf("the file lost bytes:\n%s", b[max(0, len(b)-200):])
+	}
+}
+
 func appendLine(t testing.TB, path string, line []byte) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
