@@ -81,6 +81,9 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// With --force the session may be live: a rewrite carries an append
+	// that lands while it works over, a cut could not.
+	j.noCut = opts.Force
 	res := &Result{Journal: j.dir}
 	for i := range cs.Ops {
 		hook("before", i)
@@ -180,8 +183,10 @@ func checkExpect(path string, want Fingerprint, deferHash bool) error {
 func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool, err error) {
 	switch op.Action {
 	case Create, Rewrite:
-		if keep, ok := op.cutAt(); ok && op.Action == Rewrite {
-			return false, j.cutFile(i, op, keep, hook)
+		if keep, ok := op.cutAt(); ok && op.Action == Rewrite && !j.noCut {
+			if err := j.cutFile(i, op, keep, hook); err != errNoCut {
+				return false, err
+			}
 		}
 		return j.writeFile(i, op, hook)
 	case Delete:
@@ -289,7 +294,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	if op.selfEdit() {
 		// The old bytes are hashed as they are copied, unless the file is
 		// the one the planner hashed, unchanged since.
-		src, readHash, err = op.editedContent(!sameFile(infoFingerprint(old, time.Now()), op.Expect))
+		src, readHash, err = op.editedContent(oldFile, !sameFile(infoFingerprint(old, time.Now()), op.Expect))
 	} else {
 		src, err = op.content()
 	}
@@ -327,7 +332,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	// Last look before the rename: an append since verify means the plan
 	// is stale for this file.
 	if op.Action == Rewrite {
-		if cur, err := os.Stat(op.Path); err != nil || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
+		if cur, err := os.Stat(op.Path); err != nil || !os.SameFile(cur, old) || cur.Size() != old.Size() || !cur.ModTime().Equal(old.ModTime()) {
 			return false, &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
 		}
 	}
@@ -513,17 +518,15 @@ func (op *Op) selfEdit() bool {
 	return op.Action == Rewrite && !op.HasData && op.Data == nil && op.From == "" && op.Expect.SHA256 != "" && op.plainEdits()
 }
 
-// editedContent streams the file at Path with the edits applied; with
-// hash, it hashes the old bytes as they are read.
-func (op *Op) editedContent(hash bool) (io.ReadCloser, *HashWriter, error) {
-	f, err := os.Open(op.Path)
-	if err != nil {
-		return nil, nil, err
-	}
+// editedContent streams f, the open file at Path that was checked against
+// the plan, with the edits applied; with hash, it hashes the old bytes as
+// they are read.
+func (op *Op) editedContent(f *os.File, hash bool) (io.ReadCloser, *HashWriter, error) {
+	r := io.NewSectionReader(f, 0, 1<<62)
 	if !hash {
-		return editPipe(f, f, op.Edits), nil, nil
+		return editPipe(r, io.NopCloser(nil), op.Edits), nil, nil
 	}
 	hw := NewHashWriter()
-	in := io.TeeReader(bufio.NewReaderSize(f, 256<<10), hw)
-	return editPipe(in, f, op.Edits), hw, nil
+	in := io.TeeReader(bufio.NewReaderSize(r, 256<<10), hw)
+	return editPipe(in, io.NopCloser(nil), op.Edits), hw, nil
 }

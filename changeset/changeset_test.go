@@ -416,3 +416,147 @@ func TestDiffFromTheEnd(t *testing.T) {
 		t.Errorf("a line before the context is shown:\n%s", got)
 	}
 }
+
+// cutPlan plans the cut of the bytes of p from keep to size (line line).
+func cutPlan(t *testing.T, dir, p string, keep, size int64, line int) *changeset.ChangeSet {
+	t.Helper()
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p, Reason: "torn", Expect: fp(t, p),
+		Edits: []changeset.Edit{{Line: line, Offset: keep, Length: size - keep, Count: 1}}})
+	return cs
+}
+
+// TestCutNotInPlace: a file with other names (a user's cp -al snapshot) or
+// one cfix may not open for writing is rewritten, not cut: the other names
+// keep their bytes.
+func TestCutNotInPlace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	const before = "{\"a\":1}\n{\"b\""
+	write(t, p, before)
+	other := filepath.Join(dir, "snapshot.jsonl")
+	if err := os.Link(p, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(cutPlan(t, dir, p, 8, 12, 2), changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, other); got != before {
+		t.Errorf("the other name changed: %q", got)
+	}
+	if got := read(t, p); got != "{\"a\":1}\n" {
+		t.Errorf("the file: %q", got)
+	}
+
+	// With --force the session may be live: rewritten, so an append that
+	// lands meanwhile is carried over, not cut.
+	f := filepath.Join(dir, "forced.jsonl")
+	write(t, f, before)
+	fi0, _ := os.Stat(f)
+	if _, err := changeset.Apply(cutPlan(t, dir, f, 8, 12, 2), changeset.ApplyOptions{JournalDir: t.TempDir(), Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fi1, _ := os.Stat(f); os.SameFile(fi0, fi1) || read(t, f) != "{\"a\":1}\n" {
+		t.Errorf("forced: cut in place, or wrong bytes %q", read(t, f))
+	}
+
+	if os.Geteuid() == 0 {
+		t.Skip("root opens a read-only file for writing")
+	}
+	q := filepath.Join(dir, "ro.jsonl")
+	write(t, q, before)
+	os.Chmod(q, 0o444)
+	if _, err := changeset.Apply(cutPlan(t, dir, q, 8, 12, 2), changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatalf("a read-only file: %v", err)
+	}
+	if got := read(t, q); got != "{\"a\":1}\n" {
+		t.Errorf("the read-only file: %q", got)
+	}
+}
+
+// TestCutRefusedRollsBack: a file replaced after the cut's backup is
+// refused at the last look, and the rollback restores the ops before it.
+func TestCutRefusedRollsBack(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	write(t, a, "{\"a\":1}\n")
+	write(t, b, "{\"a\":1}\n{\"b\"")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Reason: "x", Expect: fp(t, a), Data: []byte("{\"a\":2}\n"), HasData: true})
+	cs.Ops = append(cs.Ops, cutPlan(t, dir, b, 8, 12, 2).Ops...)
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+		if step == "backed-up" && i == 1 {
+			write(t, b+".tmp", "{\"x\":1}\n{\"y\":2}\n")
+			os.Rename(b+".tmp", b)
+		}
+	}})
+	if err == nil || !strings.Contains(err.Error(), "everything applied was rolled back") {
+		t.Fatalf("apply: %v", err)
+	}
+	if got := read(t, a); got != "{\"a\":1}\n" {
+		t.Errorf("a not rolled back: %q", got)
+	}
+	if got := read(t, b); got != "{\"x\":1}\n{\"y\":2}\n" {
+		t.Errorf("b: %q", got)
+	}
+}
+
+// TestUndoNeverCut: an apply stopped before its cut, the file changed by
+// someone else since: undo restores the other ops and leaves that file.
+func TestUndoNeverCut(t *testing.T) {
+	dir, jd := t.TempDir(), t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	write(t, a, "{\"a\":1}\n")
+	write(t, b, "{\"a\":1}\n{\"b\"")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Reason: "x", Expect: fp(t, a), Data: []byte("{\"a\":2}\n"), HasData: true})
+	cs.Ops = append(cs.Ops, cutPlan(t, dir, b, 8, 12, 2).Ops...)
+	stop := errors.New("stopped")
+	func() {
+		defer func() {
+			if r := recover(); r != nil && r != stop {
+				panic(r)
+			}
+		}()
+		changeset.Apply(cs, changeset.ApplyOptions{JournalDir: jd, Hook: func(step string, i int) {
+			if step == "checked" && i == 1 {
+				panic(stop) // as a kill would stop it
+			}
+		}})
+	}()
+	if got := read(t, b); got != "{\"a\":1}\n{\"b\"" {
+		t.Fatalf("b: %q", got)
+	}
+	write(t, b, "{\"a\":9}\n")
+	ents, _ := os.ReadDir(jd)
+	u, err := changeset.Undo(filepath.Join(jd, ents[0].Name()))
+	if err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, a) != "{\"a\":1}\n" || read(t, b) != "{\"a\":9}\n" {
+		t.Errorf("after undo a=%q b=%q", read(t, a), read(t, b))
+	}
+}
+
+// TestDiffAppendAfterUnterminated: context lines before an append after a
+// last line with no newline.
+func TestDiffAppendAfterUnterminated(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	s := "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n{\"n\":5}\n{\"n\":6}"
+	write(t, p, s)
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: p, Reason: "append", Expect: fp(t, p),
+		Edits: []changeset.Edit{{Line: 7, Offset: int64(len(s)), New: []byte("\n{\"n\":7}\n")}}})
+	var out bytes.Buffer
+	if err := changeset.Diff(&out, cs); err != nil {
+		t.Fatal(err)
+	}
+	want := " {\"n\":4}\n {\"n\":5}\n {\"n\":6}\n+\n+{\"n\":7}\n"
+	if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "{\"n\":3}") {
+		t.Errorf("diff:\n%s\nwant the lines:\n%s", out.String(), want)
+	}
+}

@@ -15,3 +15,13 @@ func identity(fi fs.FileInfo) (dev, ino uint64, ctime time.Time, ok bool) {
 	}
 	return st.Dev, st.Ino, time.Unix(st.Ctim.Sec, st.Ctim.Nsec).UTC(), true
 }
+
+// links returns the number of names a file has, or false when the
+// platform does not say.
+func links(fi fs.FileInfo) (uint64, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Nlink), true
+}

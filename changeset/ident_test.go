@@ -59,3 +59,47 @@ func TestSameFile(t *testing.T) {
 		t.Fatalf("apply of a stale cut: %v", err)
 	}
 }
+
+// TestSameFileReplaced: a file replaced by another of the same size and
+// mtime after apply opened it is refused, even though the first one was
+// the file the plan hashed.
+func TestSameFileReplaced(t *testing.T) {
+	defer func(d time.Duration) { settle = d }(settle)
+	settle = 0
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	old := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	put := func(path, s string) {
+		os.WriteFile(path, []byte(s), 0o600)
+		os.Chtimes(path, old, old)
+	}
+	put(p, "{\"a\":1}\n{\"b\":2}\n")
+	fp, err := FingerprintOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := New(dir, "test")
+	cs.Add(Op{Action: Rewrite, Path: p, Reason: "x", Expect: fp,
+		Edits: []Edit{{Line: 1, Offset: 0, Length: 8, Count: 1, New: []byte("{\"a\":0}\n")}}})
+	_, err = Apply(cs, ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
+		if step == "backed-up" {
+			put(p+".tmp", "{\"a\":1}\n{\"X\":9}\n")
+			os.Rename(p+".tmp", p)
+		}
+	}})
+	if err == nil {
+		t.Fatalf("applied to a replaced file: %q", readFile(t, p))
+	}
+	if got := readFile(t, p); got != "{\"a\":1}\n{\"X\":9}\n" {
+		t.Errorf("the replacement changed: %q", got)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -49,9 +49,10 @@ type event struct {
 }
 
 type journal struct {
-	dir string
-	cs  *ChangeSet
-	log *os.File // nil while rolling back: no backups, no log
+	dir   string
+	cs    *ChangeSet
+	log   *os.File // nil while rolling back: no backups, no log
+	noCut bool     // rewrite even what could be cut in place (see cutFile)
 }
 
 func createJournal(base string, cs *ChangeSet) (*journal, error) {
@@ -290,8 +291,9 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 	started := map[int]bool{}
 	done := map[int]bool{}
 	renamed := map[int]bool{}
-	cut := map[int]bool{}
-	var made []string // folders the apply made, in the order it made them
+	cut := map[int]bool{}    // the backup holds the bytes cut off
+	wasCut := map[int]bool{} // the ftruncate was made
+	var made []string        // folders the apply made, in the order it made them
 	for _, e := range events {
 		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
 			made = append(made, e.Path)
@@ -301,6 +303,9 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			renamed[e.Op] = true
 		case "done":
 			done[e.Op] = true
+			wasCut[e.Op] = true
+		case "cut":
+			wasCut[e.Op] = true
 		case "backup":
 			backups[e.Op] = filepath.Join(dir, e.Backup)
 			cut[e.Op] = e.Cut
@@ -323,7 +328,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 				if !ok {
 					return nil, fmt.Errorf("journal %s: op %d: the backup holds cut bytes, the plan cuts nothing", dir, i+1)
 				}
-				u, err := undoCut(&op, keep, backups[i], reason)
+				u, err := undoCut(&op, keep, backups[i], reason, wasCut[i])
 				if err != nil {
 					return nil, err
 				}

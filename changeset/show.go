@@ -420,6 +420,19 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 // starts (0 when the file has fewer lines before off).
 func linesBack(f io.ReaderAt, off int64, n int) (int64, error) {
 	buf := make([]byte, 64<<10)
+	// An append after a last line with no newline: that line is the
+	// first one before off, and no newline ends it.
+	if off > 0 {
+		if _, err := f.ReadAt(buf[:1], off-1); err != nil {
+			return 0, err
+		}
+		if buf[0] != '\n' {
+			if n == 0 {
+				return off, nil
+			}
+			n--
+		}
+	}
 	seen := 0 // newlines found; the first ends the line before off
 	for end := off; end > 0; {
 		from := max(end-int64(len(buf)), 0)

@@ -3,11 +3,14 @@ package changeset
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -38,16 +41,28 @@ func (op *Op) cutAt() (int64, bool) {
 	return op.Edits[0].Offset, true
 }
 
-// cutFile applies a rewrite that cutAt accepts.
+// errNoCut says a file cannot be cut in place; it is rewritten instead.
+var errNoCut = errors.New("not cut in place")
+
+// cutFile applies a rewrite that cutAt accepts. It returns errNoCut, having
+// changed nothing, for a file it may not open for writing (a rename can
+// still replace it) or one with other names (hard links), which a cut in
+// place would shorten too.
 func (j *journal) cutFile(i int, op *Op, keep int64, hook func(string, int)) error {
 	f, err := os.OpenFile(op.Path, os.O_RDWR, 0)
 	if err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return errNoCut
+		}
 		return err
 	}
 	defer f.Close()
 	old, err := f.Stat()
 	if err != nil {
 		return err
+	}
+	if n, ok := links(old); !ok || n != 1 {
+		return errNoCut
 	}
 	if old.Size() != op.Expect.Size || !old.ModTime().Equal(op.Expect.ModTime) {
 		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
@@ -65,9 +80,6 @@ func (j *journal) cutFile(i int, op *Op, keep int64, hook func(string, int)) err
 		return fmt.Errorf("backing up %s: %w", op.Path, err)
 	}
 	hook("backed-up", i)
-	if err := j.logEvent(event{Op: i, Event: "cutting"}); err != nil {
-		return err
-	}
 	// Last look, right before the cut: an append since verify means the
 	// plan is stale for this file. (An append landing in the microseconds
 	// between the two would be cut too; the live-session checks keep
@@ -80,6 +92,9 @@ func (j *journal) cutFile(i int, op *Op, keep int64, hook func(string, int)) err
 	}
 	hook("checked", i)
 	if err := f.Truncate(keep); err != nil {
+		return err
+	}
+	if err := j.logEvent(event{Op: i, Event: "cut"}); err != nil {
 		return err
 	}
 	mtime := op.ModTime
@@ -124,9 +139,11 @@ func (j *journal) backupCut(i int, f *os.File, keep, size int64) error {
 }
 
 // undoCut returns the op that puts the cut bytes (in the backup bk) back at
-// the end of the file, or nil when the file holds them already. It refuses
-// when the file is neither the one cut nor the one planned from.
-func undoCut(op *Op, keep int64, bk, reason string) (*Op, error) {
+// the end of the file, or nil when there is nothing to put back: the file
+// holds them still, or it was never cut (wasCut: the log says the ftruncate
+// was made) and holds what someone else wrote. It refuses when the file was
+// cut and changed since.
+func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 	tail, err := os.ReadFile(bk)
 	if err != nil {
 		return nil, err
@@ -136,7 +153,10 @@ func undoCut(op *Op, keep int64, bk, reason string) (*Op, error) {
 		return nil, err
 	}
 	if !cur.Exists {
-		return nil, &RefusedError{Path: op.Path, Reason: "removed since cfix cut it; restore it from " + bk}
+		if !wasCut {
+			return nil, nil
+		}
+		return nil, &RefusedError{Path: op.Path, Reason: "removed since cfix cut it; the bytes cut off are in " + bk}
 	}
 	f, err := os.Open(op.Path)
 	if err != nil {
@@ -154,7 +174,11 @@ func undoCut(op *Op, keep int64, bk, reason string) (*Op, error) {
 	switch {
 	case cur.Size >= op.Expect.Size && hex.EncodeToString(head.Sum(nil)) == op.Expect.SHA256:
 		return nil, nil // never cut, or restored already (and maybe appended to since)
-	case cur.Size != keep || hex.EncodeToString(joined.Sum(nil)) != op.Expect.SHA256:
+	case cur.Size == keep && hex.EncodeToString(joined.Sum(nil)) == op.Expect.SHA256:
+		// The cut file: put the bytes back.
+	case !wasCut:
+		return nil, nil // never cut; changed by someone else
+	default:
 		return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 	}
 	return &Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session,
