@@ -419,19 +419,7 @@ func (j *journal) mkdirs(i int, dir string) error {
 
 // appendTail appends the bytes of old from offset on to path.
 func appendTail(path string, old *os.File, from int64) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, io.NewSectionReader(old, from, 1<<62)); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return copySync(path, os.O_WRONLY|os.O_APPEND, 0, io.NewSectionReader(old, from, 1<<62))
 }
 
 // syncDir fsyncs a folder so a rename in it is durable.
@@ -459,19 +447,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := copySync(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm(), in); err != nil {
 		return err
 	}
 	return os.Chtimes(dst, time.Now(), fi.ModTime())

@@ -2,11 +2,13 @@ package changeset
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -88,11 +90,17 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 }
 
 func writeSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return copySync(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600, bytes.NewReader(b))
+}
+
+// copySync opens path with flag (and perm, when it creates it), copies r
+// into it and fsyncs it.
+func copySync(path string, flag int, perm fs.FileMode, r io.Reader) error {
+	f, err := os.OpenFile(path, flag, perm)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
+	if _, err := io.Copy(f, r); err != nil {
 		f.Close()
 		return err
 	}

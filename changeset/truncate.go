@@ -117,19 +117,7 @@ func (j *journal) backupCut(i int, f *os.File, keep, size int64) error {
 		return nil
 	}
 	rel := filepath.Join("backup", strconv.Itoa(i))
-	b, err := os.OpenFile(filepath.Join(j.dir, rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(b, io.NewSectionReader(f, keep, size-keep)); err != nil {
-		b.Close()
-		return err
-	}
-	if err := b.Sync(); err != nil {
-		b.Close()
-		return err
-	}
-	if err := b.Close(); err != nil {
+	if err := copySync(filepath.Join(j.dir, rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600, io.NewSectionReader(f, keep, size-keep)); err != nil {
 		return err
 	}
 	if err := syncDir(filepath.Join(j.dir, "backup")); err != nil {
