@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -48,7 +49,7 @@ type Plan struct {
 
 // ResumeCommand is the shell command that resumes the session.
 func (p *Plan) ResumeCommand() string {
-	return "cd " + ShellQuote(p.Dir) + " && claude --resume " + p.SessionID
+	return "cd " + shell.Quote(p.Dir) + " && claude --resume " + p.SessionID
 }
 
 // Clone plans a copy of a session (its whole family: main transcript,
@@ -518,14 +519,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

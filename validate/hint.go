@@ -3,12 +3,14 @@ package validate
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/shell"
 )
 
 // hintFor returns the cfix command that fixes a finding, or "" when no
 // command can fix it safely.
 func hintFor(f *Finding) string {
-	q := shellQuote(f.Path)
+	q := shell.Quote(f.Path)
 	switch f.Code {
 	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
 		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
@@ -23,7 +25,7 @@ func hintFor(f *Finding) string {
 	case SessionEmpty:
 		return "cfix prune --what empty-sessions --apply"
 	case IndexMissingFile, IndexUnindexed, IndexPath, IndexDrift:
-		return "cfix repair --only index --apply " + shellQuote(filepath.Dir(f.Path))
+		return "cfix repair --only index --apply " + shell.Quote(filepath.Dir(f.Path))
 	case SessionEnvEmpty, OrphanSessionEnv:
 		return "cfix prune --what session-env --apply"
 	case OrphanFileHist:
@@ -41,14 +43,4 @@ func hintFor(f *Finding) string {
 		return "cfix clone " + q + " --to DIR"
 	}
 	return ""
-}
-
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/shell"
 )
 
 type moveProjectOptions struct {
@@ -73,5 +74,5 @@ func runMoveProject(opts *moveProjectOptions, old, nw string) error {
 }
 
 func printResumeHint(w io.Writer, dir string) {
-	fmt.Fprintf(w, "continue there with:\n  cd %s && claude --continue\n", clone.ShellQuote(dir))
+	fmt.Fprintf(w, "continue there with:\n  cd %s && claude --continue\n", shell.Quote(dir))
 }

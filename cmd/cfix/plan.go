@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -112,7 +113,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 			return &exitError{code: exitFound, err: err}
 		}
 		if f.planOut != "" {
-			fmt.Fprintf(f.out, "plan saved to %s; apply it with: cfix apply %s\n", f.planOut, shellQuote(f.planOut))
+			fmt.Fprintf(f.out, "plan saved to %s; apply it with: cfix apply %s\n", f.planOut, shell.Quote(f.planOut))
 		}
 	}
 	if !f.apply || cs.Empty() {
@@ -156,7 +157,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
 	}
-	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shellQuote(res.Journal))
+	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
 	return nil
 }
 
@@ -203,16 +204,6 @@ func pluralWord(n int, w string) string {
 		return w
 	}
 	return w + "s"
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // resolveRoot resolves --root for a planner (a usage error when missing).
