@@ -130,7 +130,7 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	}
 	oldDir := filepath.Join(sc.Home, AlphaDir)
 	src := filepath.Join(cloneProjectDir(t, claude, oldDir), sc.Main+".jsonl")
-	srcSum := cloneFileSum(t, src)
+	srcSum := fileSum(t, src)
 	srcFamily := cloneFamilyOf(t, claude, filepath.Dir(src), sc.Main)
 	excused := map[string]bool{}
 
@@ -179,7 +179,7 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	if _, err := os.Stat(clonePath); err != nil {
 		t.Fatalf("cfix clone printed id %s but %v", newID, err)
 	}
-	if got := cloneFileSum(t, src); got != srcSum {
+	if got := fileSum(t, src); got != srcSum {
 		t.Errorf("cfix clone changed the source %s: sha256 %s, was %s", src, got, srcSum)
 	}
 	cloneRequireFamily(t, "the clone", srcFamily, cloneFamilyOf(t, claude, filepath.Dir(clonePath), newID), sc.Main, newID, true)
@@ -203,7 +203,7 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	}
 	cloneRequireContinued(t, "-c in DIR after the clone", ref.Hist, cont.Hist, clonePrompt)
 	contFiled := cloneTurnFiled(t, sc.Version, clonePath, continuePrompt, excused)
-	if got := cloneFileSum(t, src); got != srcSum {
+	if got := fileSum(t, src); got != srcSum {
 		t.Errorf("the source %s changed after resuming the clone: sha256 %s, was %s", src, got, srcSum)
 	}
 	cloneRequireValid(t, claude, excused)
@@ -213,7 +213,7 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	dir2 := filepath.Join(env.Home, "work", "third")
 	const id2 = "0c1de2f3-a4b5-4c6d-8e7f-8091a2b3c4d5"
 	cloneAge(t, sc, claude)
-	midSum := cloneFileSum(t, clonePath)
+	midSum := fileSum(t, clonePath)
 	midFamily := cloneFamilyOf(t, claude, filepath.Dir(clonePath), newID)
 	res = RunCfix(t, journal, "clone", clonePath, "--to", dir2, "--id", id2, "--root", claude, "--apply", "--yes")
 	if res.ExitCode != 0 {
@@ -222,7 +222,7 @@ func testClone(t *testing.T, sc *Scenario, ref cloneResume, tab *cloneTable) {
 	if got := cloneResumeID(t, res, dir2); got != id2 {
 		t.Errorf("cfix clone --id %s printed session id %s", id2, got)
 	}
-	if got := cloneFileSum(t, clonePath); got != midSum {
+	if got := fileSum(t, clonePath); got != midSum {
 		t.Errorf("cfix clone changed its source, the first clone %s", clonePath)
 	}
 	clone2 := filepath.Join(cloneProjectDir(t, claude, dir2), id2+".jsonl")
@@ -376,15 +376,15 @@ func testCloneUndo(t *testing.T, sc *Scenario) {
 		{"move", []string{"move", sc.Main, "--to", filepath.Join(home, "work", "moved")}},
 	} {
 		args := append(c.args, "--root", claude, "--apply", "--yes")
-		orig := cloneTreeSums(t, claude)
+		orig := snapshot(t, claude)
 		if res := RunCfix(t, journal, args...); res.ExitCode != 0 {
 			t.Fatalf("cfix %s: %s", c.name, res)
 		}
-		applied := cloneTreeSums(t, claude)
+		applied := snapshot(t, claude)
 		if u := RunCfix(t, journal, "undo", "--root", claude, "--apply", "--yes"); u.ExitCode != 0 {
 			t.Fatalf("cfix undo of the %s: %s", c.name, u)
 		}
-		undone := cloneTreeSums(t, claude)
+		undone := snapshot(t, claude)
 		if diff := cloneTreeDiff(orig, undone); diff != "" {
 			t.Errorf("cfix undo of the %s did not give the store back (- only before the %s, + only after the undo, ~ other bytes):\n%s", c.name, c.name, diff)
 		}
@@ -396,7 +396,7 @@ func testCloneUndo(t *testing.T, sc *Scenario) {
 			t.Errorf("BUG in cfix: %s again after its undo refused, because the undo left the empty session folder the %s made (listed above) and the planner takes it for a copy of the session: %s", c.name, c.name, res)
 			continue
 		}
-		if diff := cloneTreeDiff(applied, cloneTreeSums(t, claude)); diff != "" {
+		if diff := cloneTreeDiff(applied, snapshot(t, claude)); diff != "" {
 			t.Errorf("cfix %s again after its undo gave another store than the first time (- first, + again):\n%s", c.name, diff)
 		}
 		if u := RunCfix(t, journal, "undo", "--root", claude, "--apply", "--yes"); u.ExitCode != 0 {
@@ -456,7 +456,8 @@ func cloneProjectDir(t *testing.T, claude, dir string) string {
 	return p
 }
 
-func cloneFileSum(t *testing.T, path string) string {
+// fileSum returns the sha256 of a file.
+func fileSum(t *testing.T, path string) string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -886,38 +887,7 @@ func cloneRequireEntries(t *testing.T, claude, proj, id, oldDir, newDir string) 
 	}
 }
 
-// cloneTreeSums returns the sha256 of every regular file of the store
-// ("dir" for a folder, "-> target" for a symbolic link), keyed by its path
-// relative to it.
-func cloneTreeSums(t *testing.T, claude string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(claude, func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		r, err := filepath.Rel(claude, p)
-		switch {
-		case err != nil:
-			return err
-		case de.IsDir():
-			out[r] = "dir"
-		case de.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			out[r] = "-> " + link
-			return err
-		case de.Type().IsRegular():
-			out[r] = cloneFileSum(t, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// cloneTreeDiff lists the files that differ between two cloneTreeSums.
+// cloneTreeDiff lists the files that differ between two snapshots.
 func cloneTreeDiff(want, got map[string]string) string {
 	var lines []string
 	kind := func(sum string) string {

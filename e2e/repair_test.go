@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -879,12 +878,7 @@ func snapshot(t *testing.T, claude string) map[string]string {
 			out[r] = "-> " + target
 			return err
 		case de.Type().IsRegular():
-			raw, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			sum := sha256.Sum256(raw)
-			out[r] = hex.EncodeToString(sum[:])
+			out[r] = fileSum(t, p)
 		}
 		return nil
 	})

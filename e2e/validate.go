@@ -1,13 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,27 +72,16 @@ func CfixBinary() (string, error) {
 // other outcome, or output that is not the JSON report, fails the test.
 func ValidateStore(t testing.TB, claudeDir string) Report {
 	t.Helper()
-	bin, err := CfixBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "validate", "--root", claudeDir, "--json")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	var exitErr *exec.ExitError
-	if err != nil && !(errors.As(err, &exitErr) && exitErr.ExitCode() == 1) {
-		t.Fatalf("cfix validate --root %s --json: %v\nstdout: %s\nstderr: %s", claudeDir, err, clip(stdout.String(), 2000), clip(stderr.String(), 2000))
+	res := RunCfix(t, "", "validate", "--root", claudeDir, "--json")
+	if res.ExitCode != 0 && res.ExitCode != 1 {
+		t.Fatalf("%s", res)
 	}
 	var rep Report
-	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("cfix validate --root %s --json: output is not a report: %v\nstdout: %s\nstderr: %s", claudeDir, err, clip(stdout.String(), 2000), clip(stderr.String(), 2000))
+	if err := json.Unmarshal([]byte(res.Stdout), &rep); err != nil {
+		t.Fatalf("output is not a report: %v\n%s", err, res)
 	}
-	if rep.Findings == nil && !bytes.Contains(stdout.Bytes(), []byte(`"findings"`)) {
-		t.Fatalf("cfix validate --root %s --json: no findings array in %s", claudeDir, clip(stdout.String(), 2000))
+	if rep.Findings == nil && !strings.Contains(res.Stdout, `"findings"`) {
+		t.Fatalf("no findings array:\n%s", res)
 	}
 	return rep
 }
