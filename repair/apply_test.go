@@ -167,21 +167,11 @@ func TestKillDuringApply(t *testing.T) {
 // TestAppendBetweenPlanAndApply: Claude Code appends to the session after
 // the plan was made. Apply refuses, and the appended line is there.
 func TestAppendBetweenPlanAndApply(t *testing.T) {
-	root := damage.CopyStore(t, damage.V88)
-	main := damage.MainFile(root)
-	ls := damage.Lines(t, main)
-	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
-	age(t, root)
-	cs, err := repair.Plan(repair.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	main, cs := emptyLinePlan(t)
 	line := []byte(`{"type":"last-prompt","lastPrompt":"appended","sessionId":"` + damage.V88Session + `"}` + "\n")
 	appendLine(t, main, line)
-	// Claude Code writes at the same second; put the mtime back so only
-	// the size and content tell.
-	fi, _ := os.Stat(main)
-	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	fi, _ := os.Stat(main) // the file with the append
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
 	var re *changeset.RefusedError
 	if !errors.As(err, &re) || re.Path != main {
 		t.Fatalf("apply: %v, want a refusal naming %s", err, main)
@@ -198,15 +188,7 @@ func TestAppendBetweenPlanAndApply(t *testing.T) {
 // TestAppendDuringApply: an append that lands after apply's last look but
 // before its rename goes to the old file; apply carries it over.
 func TestAppendDuringApply(t *testing.T) {
-	root := damage.CopyStore(t, damage.V88)
-	main := damage.MainFile(root)
-	ls := damage.Lines(t, main)
-	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
-	age(t, root)
-	cs, err := repair.Plan(repair.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	main, cs := emptyLinePlan(t)
 	line := []byte(`{"type":"last-prompt","lastPrompt":"appended","sessionId":"` + damage.V88Session + `"}` + "\n")
 	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
 		if step == "checked" && cs.Ops[i].Path == main {
@@ -224,11 +206,7 @@ func TestAppendDuringApply(t *testing.T) {
 		t.Fatal("the append was not carried over, or the empty line is still there")
 	}
 	// And an append between verify and the last look: refused, rolled back.
-	root = damage.CopyStore(t, damage.V88)
-	main = damage.MainFile(root)
-	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
-	age(t, root)
-	cs, _ = repair.Plan(repair.Options{Root: root})
+	main, cs = emptyLinePlan(t)
 	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(step string, i int) {
 		if step == "written" && cs.Ops[i].Path == main {
 			appendLine(t, main, line)
@@ -273,6 +251,22 @@ func TestAppendBeforeCut(t *testing.T) {
 	if !bytes.HasSuffix(b, append([]byte(`{"type":"user","torn`), line...)) {
 		t.Fatalf("the file lost bytes:\n%s", b[max(0, len(b)-200):])
 	}
+}
+
+// emptyLinePlan copies the v88 store, puts an empty line into its main
+// session (a rewrite, not a cut) and plans its repair.
+func emptyLinePlan(t *testing.T) (main string, cs *changeset.ChangeSet) {
+	t.Helper()
+	root := damage.CopyStore(t, damage.V88)
+	main = damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	damage.WriteLines(t, main, append(ls[:5:5], append([][]byte{{}}, ls[5:]...)...), true)
+	age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return main, cs
 }
 
 func appendLine(t testing.TB, path string, line []byte) {
