@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/e2e/fakeapi"
+	"github.com/cfix-dev/cfix/session"
 )
 
 // Repair round trips on the stores the real clients wrote: damage the main
@@ -751,10 +752,10 @@ func damageSurrogateText(t *testing.T, s *site) []string {
 		t.Fatalf("line %d: no message.content", e.line+1)
 	}
 	if !isString { // a list of blocks: the last text block's text
-		blocks := elemSpans(l[start:end])
+		blocks, _, _ := session.Elements(l[start:end], 0)
 		for k := len(blocks) - 1; k >= 0; k-- {
 			b := l[start+blocks[k][0] : start+blocks[k][1]]
-			if ts, te, ok := valueSpan(b, "text"); ok {
+			if ts, te, ok := session.Find(b, "text"); ok {
 				start, end = start+blocks[k][0]+ts, start+blocks[k][0]+te
 				break
 			}
@@ -782,60 +783,14 @@ func damageToolResult(t *testing.T, s *site) []string {
 
 // --- JSON spans: byte-preserving edits of one line ----------------------
 
-// valueSpan returns where the value of key sits in the JSON object obj
-// (top level only): obj[start:end].
-func valueSpan(obj []byte, key string) (start, end int, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return 0, 0, false
-	}
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return 0, 0, false
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return 0, 0, false
-		}
-		if k == key {
-			end := int(dec.InputOffset())
-			return end - len(raw), end, true
-		}
-	}
-	return 0, 0, false
-}
-
-// elemSpans returns where each element of the JSON array arr sits.
-func elemSpans(arr []byte) [][2]int {
-	dec := json.NewDecoder(bytes.NewReader(arr))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return nil
-	}
-	var out [][2]int
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return out
-		}
-		end := int(dec.InputOffset())
-		out = append(out, [2]int{end - len(raw), end})
-	}
-	return out
-}
-
 // contentSpan returns where message.content sits in a transcript line, and
 // whether it is a string; start is -1 when there is none.
 func contentSpan(line []byte) (start, end int, isString bool) {
-	ms, me, ok := valueSpan(line, "message")
+	start, end, ok := session.Find(line, "message", "content")
 	if !ok {
 		return -1, -1, false
 	}
-	cs, ce, ok := valueSpan(line[ms:me], "content")
-	if !ok {
-		return -1, -1, false
-	}
-	return ms + cs, ms + ce, line[ms+cs] == '"'
+	return start, end, line[start] == '"'
 }
 
 // --- the store -------------------------------------------------------------
