@@ -49,7 +49,10 @@ type fixer struct {
 	unfixed    map[validate.Code]int // faults seen and not fixed
 	g          *session.Graph        // the last graph built (see graph)
 	gIdx       []int
-	changed    bool // a node changed since g was built
+	changed    bool         // a node changed since g was built
+	version    string       // version of the last chain entry: the client that wrote it last
+	notJSON    map[int]bool // lines removed because they were not JSON
+	missingAt  map[int]bool // lines of validate's parent-missing findings (--aggressive)
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -120,6 +123,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	}
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
+	x.notJSON = map[int]bool{}
 	x.unfixed = map[validate.Code]int{}
 	// The hash of what is planned from is computed beside the parse.
 	var fp changeset.Fingerprint
@@ -222,6 +226,7 @@ func (x *fixer) session() string {
 type lineResult struct {
 	skip    bool     // a fault not allowed to be fixed: leave the line alone
 	del     string   // the line goes, for this reason
+	notJSON bool     // ... and it was not JSON
 	removed bool     // ... and it held an entry
 	changed bool     // recs hold new bytes
 	recs    [][]byte // the line's records (copies, when changed)
@@ -264,14 +269,14 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 		if !x.allow(validate.LineTorn) {
 			return lineResult{skip: true}
 		}
-		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)), removed: true}
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)), removed: true, notJSON: true}
 	case pr.Err != nil:
 		if !x.allow(validate.JSONInvalid) {
 			return lineResult{skip: true}
 		}
 		salvaged := salvage(p, raw)
 		if salvaged == nil {
-			return lineResult{del: "move a line that is not JSON out of the file: it is kept in the backup", removed: true}
+			return lineResult{del: "move a line that is not JSON out of the file: it is kept in the backup", removed: true, notJSON: true}
 		}
 		r.recs, r.changed, r.removed = salvaged, true, true
 		r.reasons = append(r.reasons, "drop a torn record glued to the next one: the complete record is kept")
@@ -343,6 +348,9 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		return nil
 	}
 	if r.del != "" {
+		if r.notJSON {
+			x.notJSON[ln.N] = true
+		}
 		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
 		fx.recs[0] = nil
 		if r.removed {
@@ -399,8 +407,11 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 			continue
 		}
 		seen[e.UUID] = len(x.nodes)
+		if e.Version != "" {
+			x.version = e.Version
+		}
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
-			Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID,
+			Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
 			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
 		for _, b := range e.Blocks {
 			switch b.Type {
@@ -510,8 +521,8 @@ func (x *fixer) remove(i int, reason string) error {
 // chain runs the parentUuid repairs, then the tool and thinking repairs
 // along the chain a resume loads.
 func (x *fixer) chain() error {
-	if len(x.nodes) == 0 || x.noChain {
-		return nil
+	if len(x.nodes) == 0 || x.noChain || x.f.Side() {
+		return nil // side runs' transcripts are never resumed
 	}
 	pos := map[string]int{}
 	for i, n := range x.nodes {
@@ -544,14 +555,35 @@ func (x *fixer) chain() error {
 			}
 		}
 	}
-	if !x.aggressive && !x.f.Compaction() {
-		g, _ := x.graph()
-		x.unfixed[validate.ParentMissing] += len(g.Dangling())
-	}
-	if x.aggressive && x.allow(validate.ParentMissing) && !x.f.Compaction() {
+	// A parent written nowhere whose child sits right after a line that
+	// was not JSON (and goes) was in that line: the child is linked to the
+	// entry before it, as the removed line was.
+	if x.allow(validate.ParentMissing) && len(x.notJSON) > 0 {
 		g, idx := x.graph()
 		for _, gi := range g.Dangling() {
 			i := idx[gi]
+			if !x.notJSON[x.nodes[i].Line-1] {
+				continue
+			}
+			prev := ""
+			for j := i - 1; j >= 0; j-- {
+				if !x.deleted[j] && x.nodes[j].Sidechain == x.nodes[i].Sidechain {
+					prev = x.nodes[j].UUID
+					break
+				}
+			}
+			if err := x.setParent(i, prev, fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", x.nodes[i].Line-1)); err != nil {
+				return err
+			}
+		}
+	}
+	if x.aggressive && x.allow(validate.ParentMissing) {
+		g, idx := x.graph()
+		for _, gi := range g.Dangling() {
+			i := idx[gi]
+			if !x.missingAt[x.nodes[i].Line] {
+				continue // its parent is in another file: a link, not damage
+			}
 			prev := ""
 			for j := i - 1; j >= 0; j-- {
 				if !x.deleted[j] && x.nodes[j].Sidechain == x.nodes[i].Sidechain {
@@ -578,16 +610,26 @@ func (x *fixer) chain() error {
 	return x.resumed()
 }
 
-// resumed fixes tool pairing and thinking blocks on the resumed chain.
+// resumed fixes tool pairing and thinking blocks on the chain the writing
+// version's client loads on resume (validate's model of it).
 func (x *fixer) resumed() error {
 	g, idx := x.graph()
-	agent := x.f.Kind != store.KindSession
-	leaf := g.Leaf(agent)
-	if leaf < 0 {
-		leaf = g.Leaf(true)
+	l := session.LoaderFor(x.version)
+	ld := g.Load(l, x.f.Kind != store.KindSession)
+	// A tool_use whose result is anywhere in the file is never given
+	// another one: the real result would be shadowed.
+	resultAnywhere := map[string]bool{}
+	useAnywhere := map[string]bool{}
+	for i := range g.Nodes {
+		for _, b := range g.Nodes[i].Blocks {
+			switch b.Type {
+			case "tool_result":
+				resultAnywhere[b.ToolUseID] = true
+			case "tool_use":
+				useAnywhere[b.ID] = true
+			}
+		}
 	}
-	chain, _ := g.Walk(leaf)
-	_, siblingIDs := g.SiblingResults(chain)
 	used := map[string]bool{}
 	type pending struct {
 		node int
@@ -598,7 +640,7 @@ func (x *fixer) resumed() error {
 	orphan := map[int][]string{} // node → tool_use_ids without a tool_use
 	thinking := map[int]bool{}   // node → has a bad thinking block
 	useNode := map[string]int{}  // tool_use id → node
-	for _, gi := range chain {
+	for _, gi := range ld.Chain {
 		i := idx[gi]
 		for _, b := range x.nodes[i].Blocks {
 			switch b.Type {
@@ -608,25 +650,31 @@ func (x *fixer) resumed() error {
 					useNode[b.ID] = i
 				}
 			case "tool_result":
-				if used[b.ToolUseID] {
+				switch {
+				case used[b.ToolUseID]:
 					answered[b.ToolUseID] = true
-				} else {
+				case useAnywhere[b.ToolUseID]:
+					// Its call is on another branch: a real result, kept.
+					x.unfixed[validate.ToolUseMiss]++
+				default:
 					orphan[i] = append(orphan[i], b.ToolUseID)
 				}
 			case "thinking":
 				// A signed block with empty text is how newer clients keep
-				// omitted thinking: only an empty signature is broken.
-				if b.EmptySig && x.allow(validate.ThinkingUnsigned) {
+				// omitted thinking, and a model that is not Anthropic's
+				// never signs: only an empty signature of Claude's own is
+				// broken.
+				if b.EmptySig && !validate.ThirdPartyModel(x.nodes[i].Model) && x.allow(validate.ThinkingUnsigned) {
 					thinking[i] = true
 				}
 			}
 		}
 	}
-	for _, gi := range chain {
+	for _, gi := range ld.Chain {
 		i := idx[gi]
 		var ids []string
 		for _, b := range x.nodes[i].Blocks {
-			if b.Type == "tool_use" && b.ID != "" && useNode[b.ID] == i && !answered[b.ID] && !siblingIDs[b.ID] {
+			if b.Type == "tool_use" && b.ID != "" && useNode[b.ID] == i && !answered[b.ID] && !resultAnywhere[b.ID] {
 				ids = append(ids, b.ID)
 			}
 		}
@@ -634,8 +682,13 @@ func (x *fixer) resumed() error {
 			unanswered = append(unanswered, pending{i, ids})
 		}
 	}
+	for id := range used {
+		if !answered[id] && resultAnywhere[id] {
+			x.unfixed[validate.ToolResultMiss]++
+		}
+	}
 	if x.allow(validate.ToolUseMiss) {
-		for _, gi := range chain {
+		for _, gi := range ld.Chain {
 			i := idx[gi]
 			if ids := orphan[i]; len(ids) > 0 {
 				drop := map[string]bool{}
@@ -652,7 +705,7 @@ func (x *fixer) resumed() error {
 		}
 	}
 	if len(thinking) > 0 {
-		for _, gi := range chain {
+		for _, gi := range ld.Chain {
 			i := idx[gi]
 			if !thinking[i] || x.deleted[i] {
 				continue

@@ -110,6 +110,23 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			noChain[h] = true
 		}
 	}
+	// --aggressive re-parents only what validate, which looks across
+	// files, calls parent-missing: a parent in another file is a link.
+	missing := map[string]map[int]bool{}
+	if opts.Aggressive && allow(validate.ParentMissing) {
+		rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range rep.Findings {
+			if f.Code == validate.ParentMissing {
+				if missing[f.Path] == nil {
+					missing[f.Path] = map[int]bool{}
+				}
+				missing[f.Path][f.Line] = true
+			}
+		}
+	}
 	results := make([]*fixer, len(files))
 	errs := make([]error, len(files))
 	ops := make([]*changeset.Op, len(files))
@@ -119,7 +136,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			links[i] = true // rewriting it would replace the link by a file
 			return
 		}
-		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path]}
+		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path], missingAt: missing[files[i].Path]}
 		ops[i], errs[i] = x.plan()
 		x.file, x.fixes, x.nodes = nil, nil, nil
 		results[i] = x
@@ -151,11 +168,21 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			return nil, err
 		}
 	}
+	fixable := map[validate.Code]bool{}
+	for _, c := range Fixable() {
+		fixable[c] = true
+	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
+		switch {
+		case fixable[c] && !allow(c):
+			hint = "not selected by --only; cfix repair without --only fixes them"
+		}
 		switch c {
 		case validate.ParentMissing:
-			hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
+			if allow(c) {
+				hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
+			}
 		case validate.SessionEmpty, validate.SessionEnvEmpty, validate.OrphanSessionEnv,
 			validate.OrphanFileHist, validate.OrphanTodos, validate.OrphanDebug:
 			hint = "cfix prune removes them"
@@ -232,7 +259,7 @@ func fixedByFixer(c validate.Code, aggressive bool) bool {
 			return true
 		}
 	}
-	return c == validate.ParentMissing || c == validate.UUIDConflict
+	return (c == validate.ParentMissing && aggressive) || c == validate.UUIDConflict
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS workers, biggest jobs first is the

@@ -19,6 +19,7 @@ type Entry struct {
 	HasParent     bool   // the parentUuid key is present (null or not)
 	LogicalParent string // logicalParentUuid (compact boundaries)
 	Timestamp     string
+	Version       string // the Claude Code version that wrote the entry
 	SessionID     string
 	CWD           string
 	AgentID       string
@@ -26,6 +27,7 @@ type Entry struct {
 	IsSidechain   bool
 	IsMeta        bool
 	MessageID     string
+	Model         string // message.model
 	Role          string
 	Content       any // message.content: string or []any (light tree)
 	Blocks        []Block
@@ -38,7 +40,7 @@ func (e *Entry) IsChain() bool { return e.UUID != "" && e.HasParent }
 
 // HeaderKeys are the top-level fields HeaderOf reads.
 var HeaderKeys = []string{"type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
-	"timestamp", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message"}
+	"timestamp", "version", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message"}
 
 // HeaderOf extracts the entry header from a light tree. It returns false
 // when v is not a JSON object.
@@ -57,6 +59,7 @@ func HeaderOf(v any, e *Entry) bool {
 	}
 	e.LogicalParent = str(m["logicalParentUuid"])
 	e.Timestamp = str(m["timestamp"])
+	e.Version = str(m["version"])
 	e.SessionID = str(m["sessionId"])
 	e.CWD = str(m["cwd"])
 	e.AgentID = str(m["agentId"])
@@ -68,6 +71,7 @@ func HeaderOf(v any, e *Entry) bool {
 		return true
 	}
 	e.MessageID = str(msg["id"])
+	e.Model = str(msg["model"])
 	e.Role = str(msg["role"])
 	e.Content = msg["content"]
 	blocks, _ := e.Content.([]any)

@@ -15,6 +15,7 @@ type Node struct {
 	Type       string
 	Sidechain  bool
 	MsgID      string
+	Model      string  // message.model of an assistant entry
 	Blocks     []Block // tool_use, tool_result and thinking blocks only
 }
 
@@ -39,7 +40,7 @@ func (g *Graph) Add(e *Entry, line int) bool {
 		return false
 	}
 	n := Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: line,
-		Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID}
+		Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model}
 	for _, b := range e.Blocks {
 		switch b.Type {
 		case "tool_use", "server_tool_use", "tool_result", "thinking":

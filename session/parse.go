@@ -266,7 +266,7 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 			case 0:
 				keep = headerTop[string(kb)]
 			case 1:
-				keep = string(kb) == "id" || string(kb) == "role" || string(kb) == "content"
+				keep = string(kb) == "id" || string(kb) == "role" || string(kb) == "content" || string(kb) == "model"
 			case 3:
 				keep = headerBlock[string(kb)]
 			default:

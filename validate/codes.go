@@ -46,6 +46,7 @@ const (
 	UUIDDuplicate    Code = "uuid-duplicate"
 	UUIDConflict     Code = "uuid-conflict"
 	ParentMissing    Code = "parent-missing"
+	ParentElsewhere  Code = "parent-elsewhere"
 	ParentSelf       Code = "parent-self"
 	ChainCycle       Code = "chain-cycle"
 	LeafMissing      Code = "leaf-missing"
@@ -55,6 +56,7 @@ const (
 	ToolUseDuplicate Code = "tool-use-duplicate"
 	ThinkingUnsigned Code = "thinking-unsigned"
 	ThinkingEmpty    Code = "thinking-empty"
+	ThinkingForeign  Code = "thinking-third-party"
 	// Files and store.
 	SessionName      Code = "session-name-invalid"
 	SessionEmpty     Code = "session-empty"
@@ -62,6 +64,7 @@ const (
 	SessionIDDup     Code = "session-id-duplicate"
 	SessionIDWrong   Code = "session-id-mismatch"
 	CWDMismatch      Code = "cwd-mismatch"
+	ProjectSymlink   Code = "project-symlink"
 	AgentIDMismatch  Code = "agent-id-mismatch"
 	AgentSessionDiff Code = "agent-session-mismatch"
 	AgentOrphan      Code = "agent-orphan"
@@ -79,6 +82,7 @@ const (
 	OrphanDebug      Code = "orphan-debug"
 	SessionLive      Code = "session-live"
 	ReadFailed       Code = "read-failed"
+	FileNotJSONL     Code = "file-not-jsonl"
 )
 
 // CodeInfo describes a code: its severity and what it means.
@@ -104,15 +108,17 @@ var Codes = []CodeInfo{
 	{TypeUnknown, Notice, "an entry type this version of cfix has no schema for (Claude Code adds types often)"},
 	{UUIDDuplicate, Warning, "the same entry (byte-identical) was written twice; resume shows it twice"},
 	{UUIDConflict, Warning, "two different entries share a uuid"},
-	{ParentMissing, Error, "parentUuid names an entry that is in no line of the file: a resume through it silently loses the history before it"},
+	{ParentMissing, Error, "parentUuid names an entry written nowhere in the store: error when the chain a resume loads is cut there (the history before it is lost), warning on another branch"},
+	{ParentElsewhere, Notice, "parentUuid names an entry of another file (a session continued from a sibling file, progress pointing into a compaction transcript): not damage"},
 	{ParentSelf, Error, "an entry is its own parent"},
 	{ChainCycle, Error, "parentUuid links form a cycle: resume hangs or truncates"},
 	{LeafMissing, Warning, "the leafUuid of a summary or last-prompt entry resolves to no entry anywhere in the store"},
 	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs)"},
-	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: older clients send it and the API answers 400 on every resume; newer ones drop the call, losing that turn"},
+	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: error when the writing version's client sends it (the API answers 400) or when its result sits in the file where the resume does not load it; warning when the client drops the unanswered call itself (a session stopped mid-tool)"},
 	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: the API answers 400"},
 	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},
 	{ThinkingUnsigned, Error, "on the resumed chain, a thinking block has an empty signature: the API rejects it"},
+	{ThinkingForeign, Notice, "on the resumed chain, a thinking block with an empty signature written by a model that is not Anthropic's (message.model, through a compatible endpoint): that provider never signs thinking; resuming it against the Anthropic API would be rejected"},
 	{ThinkingEmpty, Notice, "on the resumed chain, a signed thinking block with empty text: newer clients store omitted thinking so, and the API accepts it"},
 	{SessionName, Warning, "a session file's name is not a UUID: /resume does not list it"},
 	{SessionEmpty, Warning, "a session file of 0 bytes"},
@@ -120,6 +126,7 @@ var Codes = []CodeInfo{
 	{SessionIDDup, Warning, "the same session id has a transcript in more than one project folder"},
 	{SessionIDWrong, Warning, "entries of a main session carry a sessionId other than the file's name"},
 	{CWDMismatch, Warning, "entries' cwd does not encode to the project folder they sit in (warning when none does, notice when only some do)"},
+	{ProjectSymlink, Warning, "a project folder is a symbolic link (a project moved to another disk): cfix reads through it, Claude Code's /resume picker lists no session behind it, and planners write nothing through one that leads out of the store"},
 	{AgentIDMismatch, Error, "a subagent entry's agentId differs from the id in the file name"},
 	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session"},
 	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing"},
@@ -137,6 +144,7 @@ var Codes = []CodeInfo{
 	{OrphanDebug, Warning, "debug/<id>.txt of a session that no longer exists"},
 	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
 	{ReadFailed, Error, "a file or folder could not be read"},
+	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},
 }
 
 var codeSeverity = func() map[Code]Severity {

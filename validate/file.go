@@ -61,6 +61,10 @@ type fileResult struct {
 	sessionID string // first sessionId seen
 	cwd       string // first cwd seen
 	firstLine int    // line of the first chain entry
+	version   string // version of the last chain entry: the client that wrote it last
+	loader    session.Loader
+	dangling  []dangling // entries whose parent is not in the file
+	jsonLines int        // lines that parsed as JSON
 }
 
 // add records a finding with the code's default severity.
@@ -179,6 +183,9 @@ func (c *checker) check(f store.File) *fileResult {
 
 	commit := func(ln session.Line, r lineResult) error {
 		res.lines = ln.N
+		if len(r.values) > 0 {
+			res.jsonLines++
+		}
 		for _, fd := range r.findings {
 			res.add(fd.code, ln.N, "%s", fd.msg)
 		}
@@ -217,6 +224,9 @@ func (c *checker) check(f store.File) *fileResult {
 				continue
 			}
 			res.chain++
+			if e.Version != "" {
+				res.version = e.Version
+			}
 			if res.firstLine == 0 {
 				res.firstLine = ln.N
 			}
@@ -274,6 +284,9 @@ func (c *checker) check(f store.File) *fileResult {
 		res.add(ReadFailed, res.lines, "read stopped: %v", readErr)
 	}
 	res.metaOnly = entries > 0 && metaLines == entries
+	if notJSONL(res) {
+		return res
+	}
 
 	types := make([]string, 0, len(unknown))
 	for t := range unknown {
@@ -301,6 +314,32 @@ func (c *checker) check(f store.File) *fileResult {
 	res.leafs = kept
 	checkChain(res, g)
 	return res
+}
+
+// notJSONL replaces the line findings of a file of which no line is JSON
+// (another program's output written over a transcript) by one finding.
+func notJSONL(res *fileResult) bool {
+	if res.jsonLines > 0 || res.lines == 0 {
+		return false
+	}
+	bad := 0
+	kept := res.findings[:0]
+	for _, f := range res.findings {
+		switch f.Code {
+		case JSONInvalid, LineTorn, NULBytes, LineEmpty, UTF8Invalid:
+			if f.Code == JSONInvalid || f.Code == NULBytes {
+				bad++
+			}
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if bad == 0 {
+		return false // a lone torn line: the file was cut while its first line was written
+	}
+	res.findings = kept
+	res.add(FileNotJSONL, 1, "none of the file's %d lines is JSON: this is not a Claude Code transcript (written over by another program?); cfix leaves it alone", res.lines)
+	return true
 }
 
 // entryIDs checks sessionId and agentId against the file.
@@ -334,17 +373,27 @@ func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, idOther,
 	}
 }
 
-// checkChain runs the parentUuid checks and, along the chain a resume
-// loads, the tool and thinking checks.
+// dangling is an entry whose parentUuid names no entry of its file, left
+// for the store checks to look up in the other files.
+type dangling struct {
+	line      int
+	uuid      string
+	parent    string
+	cut       bool // the chain a resume loads stops here
+	compacted bool // in history a compaction summarized
+	loaded    int  // entries that resume loads
+	before    int  // messages of the file the resume does not load
+}
+
+// checkChain runs the parentUuid checks and, along the chain the writing
+// version's client loads on resume, the tool and thinking checks.
+// Transcripts of Claude Code's side runs (compaction, prompt suggestions)
+// are never resumed: they get the line and entry checks only.
 func checkChain(res *fileResult, g *session.Graph) {
-	if len(g.Nodes) == 0 {
+	if len(g.Nodes) == 0 || res.file.Side() {
 		return
 	}
-	inCycle := make(map[int]bool)
 	for _, cyc := range g.Cycles() {
-		for _, i := range cyc {
-			inCycle[i] = true
-		}
 		first := cyc[0]
 		for _, i := range cyc {
 			if g.Nodes[i].Line < g.Nodes[first].Line {
@@ -364,45 +413,63 @@ func checkChain(res *fileResult, g *session.Graph) {
 	}
 
 	agentFile := res.file.Kind != store.KindSession
-	leaf := g.Leaf(agentFile)
-	if leaf < 0 {
-		leaf = g.Leaf(true)
+	l := session.LoaderFor(res.version)
+	res.loader = l
+	ld := g.Load(l, agentFile)
+	on := make(map[int]bool, len(ld.Chain))
+	for _, i := range ld.Chain {
+		on[i] = true
 	}
-	chain, truncated := g.Walk(leaf)
-	countable := 0
+	messages := 0
 	for i := range g.Nodes {
-		if agentFile || !g.Nodes[i].Sidechain {
-			countable++
+		if l.IsMessage(g.Nodes[i].Type) && (agentFile || !g.Nodes[i].Sidechain) {
+			messages++
 		}
 	}
-
-	if !res.file.Compaction() {
-		for _, i := range g.Dangling() {
-			n := g.Nodes[i]
-			fd := res.add(ParentMissing, n.Line, "parentUuid %s names no entry of this file", n.Parent)
-			if truncated && len(chain) > 0 && chain[0] == i {
-				fd.Message += fmt.Sprintf("; a resume loads only %d of %d entries", len(chain), countable)
-			}
+	reach := g.Reachable(ld.Leaf)
+	for _, i := range g.Dangling() {
+		n := g.Nodes[i]
+		d := dangling{line: n.Line, uuid: n.UUID, parent: n.Parent, compacted: reach[i] && !on[i]}
+		if ld.Cut >= 0 && (ld.Cut == i || g.Nodes[ld.Cut].Parent == n.UUID || bridged(g, l, ld.Cut, i)) {
+			d.cut, d.loaded, d.before = true, len(ld.Chain), messages-len(ld.Chain)
 		}
+		res.dangling = append(res.dangling, d)
 	}
 
-	reach := g.Reachable(leaf)
-	siblings, siblingIDs := g.SiblingResults(chain)
 	off := 0
 	for i := range g.Nodes {
-		if !reach[i] && !inCycle[i] && !siblings[i] && (agentFile || !g.Nodes[i].Sidechain) {
+		n := &g.Nodes[i]
+		if !on[i] && !reach[i] && l.IsMessage(n.Type) && (agentFile || !n.Sidechain) {
 			off++
 		}
 	}
-	if off > 0 && leaf >= 0 {
-		res.add(ChainForks, g.Nodes[leaf].Line, "resume from the latest leaf (line %d) loads %d entries; %d entries sit on other branches", g.Nodes[leaf].Line, len(chain), off)
+	if off > 0 && ld.Leaf >= 0 {
+		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume (Claude Code %s model) starts from the latest entry, line %d, and loads %d entries; %d entries sit on other branches", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off)
 	}
 
-	// Tool pairing and thinking blocks along the resumed chain.
+	// Where every tool_result of the file is, loaded or not.
+	resultAt := map[string]int{}
+	for i := range g.Nodes {
+		for _, b := range g.Nodes[i].Blocks {
+			if b.Type == "tool_result" && b.ToolUseID != "" {
+				if _, ok := resultAt[b.ToolUseID]; !ok || on[i] {
+					resultAt[b.ToolUseID] = g.Nodes[i].Line
+				}
+			}
+		}
+	}
+	// Tool pairing and thinking blocks along the loaded chain.
 	used := make(map[string]int)      // tool_use id → line
 	answered := make(map[string]bool) // tool_use ids with a result
 	var order []string
-	for _, i := range chain {
+	last := -1 // index in ld.Chain of the last user or assistant entry
+	for k, i := range ld.Chain {
+		if t := g.Nodes[i].Type; t == "user" || t == "assistant" {
+			last = k
+		}
+	}
+	tail := map[string]bool{} // tool_uses of the chain's last message
+	for k, i := range ld.Chain {
 		n := &g.Nodes[i]
 		for _, b := range n.Blocks {
 			switch b.Type {
@@ -416,26 +483,87 @@ func checkChain(res *fileResult, g *session.Graph) {
 				}
 				used[b.ID] = n.Line
 				order = append(order, b.ID)
+				tail[b.ID] = k >= last
 			case "tool_result":
 				if _, ok := used[b.ToolUseID]; !ok {
-					res.add(ToolUseMiss, n.Line, "tool_result for %s answers no earlier tool_use on the resumed chain", b.ToolUseID)
+					res.add(ToolUseMiss, n.Line, "tool_result for %s answers no earlier tool_use on the chain a resume loads", b.ToolUseID)
 					continue
 				}
 				answered[b.ToolUseID] = true
 			case "thinking":
-				if b.EmptySig {
+				switch {
+				case b.EmptySig && ThirdPartyModel(n.Model):
+					res.add(ThinkingForeign, n.Line, "thinking block of model %s has no signature (that provider does not sign thinking); resuming this session against the Anthropic API would be rejected", n.Model)
+				case b.EmptySig:
 					res.add(ThinkingUnsigned, n.Line, "thinking block with an empty signature")
-				} else if b.EmptyText {
+				case b.EmptyText:
 					res.add(ThinkingEmpty, n.Line, "signed thinking block with empty text (thinking display omitted)")
 				}
 			}
 		}
 	}
 	for _, id := range order {
-		if !answered[id] && !siblingIDs[id] {
-			res.add(ToolResultMiss, used[id], "tool_use %s has no tool_result on the resumed chain", id)
+		if answered[id] {
+			continue
+		}
+		if at, ok := resultAt[id]; ok {
+			res.add(ToolResultMiss, used[id], "tool_use %s: its tool_result on line %d is on a branch a resume does not load, so the client sends the call without it", id, at)
+			continue
+		}
+		fd := res.add(ToolResultMiss, used[id], "tool_use %s has no tool_result anywhere in the file", id)
+		where := "in the middle of the chain"
+		if tail[id] {
+			where = "at the end of the chain (the session stopped mid-tool)"
+		}
+		switch {
+		case l.DropsUnanswered && tail[id]:
+			fd.Severity = Warning
+			fd.Message += fmt.Sprintf(", %s; Claude Code %s drops the unanswered call when it resumes", where, l.Name)
+		case l.DropsUnanswered:
+			fd.Message += fmt.Sprintf(", %s; Claude Code %s drops the call when it resumes, so the model no longer sees that turn", where, l.Name)
+		default:
+			fd.Message += fmt.Sprintf(", %s; Claude Code %s sends it and the API answers 400 on every resume", where, l.Name)
 		}
 	}
+}
+
+// bridged reports whether node cut reaches dangling node d through
+// progress entries the loader bridges.
+func bridged(g *session.Graph, l session.Loader, cut, d int) bool {
+	for p, n := g.Nodes[cut].Parent, 0; p != "" && n <= len(g.Nodes); n++ {
+		j := g.Lookup(p)
+		if j < 0 {
+			return false
+		}
+		if j == d {
+			return true
+		}
+		if l.IsMessage(g.Nodes[j].Type) {
+			return false
+		}
+		p = g.Nodes[j].Parent
+	}
+	return false
+}
+
+// ThirdPartyModel reports whether message.model names a model that is not
+// Anthropic's (qwen, minimax, glm... through a compatible endpoint).
+// Claude Code's own placeholders (<synthetic>) and entries without a model
+// count as Anthropic's.
+func ThirdPartyModel(model string) bool {
+	if model == "" || strings.HasPrefix(model, "<") {
+		return false
+	}
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:] // provider/model names
+	}
+	for _, p := range []string{"claude", "anthropic", "sonnet", "opus", "haiku"} {
+		if strings.Contains(m, p) {
+			return false
+		}
+	}
+	return true
 }
 
 func jsonKind(v any) string {

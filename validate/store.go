@@ -57,6 +57,7 @@ func (s *storeCheck) run() {
 	}
 	s.sessionFiles()
 	s.leafs()
+	s.parents()
 	s.subagents()
 	s.metas()
 	s.indexes()
@@ -133,10 +134,54 @@ func (s *storeCheck) leafs() {
 				break
 			}
 		}
-		if where != "" {
+		switch {
+		case where != "":
 			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; the transcript lives in %s", r.lines, where)
-		} else {
+		case len(r.leafs) > 0:
 			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation, and its leafUuid is found nowhere", r.lines)
+		default:
+			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s), no conversation and no leafUuid pointing to one", r.lines)
+		}
+	}
+}
+
+// parents looks up, in the other files of the store, the parents that are
+// not in an entry's own file. One found elsewhere is a link Claude Code
+// writes across files (a session continued from a sibling file, progress
+// pointing into a compaction transcript): a notice. One found nowhere is
+// parent-missing: an error where the chain a resume loads is cut there.
+func (s *storeCheck) parents() {
+	var missing []string
+	for _, r := range s.results {
+		for _, d := range r.dangling {
+			if _, ok := s.uuidFile[d.parent]; !ok {
+				missing = append(missing, d.parent)
+			}
+		}
+	}
+	if len(missing) > 0 && !s.whole {
+		s.searchStore(missing)
+	}
+	for _, r := range s.results {
+		for _, d := range r.dangling {
+			if o, ok := s.uuidFile[d.parent]; ok && o != r {
+				rel, err := filepath.Rel(filepath.Dir(r.file.Path), o.file.Path)
+				if err != nil {
+					rel = o.file.Path
+				}
+				s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file (Claude Code links files of one session so)", d.parent, rel)
+				continue
+			}
+			if d.cut {
+				s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: a resume loads %d entries and stops here, leaving out the %d written before", d.parent, d.loaded, d.before)
+				continue
+			}
+			where := "on a branch a resume does not load"
+			if d.compacted {
+				where = "in history a compaction summarized, which a resume does not send"
+			}
+			fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store (%s)", d.parent, where)
+			fd.Severity = Warning
 		}
 	}
 }

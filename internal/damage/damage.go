@@ -296,8 +296,10 @@ var Cases = []Case{
 		return p, len(ls)
 	}},
 	{"parent missing", V88, validate.ParentMissing, validate.Error, func(t *testing.T, root string) (string, int) {
+		// The last tool result: on the chain a resume loads (after the
+		// last compaction).
 		p := MainFile(root)
-		n := FindLine(t, p, HasBlock("tool_result"))
+		n := FindLast(t, p, HasBlock("tool_result"))
 		EditLine(t, p, n, func(m map[string]any) { m["parentUuid"] = "00000000-0000-4000-8000-000000000000" })
 		return p, n
 	}},
