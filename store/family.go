@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"sort"
 	"strings"
 )
 
@@ -37,6 +38,12 @@ func Family(l *Layout, id string) *Layout {
 	}
 	for p := range folders {
 		out.Projects = append(out.Projects, p)
+	}
+	sort.Strings(out.Projects)
+	for _, pl := range l.Links {
+		if folders[pl.Folder] {
+			out.Links = append(out.Links, pl)
+		}
 	}
 	return out
 }

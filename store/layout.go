@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,14 +68,17 @@ type Layout struct {
 	Files       []File   // transcripts, sorted by path
 	Metas       []string // subagent .meta.json paths
 	SessionDirs []SessionDir
-	Indexes     []string // sessions-index.json paths
+	Indexes     []string      // sessions-index.json paths
+	Links       []ProjectLink // project folders that are symbolic links, read through
 }
 
 // ProjectsDir returns root/projects.
 func ProjectsDir(root string) string { return filepath.Join(root, "projects") }
 
 // Scan lists the transcripts and sidecars under root/projects. A store
-// with no projects folder is empty, not an error.
+// with no projects folder is empty, not an error. A project folder that is
+// a symbolic link to a directory is read through (and listed in Links); one
+// that leads nowhere is only listed in Links.
 func Scan(root string) (*Layout, error) {
 	l := &Layout{Root: root}
 	pdir := ProjectsDir(root)
@@ -86,7 +90,18 @@ func Scan(root string) (*Layout, error) {
 		return nil, err
 	}
 	for _, pe := range ents {
-		if !pe.IsDir() {
+		switch {
+		case pe.IsDir():
+		case pe.Type()&fs.ModeSymlink != 0:
+			fi, err := os.Stat(filepath.Join(pdir, pe.Name()))
+			if err == nil && !fi.IsDir() {
+				continue // a link to a file: no project folder
+			}
+			if err != nil {
+				l.Links = append(l.Links, linkOf(root, pe.Name()))
+				continue
+			}
+		default:
 			continue
 		}
 		if err := l.scanProject(pe.Name()); err != nil {
@@ -109,6 +124,13 @@ func ScanProject(root, folder string) (*Layout, error) {
 
 func (l *Layout) scanProject(folder string) error {
 	dir := filepath.Join(ProjectsDir(l.Root), folder)
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		pl := linkOf(l.Root, folder)
+		l.Links = append(l.Links, pl)
+		if pl.Err != nil {
+			return fmt.Errorf("project folder %s: %w", dir, pl.Err)
+		}
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err

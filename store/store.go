@@ -16,8 +16,9 @@ import (
 )
 
 // Resolve returns the store's directory: flagRoot when set, else
-// $CLAUDE_CONFIG_DIR, else ~/.claude. It checks that the directory exists
-// and can be read.
+// $CLAUDE_CONFIG_DIR, else ~/.claude. It checks that the directory exists,
+// can be read and is a Claude Code store: it has a projects folder (Claude
+// Code makes it with the first session it saves).
 func Resolve(flagRoot string) (string, error) {
 	root := flagRoot
 	if root == "" {
@@ -43,6 +44,9 @@ func Resolve(flagRoot string) (string, error) {
 	}
 	if !fi.IsDir() {
 		return "", fmt.Errorf("store %s: not a directory", abs)
+	}
+	if fi, err := os.Stat(ProjectsDir(abs)); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("store %s: not a Claude Code store (it has no projects folder)", abs)
 	}
 	f, err := os.Open(abs)
 	if err != nil {
@@ -115,6 +119,32 @@ func FolderMatches(folder, cwd string) bool {
 		return folder == enc
 	}
 	return len(folder) > MaxFolderLen && folder[:MaxFolderLen+1] == enc[:MaxFolderLen+1]
+}
+
+// FolderFor returns the project folder name Claude Code uses for the
+// working directory dir (absolute and clean): EncodeProject, and for a name
+// past MaxFolderLen an existing folder of the store with the same
+// 200-character prefix when there is one (the hash suffix differs between
+// Claude Code builds).
+func FolderFor(root, dir string) string {
+	enc := EncodeProject(dir)
+	if len(enc) <= MaxFolderLen {
+		return enc
+	}
+	pdir := ProjectsDir(root)
+	ents, err := os.ReadDir(pdir)
+	if err != nil {
+		return enc
+	}
+	for _, e := range ents {
+		if !FolderMatches(e.Name(), dir) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(pdir, e.Name())); err == nil && fi.IsDir() {
+			return e.Name()
+		}
+	}
+	return enc
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

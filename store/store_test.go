@@ -66,6 +66,11 @@ func TestLongPaths(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	dir := t.TempDir()
+	// A folder with no projects/ is not a Claude Code store.
+	if _, err := Resolve(dir); err == nil || !strings.Contains(err.Error(), "not a Claude Code store (it has no projects folder)") {
+		t.Errorf("no projects folder: %v", err)
+	}
+	os.Mkdir(filepath.Join(dir, "projects"), 0o700)
 	if got, err := Resolve(dir); err != nil || got != dir {
 		t.Errorf("Resolve(%q) = %q, %v", dir, got, err)
 	}
@@ -75,7 +80,7 @@ func TestResolve(t *testing.T) {
 	}
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("HOME", dir)
-	os.Mkdir(filepath.Join(dir, ".claude"), 0o700)
+	os.MkdirAll(filepath.Join(dir, ".claude", "projects"), 0o700)
 	if got, err := Resolve(""); err != nil || got != filepath.Join(dir, ".claude") {
 		t.Errorf("HOME: %q, %v", got, err)
 	}
