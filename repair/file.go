@@ -53,6 +53,8 @@ type fixer struct {
 	version    string       // version of the last chain entry: the client that wrote it last
 	notJSON    map[int]bool // lines removed because they were not JSON
 	missingAt  map[int]bool // lines of validate's parent-missing findings (--aggressive)
+	jsonLines  int          // lines that hold JSON
+	badLines   int          // complete lines that are not JSON
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -159,6 +161,12 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	}
 	x.metaOnly = x.lastLine > 0 && len(x.nodes) == 0 && x.entries > 0
 	x.expect = fp
+	if x.jsonLines == 0 && x.badLines > 0 && !x.noChain {
+		// No line is JSON: another program's output, not a transcript
+		// with bad lines. Emptying it would destroy it.
+		x.unfixed[validate.FileNotJSONL]++
+		return nil, nil
+	}
 	if err := x.chain(); err != nil {
 		return nil, fmt.Errorf("%s: %w", x.f.Path, err)
 	}
@@ -344,12 +352,18 @@ func heads(r *lineResult) {
 // commit records a line's result in file order: fixes, duplicates and the
 // chain entries.
 func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error {
+	if len(r.values) > 0 {
+		x.jsonLines++
+	}
 	if r.skip {
 		return nil
 	}
 	if r.del != "" {
 		if r.notJSON {
 			x.notJSON[ln.N] = true
+			if ln.Terminated {
+				x.badLines++
+			}
 		}
 		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
 		fx.recs[0] = nil

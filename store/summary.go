@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io"
 	"os"
 
 	"github.com/cfix-dev/cfix/session"
@@ -56,8 +57,13 @@ func Summarize(path string) (*SessionSummary, error) {
 		return nil, err
 	}
 	defer fh.Close()
+	return SummarizeReader(fh)
+}
+
+// SummarizeReader reads a transcript's content into its summary.
+func SummarizeReader(r io.Reader) (*SessionSummary, error) {
 	s := &SessionSummary{}
-	rd := session.NewReader(fh, nil)
+	rd := session.NewReader(r, nil)
 	p := session.NewParser()
 	var e session.Entry
 	for rd.Next() {

@@ -202,7 +202,12 @@ func (c *checker) check(f store.File) *fileResult {
 			}
 			if vr.hasSchema {
 				if vr.schemaErr != nil {
-					res.add(SchemaInvalid, ln.N, "%s entry: %v", e.Type, vr.schemaErr)
+					fd := res.add(SchemaInvalid, ln.N, "%s entry: %v", e.Type, vr.schemaErr)
+					if e.Type != "user" && e.Type != "assistant" {
+						// The loader skips what it cannot use of other
+						// entries; only a malformed message breaks a resume.
+						fd.Severity = Warning
+					}
 				}
 			} else {
 				u := unknown[e.Type]
