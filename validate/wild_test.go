@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -56,4 +57,34 @@ func TestWildVerdicts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNotJSONLOneFinding: a file of which no line is JSON gets one
+// finding, not one per line.
+func TestNotJSONLOneFinding(t *testing.T) {
+	for _, c := range damage.Cases {
+		if c.Code != validate.FileNotJSONL {
+			continue
+		}
+		root := damage.CopyStore(t, c.Version)
+		path, _ := c.Damage(t, root)
+		rep, err := validate.Run(validate.Options{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range rep.Findings {
+			if f.Path == path {
+				n++
+				if f.Code != validate.FileNotJSONL {
+					t.Errorf("%s:%d %s: %s", f.Path, f.Line, f.Code, f.Message)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d findings on the file, want 1", n)
+		}
+		return
+	}
+	t.Fatal("no damage case makes a file that is not JSONL")
 }

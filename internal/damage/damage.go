@@ -407,6 +407,62 @@ var Cases = []Case{
 		})
 		return p, -n
 	}},
+	{"thinking of a third-party model", V88, validate.ThinkingForeign, validate.Notice, func(t *testing.T, root string) (string, int) {
+		// Sessions run on qwen or minimax through a compatible endpoint:
+		// their thinking is never signed.
+		p, n := addThinking(t, root, "let me think", "")
+		EditLine(t, p, n, func(m map[string]any) { m["message"].(map[string]any)["model"] = "qwen3-coder-plus" })
+		return p, n
+	}},
+	{"unanswered tool call at the end", V88, validate.ToolResultMiss, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// The session stopped mid-tool: the last entry is the call.
+		p := MainFile(root)
+		last := FindLast(t, p, IsType("assistant"))
+		var uuid string
+		EditLine(t, p, last, func(m map[string]any) {
+			uuid = m["uuid"].(string)
+			m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "tool_use", "id": "toolu_stopped", "name": "Bash", "input": map[string]any{"command": "ls"}}}
+		})
+		ls := Lines(t, p)
+		keep := ls[:0]
+		for _, l := range ls {
+			var m map[string]any
+			if json.Unmarshal(l, &m) == nil && m["parentUuid"] == uuid {
+				continue // what came after the call goes
+			}
+			keep = append(keep, l)
+		}
+		WriteLines(t, p, keep, true)
+		return p, last
+	}},
+	{"parent in a sibling file", V88, validate.ParentElsewhere, validate.Notice, func(t *testing.T, root string) (string, int) {
+		// A session continued from another file of the project: its first
+		// entry's parent is the last entry there (2.0.x resumes so).
+		p := MainFile(root)
+		first := FindLine(t, p, IsType("user"))
+		var uuid string
+		EditLine(t, p, first, func(m map[string]any) { m["parentUuid"] = "5ab1e000-0000-4000-8000-000000000001"; uuid = m["sessionId"].(string) })
+		sib := filepath.Join(filepath.Dir(p), "5ab1e000-0000-4000-8000-0000000000aa.jsonl")
+		line := fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"before"},"uuid":"5ab1e000-0000-4000-8000-000000000001","timestamp":"2025-01-01T00:00:00.000Z","sessionId":%q,"version":"2.1.88","cwd":"/home/dev/work/alpha","userType":"external"}`, "5ab1e000-0000-4000-8000-0000000000aa")
+		_ = uuid
+		if err := os.WriteFile(sib, []byte(line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p, first
+	}},
+	{"not a transcript at all", V88, validate.FileNotJSONL, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// Another program's output written over a session file: one
+		// finding, not one per line.
+		p := MainFile(root)
+		var b []byte
+		for i := 0; i < 40; i++ {
+			b = append(b, fmt.Sprintf("build step %d: ok\n", i)...)
+		}
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p, 1
+	}},
 	{"name not a uuid", V88, validate.SessionName, validate.Warning, func(t *testing.T, root string) (string, int) {
 		p := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
 		np := filepath.Join(filepath.Dir(p), "my session.jsonl")
