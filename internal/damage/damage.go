@@ -441,7 +441,10 @@ var Cases = []Case{
 		p := MainFile(root)
 		first := FindLine(t, p, IsType("user"))
 		var uuid string
-		EditLine(t, p, first, func(m map[string]any) { m["parentUuid"] = "5ab1e000-0000-4000-8000-000000000001"; uuid = m["sessionId"].(string) })
+		EditLine(t, p, first, func(m map[string]any) {
+			m["parentUuid"] = "5ab1e000-0000-4000-8000-000000000001"
+			uuid = m["sessionId"].(string)
+		})
 		sib := filepath.Join(filepath.Dir(p), "5ab1e000-0000-4000-8000-0000000000aa.jsonl")
 		line := fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"before"},"uuid":"5ab1e000-0000-4000-8000-000000000001","timestamp":"2025-01-01T00:00:00.000Z","sessionId":%q,"version":"2.1.88","cwd":"/home/dev/work/alpha","userType":"external"}`, "5ab1e000-0000-4000-8000-0000000000aa")
 		_ = uuid
