@@ -1,0 +1,95 @@
+package session
+
+import (
+	"reflect"
+	"testing"
+)
+
+// node is a compact way to write an entry for the loader tests.
+type tnode struct {
+	uuid, parent, typ, time, msgID string
+	blocks                         []Block
+}
+
+func graphOf(ns ...tnode) *Graph {
+	g := NewGraph()
+	for i, n := range ns {
+		g.Add(&Entry{UUID: n.uuid, Parent: n.parent, HasParent: true, Type: n.typ, Timestamp: n.time, MessageID: n.msgID, Blocks: n.blocks}, i+1)
+	}
+	return g
+}
+
+func uuids(g *Graph, idx []int) []string {
+	var out []string
+	for _, i := range idx {
+		out = append(out, g.Nodes[i].UUID)
+	}
+	return out
+}
+
+func use(id string) []Block    { return []Block{{Type: "tool_use", ID: id}} }
+func result(id string) []Block { return []Block{{Type: "tool_result", ToolUseID: id}} }
+
+var newest = Loader{Name: "test", BridgeProgress: true, RecoverParallel: true, DropsUnanswered: true}
+
+// TestLoadParallelWithProgress: two parallel calls streamed as two
+// assistant entries of one message.id, progress under each, results
+// beside the chain (as 2.1.2x writes them). The walk from the latest entry
+// misses the first call's result; recovery puts it back after the chain's
+// last entry of that message, sorted by time.
+func TestLoadParallelWithProgress(t *testing.T) {
+	g := graphOf(
+		tnode{"u1", "", "user", "T01", "", nil},
+		tnode{"a1", "u1", "assistant", "T02", "m1", use("t1")},
+		tnode{"p1", "a1", "progress", "T03", "", nil},
+		tnode{"a2", "p1", "assistant", "T04", "m1", use("t2")},
+		tnode{"p2", "a2", "progress", "T05", "", nil},
+		tnode{"r1", "a1", "user", "T06", "", result("t1")},
+		tnode{"r2", "a2", "user", "T07", "", result("t2")},
+		tnode{"a3", "r2", "assistant", "T08", "m2", nil},
+	)
+	ld := g.Load(newest, false)
+	want := []string{"u1", "a1", "a2", "r1", "r2", "a3"}
+	if got := uuids(g, ld.Chain); !reflect.DeepEqual(got, want) {
+		t.Errorf("chain %v, want %v", got, want)
+	}
+	if !ld.Recovered[g.Lookup("r1")] || ld.Cut != -1 {
+		t.Errorf("recovered %v, cut %d", ld.Recovered, ld.Cut)
+	}
+	// Without recovery and bridging (older loaders) the first result
+	// stays off the chain and progress is walked through.
+	old := g.Load(Loader{Name: "old"}, false)
+	want = []string{"u1", "a1", "p1", "a2", "r2", "a3"}
+	if got := uuids(g, old.Chain); !reflect.DeepEqual(got, want) {
+		t.Errorf("old chain %v, want %v", got, want)
+	}
+}
+
+// TestLoadLeaf: the resume starts from the latest message (the first of
+// equal timestamps), sidechain entries and entries without a timestamp
+// aside; a parent written nowhere cuts the walk there.
+func TestLoadLeaf(t *testing.T) {
+	g := graphOf(
+		tnode{"u1", "gone", "user", "T01", "", nil},
+		tnode{"a1", "u1", "assistant", "T05", "", nil},
+		tnode{"b1", "u1", "assistant", "T05", "", nil},
+		tnode{"s1", "a1", "system", "", "", nil},
+	)
+	ld := g.Load(newest, false)
+	if got := uuids(g, ld.Chain); !reflect.DeepEqual(got, []string{"u1", "a1"}) {
+		t.Errorf("chain %v, want [u1 a1]", got)
+	}
+	if ld.Cut != g.Lookup("u1") {
+		t.Errorf("cut at %d, want u1", ld.Cut)
+	}
+}
+
+// TestLoaderFor: versions pick their model; unknown ones get the newest.
+func TestLoaderFor(t *testing.T) {
+	if LoaderFor("").Name != Loaders[len(Loaders)-1].Loader.Name {
+		t.Error("an unknown version does not get the newest model")
+	}
+	if !VersionLess("2.1.9", "2.1.10") || VersionLess("2.1.10", "2.1.9") || VersionLess("1.0.0", "1.0.0") {
+		t.Error("VersionLess orders wrong")
+	}
+}
