@@ -107,13 +107,18 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 	return res, nil
 }
 
-// verify re-checks every fingerprint and refuses live sessions.
+// verify re-checks every fingerprint, refuses live sessions and writes
+// through a symbolic link leading out of the store.
 func verify(cs *ChangeSet, opts ApplyOptions) error {
 	now := time.Now()
+	links := newLinkGuard(cs.Root)
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
 		if err := op.check(); err != nil {
 			return &RefusedError{Path: op.Path, Reason: err.Error()}
+		}
+		if l, ok := links.outside(op); ok {
+			return &RefusedError{Path: op.Path, Reason: l.String()}
 		}
 		if op.Action == RemoveEmptyDir {
 			continue

@@ -56,7 +56,7 @@ func (p *Plan) ResumeCommand() string {
 // subagents of both layouts with their .meta.json, the session folder with
 // tool-results, file-history and todos) under a new id, in the project
 // folder of opts.To. The source is never modified.
-func Clone(opts Options) (*Plan, error) { return planSession(opts, false) }
+func Clone(opts Options) (*Plan, error) { return confined(planSession(opts, false)) }
 
 // Move plans a clone that keeps the session id, then removes the
 // originals, all in one change set (so one undo puts everything back).
@@ -64,7 +64,20 @@ func Move(opts Options) (*Plan, error) {
 	if opts.ID != "" {
 		return nil, inputErr("a move keeps the session id: --id is for clone")
 	}
-	return planSession(opts, true)
+	return confined(planSession(opts, true))
+}
+
+// confined refuses a plan that would write through a symbolic link
+// leading out of the store (a project folder moved to another disk): a
+// clone or a move is all or nothing, so none of it is made.
+func confined(p *Plan, err error) (*Plan, error) {
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := p.ChangeSet.OutsideLink(); ok {
+		return nil, conflict("%s; a %s is all or nothing: nothing is planned", l, p.ChangeSet.Command)
+	}
+	return p, nil
 }
 
 func planSession(o Options, move bool) (*Plan, error) {
@@ -420,50 +433,50 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 	return nil
 }
 
-// findSession resolves SESSION: a session id, or the path of a main
-// transcript of the store.
+// findSession resolves SESSION as every command resolves what the user
+// names (store.Resolver): a session id or a unique prefix of one, or the
+// path of a main transcript of the store. It must name one main transcript.
 func findSession(root string, l *store.Layout, arg, command string) (store.File, error) {
 	if arg == "" {
 		return store.File{}, inputErr("no session given")
 	}
-	if strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, filepath.Separator) {
-		abs, err := filepath.Abs(arg)
-		if err != nil {
-			return store.File{}, inputErr("%s: %v", arg, err)
-		}
-		cands := []string{abs}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			if realRoot, err := filepath.EvalSymlinks(root); err == nil {
-				if rel, err := filepath.Rel(realRoot, real); err == nil && !strings.HasPrefix(rel, "..") {
-					cands = append(cands, filepath.Join(root, rel))
-				}
+	t, err := store.NewResolver(root, l).Resolve(arg)
+	var te *store.TargetError
+	switch {
+	case errors.As(err, &te) && te.Reason != "":
+		return store.File{}, inputErr("%v", err)
+	case errors.As(err, &te) && (strings.HasSuffix(arg, ".jsonl") || strings.ContainsRune(arg, filepath.Separator)):
+		return store.File{}, inputErr("%s: no such file", arg)
+	case errors.As(err, &te):
+		return store.File{}, inputErr("no session %s in the store %s", arg, root)
+	case err != nil:
+		return store.File{}, err
+	}
+	switch t.Kind {
+	case store.TargetFile:
+		for _, f := range l.Files {
+			if !t.InStore || f.Path != t.Layout.Files[0].Path {
+				continue
 			}
-		}
-		for _, c := range cands {
-			for _, f := range l.Files {
-				if f.Path != c {
-					continue
-				}
-				if f.Kind != store.KindSession {
-					return store.File{}, inputErr("%s is a subagent transcript: %s its session instead", arg, command)
-				}
-				return f, nil
+			if f.Kind != store.KindSession {
+				return store.File{}, inputErr("%s is a subagent transcript: %s its session instead", arg, command)
 			}
-		}
-		if _, err := os.Stat(abs); err != nil {
-			return store.File{}, inputErr("%s: no such file", arg)
+			return f, nil
 		}
 		return store.File{}, inputErr("%s is not a session transcript of the store %s", arg, root)
+	case store.TargetSession:
+	default:
+		return store.File{}, inputErr("%s names a %s, not a session: name a session id or its .jsonl transcript", arg, t.Kind)
 	}
 	var found []store.File
-	for _, f := range l.Files {
-		if f.Kind == store.KindSession && f.Session == arg {
+	for _, f := range t.Layout.Files {
+		if f.Kind == store.KindSession {
 			found = append(found, f)
 		}
 	}
 	switch len(found) {
 	case 0:
-		return store.File{}, inputErr("no session %s in the store %s", arg, root)
+		return store.File{}, inputErr("session %s has no main transcript, only subagents", t.Session)
 	case 1:
 		return found[0], nil
 	}
@@ -472,7 +485,7 @@ func findSession(root string, l *store.Layout, arg, command string) (store.File,
 		paths = append(paths, f.Path)
 	}
 	return store.File{}, inputErr("session %s has transcripts in %d folders; name the one to %s by its path: %s",
-		arg, len(found), command, strings.Join(paths, ", "))
+		t.Session, len(found), command, strings.Join(paths, ", "))
 }
 
 // used returns where the session id is already used, or "".

@@ -53,6 +53,17 @@ type ProjectPlan struct {
 // is under Old are rewritten in place. The folder's other contents
 // (memory/, session folders with subagents and tool-results) move along.
 func MoveProject(o ProjectOptions) (*ProjectPlan, error) {
+	pp, err := moveProject(o)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := pp.ChangeSet.OutsideLink(); ok {
+		return nil, conflict("%s; a move-project is all or nothing: nothing is planned", l)
+	}
+	return pp, nil
+}
+
+func moveProject(o ProjectOptions) (*ProjectPlan, error) {
 	root := o.Root
 	if o.Old == "" || o.New == "" {
 		return nil, inputErr("move-project needs OLD_DIR and NEW_DIR")
@@ -106,6 +117,12 @@ func MoveProject(o ProjectOptions) (*ProjectPlan, error) {
 			return nil, conflict("%s and %s would both move into %s (the folder names collide)", prev, m.From, m.To)
 		}
 		seen[m.To] = m.From
+		// Checked before planning: the plan would read the link as a file.
+		for _, f := range []string{m.From, m.To} {
+			if l, ok := changeset.OutsideLink(root, filepath.Join(f, "x")); ok {
+				return nil, conflict("%s; a move-project is all or nothing: nothing is planned", l)
+			}
+		}
 	}
 
 	var creates, indexOps, deletes, rewrites []changeset.Op

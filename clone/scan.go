@@ -66,26 +66,9 @@ func NormDir(dir string) (string, error) {
 	return real, nil
 }
 
-// TargetFolder returns the project folder name Claude Code uses for dir:
-// store.EncodeProject, and for a name past store.MaxFolderLen an existing
-// folder with the same 200-character prefix when there is one (the hash
-// suffix differs between Claude Code builds).
-func TargetFolder(root, dir string) string {
-	enc := store.EncodeProject(dir)
-	if len(enc) <= store.MaxFolderLen {
-		return enc
-	}
-	ents, err := os.ReadDir(store.ProjectsDir(root))
-	if err != nil {
-		return enc
-	}
-	for _, e := range ents {
-		if e.IsDir() && store.FolderMatches(e.Name(), dir) {
-			return e.Name()
-		}
-	}
-	return enc
-}
+// TargetFolder returns the project folder name Claude Code uses for dir
+// (see store.FolderFor).
+func TargetFolder(root, dir string) string { return store.FolderFor(root, dir) }
 
 // DerivedUUID returns a UUID (version 4 in form) made from seed: the same
 // seed gives the same id, so a plan made twice is the same plan.

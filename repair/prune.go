@@ -124,6 +124,8 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	if err := p.leftovers(what); err != nil {
 		return nil, err
 	}
+	// Sessions behind a project folder linked out of the store stay whole.
+	p.cs.LeaveOutside(true)
 	return p.cs, nil
 }
 

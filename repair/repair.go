@@ -96,7 +96,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	layout, err := validate.Files(opts.Root, opts.Targets)
+	layout, err := store.ResolveTargets(opts.Root, opts.Targets)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +172,8 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	for _, c := range Fixable() {
 		fixable[c] = true
 	}
+	// A project folder linked out of the store is checked, not written.
+	cs.LeaveOutside(false)
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
 		switch {
@@ -214,6 +216,8 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 				idx = filepath.Join(filepath.Dir(idx), "sessions-index.json")
 			}
 			indexes = append(indexes, idx)
+		case f.Code == validate.ProjectSymlink:
+			// Said in the plan's note on the link, where it matters.
 		case f.Severity > validate.Notice && !fixedByFixer(f.Code, opts.Aggressive):
 			unfixed[f.Code]++
 		}
@@ -226,6 +230,11 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 			return err
 		}
 		if op == nil {
+			continue
+		}
+		// The stub goes and its metadata moves in one step, or neither.
+		if l, ok := outsideLink(opts.Root, p, where); ok {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%s: stub not removed (its metadata would move into %s); %s", p, where, l))
 			continue
 		}
 		cs.Add(*op)
@@ -249,6 +258,17 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 		}
 	}
 	return nil
+}
+
+// outsideLink returns the symbolic link leading out of the store that a
+// write of one of the paths would go through.
+func outsideLink(root string, paths ...string) (changeset.Link, bool) {
+	for _, p := range paths {
+		if l, ok := changeset.OutsideLink(root, p); ok {
+			return l, true
+		}
+	}
+	return changeset.Link{}, false
 }
 
 // fixedByFixer reports whether the transcript fixers handle (or count) a

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -38,9 +37,11 @@ Entry uuids, unknown fields and unknown entry types are copied byte for byte.
 Where the target folder has a sessions-index.json, the clone is added to it.
 The source is never modified.
 
-SESSION is a session id or the path of its .jsonl transcript. DIR need not
-exist; it is made absolute and clean, and resolved through symlinks when it
-exists. Nothing is written without --apply; cfix undo removes the clone.
+SESSION is a session id, a unique prefix of one, or the path of its .jsonl
+transcript. DIR need not exist; it is made absolute and clean, and resolved
+through symlinks when it exists. Nothing is written without --apply; cfix undo
+removes the clone. Nothing is written through a symbolic link leading out of
+the store (a project folder moved to another disk): such a clone is refused.
 
 ` + plannerExitStatus,
 		Args: cobra.ExactArgs(1),
@@ -80,14 +81,4 @@ func runSessionPlan(f *planFlags, p *clone.Plan) error {
 		fmt.Fprintf(f.out, "resume it with:\n  %s\n", p.ResumeCommand())
 	}
 	return nil
-}
-
-// planError maps a planner's error to an exit status: what the user asked
-// is wrong (exit 2), or the store refuses it (exit 1).
-func planError(err error) error {
-	var ie *clone.InputError
-	if errors.As(err, &ie) {
-		return usageError(err)
-	}
-	return &exitError{code: exitFound, err: err}
 }

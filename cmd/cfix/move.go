@@ -24,9 +24,11 @@ session's old directory to DIR as clone does; file-history and todos are keyed
 by the session id and stay. The session is dropped from the old folder's
 sessions-index.json and added to the new folder's.
 
-SESSION is a session id or the path of its .jsonl transcript. DIR need not
-exist; it is made absolute and clean, and resolved through symlinks when it
-exists. Nothing is written without --apply.
+SESSION is a session id, a unique prefix of one, or the path of its .jsonl
+transcript. DIR need not exist; it is made absolute and clean, and resolved
+through symlinks when it exists. Nothing is written without --apply, and
+nothing through a symbolic link leading out of the store (a project folder
+moved to another disk): such a move is refused.
 
 ` + plannerExitStatus,
 		Args: cobra.ExactArgs(1),

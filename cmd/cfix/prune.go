@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"strings"
 	"time"
 
@@ -57,11 +56,7 @@ func runPrune(opts *pruneOptions) error {
 	}
 	cs, err := repair.Prune(repair.PruneOptions{Root: root, What: opts.what, OlderThan: age})
 	if err != nil {
-		var oe *repair.OptionError
-		if errors.As(err, &oe) {
-			return usageError(err)
-		}
-		return &exitError{code: exitFound, err: err}
+		return planError(err)
 	}
 	return runPlan(&opts.planFlags, cs)
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/repair"
-	"github.com/cfix-dev/cfix/validate"
 )
 
 type repairOptions struct {
@@ -37,8 +34,11 @@ With --aggressive, also the fixes that guess: re-parent an entry whose parent
 was never written to the previous entry in file order, and drop progress
 entries after bridging parentUuid over them.
 
-A TARGET is a session id, a .jsonl file or a project folder, as for validate.
---only takes finding codes (and "index", "progress").
+A TARGET is a session id or a unique prefix of one, a .jsonl file, a project
+folder or a working directory, as for validate. --only takes finding codes (and
+"index", "progress"). Nothing is written through a symbolic link leading out of
+the store (a project folder moved to another disk): the plan notes what it left
+out.
 
 ` + plannerExitStatus,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,12 +60,7 @@ func runRepair(opts *repairOptions) error {
 	}
 	cs, err := repair.Plan(repair.Options{Root: root, Targets: opts.targets, Only: opts.only, Aggressive: opts.aggressive})
 	if err != nil {
-		var te *validate.TargetError
-		var oe *repair.OptionError
-		if errors.As(err, &te) || errors.As(err, &oe) {
-			return usageError(err)
-		}
-		return &exitError{code: exitFound, err: err}
+		return planError(err)
 	}
 	return runPlan(&opts.planFlags, cs)
 }

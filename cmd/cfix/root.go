@@ -6,6 +6,10 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/store"
 )
 
 // Exit codes, in one place. Planners add exitChanges for --exit-code.
@@ -33,6 +37,26 @@ func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks an error as a usage or I/O error (exit 2).
 func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+// userError reports whether err is about what the user named or asked,
+// not about the store: a target that names nothing or names a session id
+// prefix of several sessions, a bad option value, a bad SESSION or DIR.
+func userError(err error) bool {
+	var te *store.TargetError
+	var ae *store.AmbiguousError
+	var oe *repair.OptionError
+	var ie *clone.InputError
+	return errors.As(err, &te) || errors.As(err, &ae) || errors.As(err, &oe) || errors.As(err, &ie)
+}
+
+// planError maps a planner's error to an exit status: what the user asked
+// is wrong (exit 2), or the store refuses it or an error happened (exit 1).
+func planError(err error) error {
+	if userError(err) {
+		return usageError(err)
+	}
+	return &exitError{code: exitFound, err: err}
+}
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{

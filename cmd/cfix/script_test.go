@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cfix-dev/cfix/store"
 )
 
 func TestMain(m *testing.M) {
@@ -41,6 +43,7 @@ func TestScripts(t *testing.T) {
 			"chop":       cmdChop,
 			"age":        cmdAge,
 			"jsonreport": cmdJSONReport,
+			"encode":     cmdEncode,
 		},
 	})
 }
@@ -99,6 +102,15 @@ func cmdAge(ts *testscript.TestScript, neg bool, args []string) {
 			return nil
 		})
 	}
+}
+
+// cmdEncode sets an environment variable to the project folder name
+// Claude Code uses for a directory (its physical path): encode VAR DIR.
+func cmdEncode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: encode VAR dir")
+	}
+	ts.Setenv(args[0], store.EncodeProject(store.RealPath(ts.MkAbs(args[1]))))
 }
 
 // cmdJSONReport checks that stdout is one validate report with the given

@@ -29,9 +29,18 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check a Claude Code store: lines, entry schemas, parentUuid chains, the store against itself",
 		Long: `Validate checks a Claude Code store without changing it.
 
-The store is --root, else $CLAUDE_CONFIG_DIR, else ~/.claude. A TARGET is a
-session id (looked up in every project folder, with its subagents), a path to a
-.jsonl file, or a project folder; none means the whole store.
+The store is --root, else $CLAUDE_CONFIG_DIR, else ~/.claude; it must hold a
+projects folder. A TARGET is, as for every cfix command:
+  - a session id (looked up in every project folder, with its subagents), even
+    where a folder of that name exists, or a unique prefix of one (at least 4
+    characters, as in git: cfix validate 2bc4b42d; an ambiguous one lists the
+    candidates);
+  - a path to a .jsonl file;
+  - a project folder (its name or path) or a session folder;
+  - a working directory: the project folder of its sessions (cfix validate .).
+None means the whole store. A project folder that is a symbolic link is read
+through and reported (project-symlink): Claude Code's /resume picker does not
+list the sessions behind one.
 
 Each finding is printed as "path:line: severity code: message", followed by a
 "hint:" naming the cfix command that fixes it. Severities: error (data is
@@ -41,7 +50,8 @@ or wasteful), notice (worth knowing). Codes are stable; README.md lists them.
 Exit status:
   0  no finding of severity error
   1  at least one error found
-  2  usage or I/O error (bad flag, missing store, unknown target)`,
+  2  usage or I/O error (bad flag, missing store or a folder that is not one,
+     a target that names nothing, an ambiguous session id prefix)`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.targets = args
 			opts.out = cmd.OutOrStdout()

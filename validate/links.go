@@ -1,0 +1,32 @@
+package validate
+
+import (
+	"fmt"
+
+	"github.com/cfix-dev/cfix/store"
+)
+
+// linkFindings reports the project folders of the layout that are
+// symbolic links: validate reads through them, Claude Code's /resume
+// picker does not, and planners write nothing through one that leads out
+// of the store.
+func linkFindings(l *store.Layout) []Finding {
+	var out []Finding
+	for _, pl := range l.Links {
+		f := Finding{Code: ProjectSymlink, Severity: SeverityOf(ProjectSymlink), Path: pl.Path}
+		switch {
+		case pl.Err != nil && pl.Dest == "":
+			f.Message = fmt.Sprintf("project folder cannot be read as a symbolic link: %v", pl.Err)
+		case pl.Err != nil:
+			f.Message = fmt.Sprintf("project folder is a %v; its sessions were not checked", pl.Err)
+		default:
+			f.Message = fmt.Sprintf("project folder is a symbolic link to %s: its sessions were checked through it, "+
+				"but Claude Code's /resume picker lists none of them (anthropics/claude-code#60965; claude --resume ID still finds one)", pl.Real)
+			if pl.Outside {
+				f.Message += "; it leads out of the store, and cfix planners write nothing through it"
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
