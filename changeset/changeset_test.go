@@ -184,7 +184,8 @@ func TestLongLinesShortened(t *testing.T) {
 	if err := changeset.Diff(&out, cs); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "… [5000 bytes]") || !strings.Contains(out.String(), "… [5001 bytes]") || len(out.String()) > 2000 {
+	if !strings.Contains(out.String(), "\n-xxx") || !strings.Contains(out.String(), "x [5000 bytes]\n") ||
+		!strings.Contains(out.String(), "xy [5001 bytes]\n") || len(out.String()) > 1000 {
 		t.Errorf("diff:\n%s", out.String())
 	}
 	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {

@@ -491,8 +491,8 @@ func regionDiff(old, new []string) []string {
 		if d.Type == diffmatchpatch.DiffDelete && i+1 < len(diffs) && diffs[i+1].Type == diffmatchpatch.DiffInsert {
 			del, ins := splitLines([]byte(d.Text)), splitLines([]byte(diffs[i+1].Text))
 			if len(del) == 1 && len(ins) == 1 {
-				at := firstDiff(del[0], ins[0])
-				out = append(out, "-"+shortenAt([]byte(del[0]), at), "+"+shortenAt([]byte(ins[0]), at))
+				a, b := changedPair(del[0], ins[0])
+				out = append(out, "-"+a, "+"+b)
 				i++
 				continue
 			}
@@ -509,34 +509,6 @@ func regionDiff(old, new []string) []string {
 		}
 	}
 	return out
-}
-
-func firstDiff(a, b string) int {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-// shortenAt cuts a long line for display around byte at, so a change far
-// into the line stays visible.
-func shortenAt(line []byte, at int) string {
-	if len(line) <= MaxShownLine || at < MaxShownLine-80 {
-		return shorten(line)
-	}
-	from := at - 60
-	for from > 0 && !utf8.RuneStart(line[from]) {
-		from--
-	}
-	to := from + MaxShownLine - 100
-	if to > len(line) {
-		to = len(line)
-	}
-	for to < len(line) && to > from && !utf8.RuneStart(line[to]) {
-		to--
-	}
-	return fmt.Sprintf("%s…%s… [%d bytes]", line[:40], line[from:to], len(line))
 }
 
 // diffStreams diffs two whole streams: common head and tail are skipped by
