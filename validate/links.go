@@ -2,6 +2,8 @@ package validate
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/cfix-dev/cfix/store"
 )
@@ -29,4 +31,24 @@ func linkFindings(l *store.Layout) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// outsideLinks returns a predicate telling whether a path lies behind a
+// project folder linked out of the store: no cfix command writes there,
+// so its findings get no hint.
+func outsideLinks(l *store.Layout) func(path string) bool {
+	var dirs []string
+	for _, pl := range l.Links {
+		if pl.Outside {
+			dirs = append(dirs, pl.Path+string(os.PathSeparator))
+		}
+	}
+	return func(path string) bool {
+		for _, d := range dirs {
+			if strings.HasPrefix(path, d) {
+				return true
+			}
+		}
+		return false
+	}
 }

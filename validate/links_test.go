@@ -57,6 +57,12 @@ func TestProjectSymlink(t *testing.T) {
 	if !hasFinding(rep, validate.LineTorn, main, 0) {
 		t.Errorf("the torn line behind the link is not reported")
 	}
+	// No cfix command writes behind the link: its findings get no hint.
+	for _, f := range findings(rep, validate.LineTorn) {
+		if f.Hint != "" {
+			t.Errorf("a finding behind the link has the hint %q", f.Hint)
+		}
+	}
 	fs := findings(rep, validate.ProjectSymlink)
 	if len(fs) != 1 || fs[0].Path != link || fs[0].Severity != validate.Warning || fs[0].Line != 0 {
 		t.Fatalf("project-symlink findings: %+v", fs)

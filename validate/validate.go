@@ -88,9 +88,10 @@ func Run(opts Options) (*Report, error) {
 	}
 	rep.Findings = append(rep.Findings, st.findings...)
 	rep.Findings = append(rep.Findings, linkFindings(l)...)
+	behind := outsideLinks(l)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		if f.Hint == "" {
+		if f.Hint == "" && !behind(f.Path) {
 			f.Hint = hintFor(f)
 		}
 		rep.Counts[f.Severity.String()]++
