@@ -168,15 +168,16 @@ func memberStart(s string, at int) int {
 	return runeStart(s, max(at-pairContext, 0))
 }
 
-// memberEnd returns where the JSON member holding the byte before at ends
-// when that is near, else at plus some context.
+// memberEnd returns where the context after a change ending at at ends:
+// some context, to the end of the JSON member it falls in when that is
+// near.
 func memberEnd(s string, at int) int {
+	end := runeStart(s, min(at+pairContext, len(s)))
 	hi := min(at+pairMember, len(s))
-	i := strings.IndexAny(s[at:hi], ",}")
-	if i >= 0 {
-		return at + i
+	if i := strings.IndexAny(s[end:max(hi, end)], ",}"); i >= 0 {
+		return end + i
 	}
-	return runeStart(s, min(at+pairContext, len(s)))
+	return end
 }
 
 // runeStart moves i back to the start of the character it falls in.

@@ -25,7 +25,8 @@ func longEntry(parent string) string {
 func TestChangedPairReparent(t *testing.T) {
 	a, b := longEntry(oldParent), longEntry(newParent)
 	x, y := changedPair(a, b)
-	if !strings.Contains(x, `…"parentUuid":"`+oldParent+`"…`) || !strings.Contains(y, `…"parentUuid":"`+newParent+`"…`) {
+	if !strings.Contains(x, `…"parentUuid":"`+oldParent+`","promptId":"f943a4c2-6db2-492b-9707-023246e86205"…`) ||
+		!strings.Contains(y, `…"parentUuid":"`+newParent+`","promptId":"f943a4c2-6db2-492b-9707-023246e86205"…`) {
 		t.Errorf("the change is not shown:\n-%s\n+%s", x, y)
 	}
 	if !strings.HasPrefix(x, `{"cwd":"/home/dev/work/alpha","message":…`) || !strings.HasSuffix(x, fmt.Sprintf(" [%d bytes]", len(a))) || len(x) > MaxShownLine {
@@ -37,7 +38,7 @@ func TestChangedPairReparent(t *testing.T) {
 	// A change near the start shows the line from its start.
 	a = `{"parentUuid":"` + oldParent + `",` + a[1:]
 	b = `{"parentUuid":"` + newParent + `",` + b[1:]
-	if x, _ = changedPair(a, b); !strings.HasPrefix(x, `{"parentUuid":"`+oldParent+`"…`) {
+	if x, _ = changedPair(a, b); !strings.HasPrefix(x, `{"parentUuid":"`+oldParent+`","cwd":"/home/dev/work/alpha","message"…`) {
 		t.Errorf("change at the start: %s", x)
 	}
 }
