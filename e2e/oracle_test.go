@@ -1,0 +1,281 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// The oracle: what a real client sends on resume is the ground truth of
+// what it loads. TestOracle resumes main transcripts of the wild stores
+// (testdata/wild: skeletons of stores people committed to public repos)
+// with the pinned client nearest to the version that wrote them, and
+// holds cfix to it:
+//
+//   - validate.LoadedChain, cfix's model of a resume (the leaf, the chain
+//     back from it, the results the loader re-attaches, the calls the
+//     client drops), matches what the client sends, message for message,
+//     leaving out what the client adds itself (reminders, the new prompt,
+//     synthetic "No response requested." turns) and what it normalizes away
+//     (thinking blocks it strips, system entries it does not send);
+//   - a file has an error finding exactly when the client's request is
+//     rejected, or when the history it loaded was cut short by damage (a
+//     parent no line holds, a cycle) rather than by a normal fork;
+//   - after cfix repair --apply, the request is accepted and holds every
+//     message the resume before the repair sent, each tool result with its
+//     real content.
+//
+// By default it takes the main transcripts that cfix validate reports with
+// an error, or that cfix repair changes; CFIX_ORACLE_ALL=1 takes every
+// main transcript of the wild stores (and installs the extra clients that
+// needs). Each resume runs on a tagged copy (see oracle_harness_test.go),
+// put under the project folder of a temporary cwd.
+//
+// What the clients load (measured with TestOracleProbe on crafted files
+// and on the wild stores; the full tables are in the commit that added
+// this test and in the report of that work):
+//
+//   - The leaf. Up to 2.1.87 the resume starts from the entry with the
+//     latest timestamp among user, assistant, system and attachment
+//     entries (sidechain entries too in 1.0.128, which then sends the
+//     sidechain entry; progress entries too in 2.1.29..2.1.73, not in
+//     1.0.128, 2.0.x or 2.1.87) and walks back from it; the walk passes
+//     system and attachment entries without sending them. From 2.1.111
+//     the entry written last in the file wins over the latest timestamp;
+//     from 2.1.136 a trailing last-prompt's leafUuid names the leaf.
+//   - Progress. 1.0.128 and 2.0.x do not load progress entries: a chain
+//     that runs through one stops there (a 2.1.x file with progress under
+//     its last turn loads nothing). Every 2.1.x walks through them.
+//   - Parallel results. A parallel call whose result hangs beside the
+//     chain (under the assistant entry of its own tool_use) is dropped,
+//     with its result, by 2.1.29..2.1.73; 2.1.87 and later re-attach it
+//     (recoverOrphanedParallelToolResults): 2.1.87..2.1.205 put the
+//     recovered tool_use blocks after the chain's own, 2.1.330 in file
+//     order.
+//   - A call without result. 2.1.x up to 2.1.205 drop the tool_use and
+//     send the rest (200); 2.1.330 sends it with a made-up result
+//     ("[Tool call interrupted: ...]") and a "No response requested."
+//     turn. 1.0.128 and 2.0.x: see TestOracleProbe's notes below.
+//   - Thinking. Thinking blocks of replies from other models (e.g.
+//     MiniMax) are not sent by 2.1.205 and 2.1.330.
+//   - Cut chains. A progress entry whose parent was written only to a
+//     prompt-suggestion side file (wild 0c24fece, 60ede122) cuts the
+//     history there for 2.1.29..2.1.87; 2.1.111 and later load the
+//     history before it.
+//
+// Windows-path sessions (cwd C:\..., folder c--Users-...) resume here like
+// any other once their project folder is moved under the temporary cwd's:
+// the clients do not look at the entries' cwd when they load. Files whose
+// name is not a session id (2.1.38-2.1.39's subagent.jsonl, short.jsonl,
+// tool_heavy.jsonl) cannot be resumed: "claude -p -r" takes only UUIDs.
+// The test logs both.
+func TestOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs real Claude Code versions")
+	}
+	all := os.Getenv("CFIX_ORACLE_ALL") != ""
+	extra, err := OracleVersions(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := Versions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := append(slices.Clone(pinned), extra...)
+	if err := Install(extra...); err != nil {
+		t.Fatal(err)
+	}
+	wild := filepath.Join(RepoRoot(), "testdata", "wild")
+	stores, err := filepath.Glob(filepath.Join(wild, "*", ".claude"))
+	if err != nil || len(stores) == 0 {
+		t.Fatalf("no wild store in %s (%v)", wild, err)
+	}
+	start := time.Now()
+	var mu sync.Mutex
+	var rows []string
+	for _, claude := range stores {
+		store := filepath.Base(filepath.Dir(claude))
+		files, notUUID, err := MainTranscripts(claude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		why := oracleReasons(t, claude)
+		for _, f := range notUUID {
+			if all || len(why[f]) > 0 {
+				t.Logf("%s/%s: not resumed: its name is not a session id, and claude -p -r takes only UUIDs (%s)", store, rel(t, claude, f), strings.Join(why[f], ", "))
+			}
+		}
+		for _, f := range files {
+			if !all && len(why[f]) == 0 {
+				continue
+			}
+			f, reasons := f, why[f]
+			name := store + "/" + strings.TrimSuffix(filepath.Base(f), ".jsonl")[:8]
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				row := oracleFile(t, claude, f, reasons, clients)
+				mu.Lock()
+				rows = append(rows, name+" "+row)
+				mu.Unlock()
+			})
+		}
+	}
+	t.Cleanup(func() {
+		sort.Strings(rows)
+		t.Logf("oracle: %d transcripts in %v\n%s", len(rows), time.Since(start).Round(time.Second), strings.Join(rows, "\n"))
+	})
+}
+
+// oracleReasons returns, per main transcript of the store, why the oracle
+// takes it: its error findings, and "repair" when cfix repair changes it.
+func oracleReasons(t *testing.T, claude string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, f := range ValidateStore(t, claude).Errors() {
+		if !slices.Contains(out[f.Path], f.Code) {
+			out[f.Path] = append(out[f.Path], f.Code)
+		}
+	}
+	r := RunCfix(t, t.TempDir(), "repair", "--root", claude, "--json")
+	var plan struct {
+		Changes []repairChange `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &plan); err != nil || (r.ExitCode != 0 && r.ExitCode != 3) {
+		t.Fatalf("repair dry run (%v): %s", err, r)
+	}
+	for _, c := range plan.Changes {
+		if c.Action == "rewrite" {
+			out[c.Path] = append(out[c.Path], "repair")
+		}
+	}
+	return out
+}
+
+// oracleFile runs the oracle on one transcript and returns a summary row.
+func oracleFile(t *testing.T, claude, path string, reasons, clients []string) string {
+	src := filepath.Dir(path)
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	rel := filepath.Base(path)
+
+	// The resume before the repair.
+	home, dir, proj := PlaceTagged(t, src)
+	model, err := validate.LoadedChain(filepath.Join(proj, rel))
+	if err != nil {
+		t.Fatalf("validate.LoadedChain: %v", err)
+	}
+	mv := ModelView{Version: model.Version, Loader: model.Loader, UUIDs: model.UUIDs, Dropped: model.DroppedToolUses, Cut: model.Cut, Cycle: model.Cycle}
+	client := NearestVersion(mv.Version, clients)
+	errs := fileErrors(t, filepath.Join(home, ".claude"), filepath.Join(proj, rel))
+	pre := ResumeTagged(t, client, home, dir, proj, id)
+	t.Logf("written by %s, resumed by claude %s; cfix loader model %q; reasons %v; errors %v\nbefore repair: %s\n%s",
+		mv.Version, client, mv.Loader, reasons, errs, pre.Summary(), DumpRequest(pre.Index, pre.Atoms))
+	if pre.Main == nil {
+		t.Fatalf("the resume sent no request with the history:\n%s", pre.Res)
+	}
+
+	// 1. The model against what the client sent.
+	diffs, notes := CompareModel(pre.Index, mv, pre.Atoms)
+	if len(notes) > 0 {
+		t.Logf("client normalization (not compared):\n  %s", strings.Join(notes, "\n  "))
+	}
+	if len(diffs) > 0 {
+		t.Errorf("validate.LoadedChain (loader %q, for %s) disagrees with what claude %s sent:\n  %s", mv.Loader, mv.Version, client, strings.Join(diffs, "\n  "))
+	}
+
+	// 2. An error finding exactly when the request is rejected or the
+	// history was cut by damage.
+	rejected := pre.Main.Status != 200
+	cut, why := ChainCut(pre.Index, rel, pre.Atoms)
+	if (len(errs) > 0) != (rejected || cut) {
+		t.Errorf("cfix validate reports %v, but the request got %d and the loaded history %s (cut by damage: %v)", errs, pre.Main.Status, why, cut)
+	}
+
+	// 3. After repair: accepted, and everything sent before is sent again.
+	home2, dir2, proj2 := PlaceTagged(t, src)
+	before, _ := os.ReadFile(filepath.Join(proj2, rel))
+	ageStore(t, filepath.Join(home2, ".claude"), 10*time.Minute)
+	if r := RunCfix(t, t.TempDir(), "repair", "--root", filepath.Join(home2, ".claude"), "--apply", "--yes"); r.ExitCode != 0 {
+		t.Fatalf("repair --apply: %s", r)
+	}
+	after, _ := os.ReadFile(filepath.Join(proj2, rel))
+	repaired := !bytes.Equal(before, after)
+	post := ResumeTagged(t, client, home2, dir2, proj2, id)
+	t.Logf("after repair (file changed: %v): %s\n%s", repaired, post.Summary(), DumpRequest(post.Index, post.Atoms))
+	if post.Main == nil || post.Res.ExitCode != 0 {
+		t.Errorf("the resume after repair failed:\n%s", post.Res)
+	} else {
+		for _, q := range post.Res.Requests {
+			if q.Status != 200 {
+				t.Errorf("after repair: request %d %s answered %d %s", q.N, q.URL, q.Status, q.Reply)
+			}
+		}
+		if missing := MissingAfter(pre.Atoms, post.Atoms); len(missing) > 0 {
+			t.Errorf("after repair the request lacks %d piece(s) the resume before sent: %s", len(missing), strings.Join(missing, ", "))
+		}
+	}
+	status := "none"
+	if pre.Main != nil {
+		status = fmt.Sprint(pre.Main.Status)
+	}
+	return fmt.Sprintf("writer %s client %s: %d entries sent, status %s, cut %v, errors %v, %d model diffs; after repair %s",
+		mv.Version, client, len(SentUUIDs(pre.Atoms)), status, cut, errs, len(diffs), post.Summary())
+}
+
+// fileErrors returns the codes of the error findings cfix validate reports
+// on the file path of the store claude.
+func fileErrors(t *testing.T, claude, path string) []string {
+	t.Helper()
+	var out []string
+	for _, f := range ValidateStore(t, claude).Errors() {
+		if f.Path == path && !slices.Contains(out, f.Code) {
+			out = append(out, f.Code)
+		}
+	}
+	return out
+}
+
+// TestOracleProbe resumes the transcripts named in $CFIX_ORACLE_PROBE
+// ("path/to/<id>.jsonl@2.1.29,2.1.205;...") with each version and logs
+// what the client sent, mapped back to the entries: the tool the loader
+// facts above were measured with. Skipped when the variable is unset.
+// CFIX_ORACLE_OUT=DIR keeps each request body; CFIX_ORACLE_VERBOSE=1 logs
+// every run.
+func TestOracleProbe(t *testing.T) {
+	spec := os.Getenv("CFIX_ORACLE_PROBE")
+	if spec == "" {
+		t.Skip("CFIX_ORACLE_PROBE not set")
+	}
+	for _, item := range strings.Split(spec, ";") {
+		path, versions, _ := strings.Cut(strings.TrimSpace(item), "@")
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := strings.TrimSuffix(filepath.Base(abs), ".jsonl")
+		for _, v := range strings.Split(versions, ",") {
+			t.Run(id[:min(8, len(id))]+"@"+v, func(t *testing.T) {
+				home, dir, proj := PlaceTagged(t, filepath.Dir(abs))
+				r := ResumeTagged(t, v, home, dir, proj, id)
+				t.Logf("%s\n%s", r.Summary(), DumpRequest(r.Index, r.Atoms))
+				if r.Main == nil || os.Getenv("CFIX_ORACLE_VERBOSE") != "" {
+					t.Logf("%s", r.Res)
+				}
+				if out := os.Getenv("CFIX_ORACLE_OUT"); out != "" && r.Main != nil {
+					os.MkdirAll(out, 0o755)
+					os.WriteFile(filepath.Join(out, id+"@"+v+".json"), r.Main.Body, 0o644)
+				}
+			})
+		}
+	}
+}
