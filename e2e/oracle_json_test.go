@@ -8,8 +8,8 @@ import (
 // jnode is one JSON value of a line, with its byte span, so that a value
 // can be replaced while every other byte of the line stays as it was.
 type jnode struct {
-	start, end int    // the value is line[start:end]
-	kind       byte   // '{', '[', '"', or 'v' (number, true, false, null)
+	start, end int      // the value is line[start:end]
+	kind       byte     // '{', '[', '"', or 'v' (number, true, false, null)
 	keys       []string // object keys, in order
 	kids       []*jnode // object values or array elements, in order
 }
