@@ -5,25 +5,34 @@ import (
 	"hash/maphash"
 	"io/fs"
 	"sort"
+
+	"github.com/cfix-dev/cfix/session"
 )
 
 // Cache remembers Validate's result per entry shape. Two entries of the
 // same type with the same shape (the same fields at every level, with
 // values of the same JSON types, and the same values in the fields some
-// schema compares with const or enum) get the same result, because the
-// schemas constrain nothing else (TestSchemaKeywords keeps it so). Real
-// stores repeat a few hundred shapes over millions of lines. A Cache is not
-// safe for concurrent use.
+// schema compares with const or enum: session.Shaper's hash) get the same
+// result, because the schemas constrain nothing else (TestSchemaKeywords
+// keeps it so). Real stores repeat a few hundred shapes over millions of
+// lines. A Cache is not safe for concurrent use.
 type Cache struct {
-	seed maphash.Seed
-	m    map[uint64]error
+	seed   maphash.Seed
+	shaper *session.Shaper
+	m      map[uint64]error
 }
 
 // NewCache returns an empty cache.
-func NewCache() *Cache { return &Cache{seed: maphash.MakeSeed(), m: make(map[uint64]error)} }
+func NewCache() *Cache {
+	return &Cache{seed: maphash.MakeSeed(), shaper: session.NewShaper(valueKeys), m: make(map[uint64]error)}
+}
 
 // maxCached bounds the cache; past it, results are computed, not stored.
 const maxCached = 1 << 16
+
+// Shaper returns the hash of shapes the cache remembers results by, for
+// session.Parser.Scan.
+func (c *Cache) Shaper() *session.Shaper { return c.shaper }
 
 // Validate is Validate, remembered by shape.
 func (c *Cache) Validate(typ string, v any) error {
@@ -31,7 +40,7 @@ func (c *Cache) Validate(typ string, v any) error {
 	if _, ok := compiled[typ]; !ok {
 		return nil
 	}
-	k := maphash.String(c.seed, typ) ^ c.shape(v, 0)
+	k := c.key(typ, c.shaper.Shape(v))
 	if err, ok := c.m[k]; ok {
 		return err
 	}
@@ -42,48 +51,19 @@ func (c *Cache) Validate(typ string, v any) error {
 	return err
 }
 
-// shape hashes what of v the schemas can see. valueKey marks a field whose
-// string value counts.
-func (c *Cache) shape(v any, salt uint64) uint64 {
-	switch x := v.(type) {
-	case map[string]any:
-		h := uint64(0x9e3779b97f4a7c15)
-		for k, e := range x {
-			kh := maphash.String(c.seed, k)
-			var vh uint64
-			if s, ok := e.(string); ok && valueKeys[k] {
-				vh = maphash.String(c.seed, s) ^ 0x5bd1e995
-			} else {
-				vh = c.shape(e, kh)
-			}
-			h += mix(kh ^ mix(vh))
-		}
-		return mix(h ^ salt ^ 1)
-	case []any:
-		h := uint64(2)
-		for _, e := range x {
-			h = mix(h ^ c.shape(e, 0))
-		}
-		return mix(h ^ salt ^ 3)
-	case string:
-		return mix(salt ^ 4)
-	case bool:
-		return mix(salt ^ 5)
-	case nil:
-		return mix(salt ^ 6)
+// Known returns the result Validate gave an entry of type typ whose tree
+// has the given shape (Shaper().Shape), if the cache remembers one. An
+// entry type without a schema is known and valid.
+func (c *Cache) Known(typ string, shape uint64) (known bool, err error) {
+	load()
+	if _, ok := compiled[typ]; !ok {
+		return true, nil
 	}
-	// Numbers: json.Number, float64, ints.
-	return mix(salt ^ 7)
+	err, known = c.m[c.key(typ, shape)]
+	return known, err
 }
 
-func mix(x uint64) uint64 {
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return x
-}
+func (c *Cache) key(typ string, shape uint64) uint64 { return maphash.String(c.seed, typ) ^ shape }
 
 // valueKeys are the field names whose values some schema compares with
 // const or enum.

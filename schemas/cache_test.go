@@ -11,7 +11,7 @@ import (
 // TestSchemaKeywords keeps the schemas to the keywords Cache's shape
 // covers: types, required fields, properties, items and const/enum values.
 // A schema needing another keyword (pattern, minimum, ...) must extend
-// Cache.shape first.
+// session.Shaper first.
 func TestSchemaKeywords(t *testing.T) {
 	allowed := map[string]bool{
 		"$schema": true, "$id": true, "$ref": true, "$defs": true, "title": true, "description": true,
