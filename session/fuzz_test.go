@@ -9,6 +9,7 @@ import (
 // FuzzReader feeds random bytes to the reader and the parser. Lines must
 // join back to the input, the parser must never panic, and it must accept
 // exactly the lines encoding/json accepts (one value, or glued values).
+// Scan must agree with the parser's tree on every line it takes.
 func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		"{\"a\":1}\n{\"b\":[true,null]}\n",
@@ -18,16 +19,19 @@ func FuzzReader(f *testing.F) {
 		"\x00\x00\x00{\"a\":1}\n",
 		"{\"torn\":\"ab",
 		"\n\n[1,2,3]\n\"str\"\n-1.5e3\n",
+		"{\"type\":\"assistant\",\"uuid\":\"u\",\"parentUuid\":null,\"message\":{\"role\":\"r\\u0065\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"s\"},{\"type\":\"tool_use\",\"id\":\"t\",\"input\":{\"a\":{\"b\":{}}}}]},\"toolUseResult\":{\"a\":[{}]}}\n",
 	} {
 		f.Add([]byte(s))
 	}
 	p := NewParser()
+	s := NewShaper(testValues)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		lines := readAll(t, in, make([]byte, 4096))
 		if !bytes.Equal(join(lines), in) {
 			t.Fatalf("lines do not join back to the input")
 		}
 		for _, l := range lines {
+			scanAgrees(t, p, p, s, l.Raw)
 			r := p.Parse(l.Raw)
 			if r.Err != nil {
 				if r.Err.Offset < 0 || r.Err.Offset > len(l.Raw) {

@@ -82,6 +82,13 @@ type Parser struct {
 	res     *Parsed
 	scratch []byte
 	keys    map[string]string
+
+	// Scan's state: the shaper, the result its checks fill, the hashes of
+	// the keys of the objects open, and interned header values.
+	sh       *Shaper
+	scanRes  Parsed
+	keyStack []uint64
+	vals     map[string]string
 }
 
 // NewParser returns a Parser.
@@ -579,6 +586,12 @@ func (p *Parser) hex4() rune {
 
 // unescape decodes an already checked string body, cut to limit bytes.
 func (p *Parser) unescape(s []byte, limit int) string {
+	return string(p.unescapeBytes(s, limit))
+}
+
+// unescapeBytes is unescape into the parser's scratch space, valid until
+// the next call.
+func (p *Parser) unescapeBytes(s []byte, limit int) []byte {
 	out := p.scratch[:0]
 	for i := 0; i < len(s) && len(out) < limit; {
 		c := s[i]
@@ -621,7 +634,7 @@ func (p *Parser) unescape(s []byte, limit int) string {
 		out = out[:limit]
 	}
 	p.scratch = out
-	return string(out)
+	return out
 }
 
 func hexAt(b []byte) rune {

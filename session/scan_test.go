@@ -1,0 +1,221 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// testValues are the value keys of the tests' Shaper: more than the
+// schemas' ("type"), to try the value hash at every depth.
+var testValues = map[string]bool{"type": true, "role": true, "name": true, "id": true, "operation": true}
+
+// scanAgrees checks Scan against Parse, HeaderOf and Shaper.Shape on one
+// line: when Scan takes the line, Parse must find one sound object, and
+// the header and the shape must be those of its tree. It reports whether
+// Scan took the line and whether the line is one sound object.
+func scanAgrees(t testing.TB, full, fast *Parser, s *Shaper, raw []byte) (took, clean bool) {
+	t.Helper()
+	r := full.Parse(raw)
+	var want Entry
+	clean = r.Err == nil && r.GluedAt < 0 && r.BadUTF8 < 0 && r.Surrogates == 0 && HeaderOf(r.Value, &want)
+	var got Entry
+	h, ok := fast.Scan(raw, s, &got)
+	if !ok {
+		return false, clean
+	}
+	if !clean {
+		t.Fatalf("Scan takes %q, which Parse finds unsound: %+v", raw, r)
+	}
+	want.Content = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Scan's header of %q:\n got %+v\nwant %+v", raw, got, want)
+	}
+	if sh := s.Shape(r.Value); h != sh {
+		t.Fatalf("Scan's shape of %q is %x, the tree's %x", raw, h, sh)
+	}
+	return true, clean
+}
+
+// storeLines returns every line of the .jsonl files under the corpus and
+// wild stores.
+func storeLines(t testing.TB) [][]byte {
+	t.Helper()
+	var lines [][]byte
+	for _, root := range []string{"../testdata/corpus", "../testdata/wild"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".jsonl") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, l := range readAll(t, b, nil) {
+				lines = append(lines, l.Raw)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(lines) < 10000 {
+		t.Fatalf("only %d lines in the corpus and wild stores", len(lines))
+	}
+	return lines
+}
+
+// mutations derive lines of other shapes from a store line: fields
+// removed, of another type, with escapes, deeper, repeated.
+var mutations = []func(m map[string]any){
+	func(m map[string]any) { delete(m, "uuid") },
+	func(m map[string]any) { m["sessionId"] = json.Number("5") },
+	func(m map[string]any) { m["isSidechain"] = "no" },
+	func(m map[string]any) { m["parentUuid"] = nil },
+	func(m map[string]any) { m["type"] = "<" + str(m["type"]) + ">" }, // escaped by Marshal
+	func(m map[string]any) { m["zzz"] = map[string]any{"a": []any{1, map[string]any{"b": "&"}}} },
+	func(m map[string]any) {
+		m["toolUseResult"] = map[string]any{"x": map[string]any{"y": 1}, "z": []any{[]any{}}}
+	},
+	func(m map[string]any) { m["cwd"] = strings.Repeat("/é<", 700) },
+	func(m map[string]any) {
+		if msg, ok := m["message"].(map[string]any); ok {
+			msg["role"] = json.Number("7")
+			msg["model"] = "m<>"
+		}
+	},
+	func(m map[string]any) {
+		if msg, ok := m["message"].(map[string]any); ok {
+			if c, ok := msg["content"].([]any); ok && len(c) > 0 {
+				if b, ok := c[0].(map[string]any); ok {
+					b["type"] = "thinking"
+					b["thinking"] = ""
+					b["signature"] = "s&"
+					b["input"] = map[string]any{"a": map[string]any{"b": map[string]any{"c": 1}}}
+				}
+				msg["content"] = append(c, "str", []any{map[string]any{"type": "text"}}, nil)
+			}
+		}
+	},
+	func(m map[string]any) {
+		if msg, ok := m["message"].(map[string]any); ok {
+			msg["content"] = map[string]any{"type": "text"}
+		}
+	},
+	func(m map[string]any) { m["message"] = []any{map[string]any{"id": "x"}} },
+}
+
+// TestScanAgrees: on every line of the corpus and wild stores, and on
+// changed copies of them, Scan gives the header and shape of the tree
+// Parse builds, with and without TopKeys, and leaves to Parse only lines
+// that are not one sound object, and a rare few that are.
+func TestScanAgrees(t *testing.T) {
+	lines := storeLines(t)
+	top := map[string]bool{"toolUseResult": true, "userType": true}
+	for _, k := range HeaderKeys {
+		top[k] = true
+	}
+	for _, topKeys := range []map[string]bool{nil, top} {
+		s := NewShaper(testValues)
+		full, fast := NewParser(), NewParser()
+		full.TopKeys, fast.TopKeys = topKeys, topKeys
+		took, clean, bails := 0, 0, 0
+		try := func(raw []byte) {
+			tk, cl := scanAgrees(t, full, fast, s, raw)
+			if tk {
+				took++
+			}
+			if cl {
+				clean++
+			}
+			if cl && !tk {
+				bails++
+			}
+		}
+		for i, raw := range lines {
+			try(raw)
+			var v any
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.UseNumber()
+			if dec.Decode(&v) != nil {
+				continue
+			}
+			m, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			mutations[i%len(mutations)](m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			try(b)
+		}
+		t.Logf("TopKeys %v: Scan took %d of %d sound lines (%d left to Parse)", topKeys != nil, took, clean, bails)
+		if bails*1000 > clean {
+			t.Errorf("Scan leaves %d of %d sound lines to Parse", bails, clean)
+		}
+	}
+}
+
+// TestScanForms: Scan on the forms a store line rarely takes.
+func TestScanForms(t *testing.T) {
+	long := strings.Repeat("x", MaxString+10)
+	longEsc := strings.Repeat(`\u00e9`, MaxString) // 2 bytes each unescaped
+	deep := `{"a":{"b":{"c":{"d":{"e":{"f":[1,{"g":2}]}}}}}}`
+	many := make([]string, 200)
+	for i := range many {
+		many[i] = `"k` + strings.Repeat("y", i) + `":1`
+	}
+	cases := []struct {
+		line string
+		take bool // Scan must take it (false: it may not)
+	}{
+		{`{}`, true},
+		{`  { "type" : "user" , "uuid" : "u" , "parentUuid" : null }  `, true},
+		{`{"type":"us\u0065r","uuid":"\u0075","parentUuid":"p\/q","message":{"role":"\u0061ssistant","id":"m\n","model":"m\u00e9","content":[{"type":"th\u0069nking","thinking":"","signature":"\u0041"},{"type":"tool_use","id":"t\"1"},{"type":"tool_result","tool_use_id":"t\\1"},{"id":"x"},{"type":"thinking","thinking":"x"},"s",7,null,[],{}]}}`, true},
+		{`{"type":"` + long + `","cwd":"` + long + `","version":"` + longEsc + `"}`, true},
+		{`{"type":"x` + longEsc + `","sessionId":"` + longEsc + `"}`, true},
+		{`{"type":"user","toolUseResult":` + deep + `,"message":{"content":[{"type":"tool_use","input":` + deep + `}],"x":` + deep + `}}`, true},
+		{`{"message":` + deep + `,"attachment":[` + deep + `,[[[]]]]}`, true},
+		{`{"message":{"content":"text"},"isSidechain":true,"isMeta":false}`, true},
+		{`{"message":{"content":{"type":"text"}},"isSidechain":"yes","isMeta":1}`, true},
+		{`{"message":[{"id":"x"}],"type":7,"uuid":null,"parentUuid":5}`, true},
+		{`{"message":"m","content":[{"type":"thinking"}]}`, true},
+		{`{"a":-1.5e3,"b":0,"c":1E+2,"d":true,"e":false,"f":null,"g":[],"h":{}}`, true},
+		{`{"type":"a","x":"\ud83d\ude00"}`, true},
+		{`{"message":{"content":[{"type":"tool_use","id":1},{"type":"tool_result","tool_use_id":[]},{"type":"server_tool_use","id":"s"}]}}`, true},
+		{`{"type":"user","type":"assistant"}`, false},
+		{`{"a":{"k":1,"k":2}}`, false},
+		{`{"typ\u0065":"user"}`, false},
+		{`{"a":{` + strings.Join(many, ",") + `}}`, false},
+		{`{"type":"a"}{"type":"b"}`, false},
+		{`{"type":"a"} x`, false},
+		{`{"type":"\xff"}`, false},
+		{`{"type":"\ud83d"}`, false},
+		{`{"type":"a"`, false},
+		{`{"type":"a",}`, false},
+		{`[{"type":"a"}]`, false},
+		{`"str"`, false},
+		{`7`, false},
+		{``, false},
+		{`   `, false},
+	}
+	for _, topKeys := range []map[string]bool{nil, {"type": true, "message": true, "a": true}} {
+		s := NewShaper(testValues)
+		full, fast := NewParser(), NewParser()
+		full.TopKeys, fast.TopKeys = topKeys, topKeys
+		for _, c := range cases {
+			took, clean := scanAgrees(t, full, fast, s, []byte(c.line))
+			if c.take && !took {
+				t.Errorf("Scan leaves %.80q to Parse (sound: %v)", c.line, clean)
+			}
+		}
+	}
+}
