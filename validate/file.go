@@ -117,6 +117,27 @@ func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session
 		add(NULBytes, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
 		raw = clean
 	}
+	// Most lines hold one sound object of a shape seen before: Scan reads
+	// its header and shape without building its tree, and the cache knows
+	// the schema's answer. Anything else takes the full parse below.
+	var vr valueResult
+	if shape, ok := p.Scan(raw, cache.Shaper(), &vr.entry); ok {
+		vr.object = true
+		known := true
+		if vr.entry.Type != "" {
+			if vr.hasSchema = schemas.Has(vr.entry.Type); vr.hasSchema {
+				known, vr.schemaErr = cache.Known(vr.entry.Type, shape)
+			}
+		}
+		if known {
+			if !ln.Terminated {
+				add(NoFinalNewline, "last line has no final newline")
+			}
+			r.hash = maphash.Bytes(seed, raw)
+			r.values = append(r.values, vr)
+			return r
+		}
+	}
 	pr := p.Parse(raw)
 	if pr.Err != nil {
 		if !ln.Terminated {
