@@ -302,6 +302,10 @@ func hashTree(root string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
+// Content opens the content a Create or Rewrite op will write, as a
+// stream, so a planner can read a file as it will be after the op.
+func (op *Op) Content() (io.ReadCloser, error) { return op.content() }
+
 // content opens the new content of a Create or Rewrite op as a stream.
 func (op *Op) content() (io.ReadCloser, error) {
 	if op.HasData || op.Data != nil {

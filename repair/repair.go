@@ -249,7 +249,7 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 		}
 	}
 	for _, p := range uniq(indexes) {
-		op, err := planIndex(all, p, allow)
+		op, err := planIndex(all, p, allow, cs)
 		if err != nil {
 			return err
 		}
@@ -496,7 +496,21 @@ func findUUID(l *store.Layout, skip string, uuids []string) string {
 // entries of missing files go, unindexed sessions come in, fullPath,
 // fileMtime and messageCount are brought up to date; every other field of
 // an entry is kept as it was.
-func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*changeset.Op, error) {
+func planIndex(l *store.Layout, path string, allow func(validate.Code) bool, cs *changeset.ChangeSet) (*changeset.Op, error) {
+	// A transcript the plan rewrites is counted as it will be.
+	summarize := func(p string) (*store.SessionSummary, error) {
+		for i := range cs.Ops {
+			if op := &cs.Ops[i]; op.Path == p && op.Action == changeset.Rewrite {
+				rc, err := op.Content()
+				if err != nil {
+					return nil, err
+				}
+				defer rc.Close()
+				return store.SummarizeReader(rc)
+			}
+		}
+		return store.Summarize(p)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -535,7 +549,7 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*c
 			m["fullPath"] = f.Path
 		}
 		if allow(validate.IndexDrift) {
-			sum, err := store.Summarize(f.Path)
+			sum, err := summarize(f.Path)
 			if err != nil {
 				return nil, err
 			}
@@ -555,7 +569,7 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool) (*c
 				continue
 			}
 			f := sessions[id]
-			sum, err := store.Summarize(f.Path)
+			sum, err := summarize(f.Path)
 			if err != nil {
 				return nil, err
 			}

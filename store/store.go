@@ -115,6 +115,11 @@ func hash36(s string) string {
 // using the 200-character prefix rule for long paths.
 func FolderMatches(folder, cwd string) bool {
 	enc := EncodeProject(cwd)
+	if driveCase(folder, cwd) {
+		// C:\Users\x and c:\Users\x are one folder on Windows: the
+		// drive letter's case varies between runs.
+		folder = enc[:1] + folder[1:]
+	}
 	if len(enc) <= MaxFolderLen {
 		return folder == enc
 	}
@@ -145,6 +150,16 @@ func FolderFor(root, dir string) string {
 		}
 	}
 	return enc
+}
+
+// driveCase reports whether cwd is a Windows path (X:\ or X:/) and folder
+// starts with its drive letter in the other case.
+func driveCase(folder, cwd string) bool {
+	if len(cwd) < 3 || cwd[1] != ':' || (cwd[2] != '\\' && cwd[2] != '/') || len(folder) < 2 {
+		return false
+	}
+	a, b := folder[0], cwd[0]
+	return a != b && (a|0x20) == (b|0x20) && (a|0x20) >= 'a' && (a|0x20) <= 'z'
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

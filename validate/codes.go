@@ -104,7 +104,7 @@ var Codes = []CodeInfo{
 	{LineEmpty, Warning, "an empty line"},
 	{EntryNotObject, Error, "a line is valid JSON but not an object"},
 	{TypeMissing, Error, "an entry has no string \"type\" field"},
-	{SchemaInvalid, Error, "an entry does not match the JSON Schema of its type (wrong type or missing required field)"},
+	{SchemaInvalid, Error, "an entry does not match the JSON Schema of its type (wrong type or missing required field): error for user and assistant messages, which a resume sends; warning for other entries, whose unusable fields the loader skips"},
 	{TypeUnknown, Notice, "an entry type this version of cfix has no schema for (Claude Code adds types often)"},
 	{UUIDDuplicate, Warning, "the same entry (byte-identical) was written twice; resume shows it twice"},
 	{UUIDConflict, Warning, "two different entries share a uuid"},
