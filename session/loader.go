@@ -13,30 +13,50 @@ import (
 type Loader struct {
 	// Name names the model: the range of versions it describes.
 	Name string
-	// BridgeProgress: progress entries are not messages. A message whose
-	// parentUuid names one is linked to the progress run's nearest
-	// ancestor that is not progress (the loader's progressBridge).
-	// Without it, progress entries are messages like any other.
-	BridgeProgress bool
+	// WalkProgress: the walk back passes through progress entries. Without
+	// it (1.0.x, 2.0.x) progress entries are not loaded at all and a chain
+	// that runs through one stops there.
+	WalkProgress bool
+	// LeafProgress: progress entries are messages, and so candidates for
+	// the entry a resume starts from (2.1.0 to 2.1.84). From 2.1.85 they
+	// are bridged: a message whose parentUuid names one is linked to the
+	// progress run's nearest ancestor that is not progress.
+	LeafProgress bool
+	// LeafSidechain: sidechain entries of a main transcript are candidates
+	// too (1.0.x, which then sends the sidechain entry).
+	LeafSidechain bool
+	// LeafLastWritten: the resume starts from the user or assistant entry
+	// reached from the last-written leaf of the file (2.1.101 and later),
+	// not from the entry with the latest timestamp.
+	LeafLastWritten bool
 	// RecoverParallel: after the walk, assistant entries that share a
 	// message.id with an assistant entry on the chain, and tool results
-	// whose parent is one of them, are put back right after that entry
-	// (recoverOrphanedParallelToolResults).
+	// whose parent is one of them, are put back right after the chain's
+	// last entry of that message (recoverOrphanedParallelToolResults,
+	// 2.1.80 and later).
 	RecoverParallel bool
 	// DropsUnanswered: before sending, the client removes tool_use blocks
-	// that have no tool_result (no request is rejected; the call is gone).
-	// Without it, the client sends them and the API answers 400.
+	// that have no tool_result (the request is accepted; the call is gone
+	// from what the model sees). Without it the client would send them and
+	// the API would answer 400.
 	DropsUnanswered bool
 }
 
 // Loaders are the models cfix knows, oldest first; each applies from its
-// From version up to the next one's. They were measured with the real
-// clients (e2e/oracle_test.go).
+// From version up to the next one's. Each boundary was measured with the
+// real clients on crafted and wild transcripts (e2e/oracle_test.go): the
+// last version before it behaves as the model before, the first at it as
+// the model after.
 var Loaders = []struct {
 	From   string
 	Loader Loader
 }{
-	{"0", Loader{Name: "1.0.0-2.1.x", DropsUnanswered: true, RecoverParallel: true, BridgeProgress: true}},
+	{"0", Loader{Name: "1.0.x", LeafSidechain: true, DropsUnanswered: true}},
+	{"2.0.0", Loader{Name: "2.0.x", DropsUnanswered: true}},
+	{"2.1.0", Loader{Name: "2.1.0-2.1.79", WalkProgress: true, LeafProgress: true, DropsUnanswered: true}},
+	{"2.1.80", Loader{Name: "2.1.80-2.1.84", WalkProgress: true, LeafProgress: true, RecoverParallel: true, DropsUnanswered: true}},
+	{"2.1.85", Loader{Name: "2.1.85-2.1.100", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true}},
+	{"2.1.101", Loader{Name: "2.1.101 and later", WalkProgress: true, LeafLastWritten: true, RecoverParallel: true, DropsUnanswered: true}},
 }
 
 // LoaderFor returns the model of the client version that wrote a file.
@@ -83,7 +103,7 @@ func (l Loader) IsMessage(typ string) bool {
 	case "user", "assistant", "system", "attachment":
 		return true
 	case "progress":
-		return !l.BridgeProgress
+		return l.LeafProgress
 	}
 	return false
 }
@@ -121,8 +141,8 @@ func (g *Graph) parentOf(l Loader, i int) int {
 		if l.IsMessage(g.Nodes[j].Type) {
 			return j
 		}
-		if g.Nodes[j].Type != "progress" {
-			return -2 // an entry type the loader does not keep
+		if g.Nodes[j].Type != "progress" || !l.WalkProgress {
+			return -2 // an entry the loader does not keep
 		}
 		p = g.Nodes[j].Parent
 		if seen++; seen > len(g.Nodes) {
@@ -137,14 +157,18 @@ func (g *Graph) parentOf(l Loader, i int) int {
 // starts from its latest entry that is not sidechain.
 func (g *Graph) Load(l Loader, agent bool) Load {
 	ld := Load{Leaf: -1, Cut: -1}
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		if !l.IsMessage(n.Type) || (n.Sidechain && !agent) || n.Time == "" {
-			continue
-		}
-		// findLatestMessage: the first of equal timestamps wins.
-		if ld.Leaf < 0 || n.Time > g.Nodes[ld.Leaf].Time {
-			ld.Leaf = i
+	if l.LeafLastWritten {
+		ld.Leaf = g.lastWrittenLeaf(l, agent)
+	} else {
+		for i := range g.Nodes {
+			n := &g.Nodes[i]
+			if !l.IsMessage(n.Type) || (n.Sidechain && !agent && !l.LeafSidechain) || n.Time == "" {
+				continue
+			}
+			// findLatestMessage: the first of equal timestamps wins.
+			if ld.Leaf < 0 || n.Time > g.Nodes[ld.Leaf].Time {
+				ld.Leaf = i
+			}
 		}
 	}
 	if ld.Leaf < 0 {
@@ -178,6 +202,38 @@ func (g *Graph) Load(l Loader, agent bool) Load {
 		ld.Chain, ld.Recovered = g.recoverParallel(l, walk, seen)
 	}
 	return ld
+}
+
+// lastWrittenLeaf returns the leaf newer loaders resume from: from each
+// message no other names as parent, the walk back to the nearest user or
+// assistant entry; of those, the one written last in the file.
+func (g *Graph) lastWrittenLeaf(l Loader, agent bool) int {
+	child := make([]bool, len(g.Nodes))
+	for i := range g.Nodes {
+		if !l.IsMessage(g.Nodes[i].Type) {
+			continue
+		}
+		if p := g.parentOf(l, i); p >= 0 {
+			child[p] = true
+		}
+	}
+	best := -1
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if child[i] || !l.IsMessage(n.Type) || (n.Sidechain && !agent) {
+			continue
+		}
+		for j, steps := i, 0; j >= 0 && steps <= len(g.Nodes); steps++ {
+			if t := g.Nodes[j].Type; t == "user" || t == "assistant" {
+				if j > best {
+					best = j
+				}
+				break
+			}
+			j = g.parentOf(l, j)
+		}
+	}
+	return best
 }
 
 // recoverParallel puts back, after the last assistant entry of the chain

@@ -30,7 +30,7 @@ func uuids(g *Graph, idx []int) []string {
 func use(id string) []Block    { return []Block{{Type: "tool_use", ID: id}} }
 func result(id string) []Block { return []Block{{Type: "tool_result", ToolUseID: id}} }
 
-var newest = Loader{Name: "test", BridgeProgress: true, RecoverParallel: true, DropsUnanswered: true}
+var newest = Loader{Name: "test", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true}
 
 // TestLoadParallelWithProgress: two parallel calls streamed as two
 // assistant entries of one message.id, progress under each, results
@@ -58,7 +58,7 @@ func TestLoadParallelWithProgress(t *testing.T) {
 	}
 	// Without recovery and bridging (older loaders) the first result
 	// stays off the chain and progress is walked through.
-	old := g.Load(Loader{Name: "old"}, false)
+	old := g.Load(Loader{Name: "old", WalkProgress: true, LeafProgress: true}, false)
 	want = []string{"u1", "a1", "p1", "a2", "r2", "a3"}
 	if got := uuids(g, old.Chain); !reflect.DeepEqual(got, want) {
 		t.Errorf("old chain %v, want %v", got, want)

@@ -465,12 +465,12 @@ func checkChain(res *fileResult, g *session.Graph) {
 	off := 0
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		if !on[i] && !reach[i] && l.IsMessage(n.Type) && (agentFile || !n.Sidechain) {
+		if !on[i] && !reach[i] && (n.Type == "user" || n.Type == "assistant") && (agentFile || !n.Sidechain) {
 			off++
 		}
 	}
 	if off > 0 && ld.Leaf >= 0 {
-		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume (Claude Code %s model) starts from the latest entry, line %d, and loads %d entries; %d entries sit on other branches", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off)
+		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume by Claude Code %s starts from line %d and loads %d entries; %d messages sit on other branches", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off)
 	}
 
 	// Where every tool_result of the file is, loaded or not.
@@ -532,23 +532,25 @@ func checkChain(res *fileResult, g *session.Graph) {
 		if answered[id] {
 			continue
 		}
+		fd := res.add(ToolResultMiss, used[id], "tool_use %s", id)
 		if at, ok := resultAt[id]; ok {
-			res.add(ToolResultMiss, used[id], "tool_use %s: its tool_result on line %d is on a branch a resume does not load, so the client sends the call without it", id, at)
-			continue
+			fd.Message += fmt.Sprintf(": its tool_result on line %d is on a branch Claude Code %s does not load", at, l.Name)
+			if !l.RecoverParallel {
+				fd.Message += " (versions from 2.1.80 on re-attach a parallel call's result by message.id)"
+			}
+		} else {
+			fd.Message += " has no tool_result anywhere in the file"
+			if tail[id] {
+				fd.Message += ", at the end of the chain (the session stopped mid-tool)"
+			} else {
+				fd.Message += ", in the middle of the chain"
+			}
 		}
-		fd := res.add(ToolResultMiss, used[id], "tool_use %s has no tool_result anywhere in the file", id)
-		where := "in the middle of the chain"
-		if tail[id] {
-			where = "at the end of the chain (the session stopped mid-tool)"
-		}
-		switch {
-		case l.DropsUnanswered && tail[id]:
+		if l.DropsUnanswered {
 			fd.Severity = Warning
-			fd.Message += fmt.Sprintf(", %s; Claude Code %s drops the unanswered call when it resumes", where, l.Name)
-		case l.DropsUnanswered:
-			fd.Message += fmt.Sprintf(", %s; Claude Code %s drops the call when it resumes, so the model no longer sees that turn", where, l.Name)
-		default:
-			fd.Message += fmt.Sprintf(", %s; Claude Code %s sends it and the API answers 400 on every resume", where, l.Name)
+			fd.Message += fmt.Sprintf("; Claude Code %s drops the unanswered call when it resumes (the request is accepted; the model no longer sees the call)", l.Name)
+		} else {
+			fd.Message += fmt.Sprintf("; Claude Code %s sends it and the API answers 400 on every resume", l.Name)
 		}
 	}
 }

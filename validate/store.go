@@ -169,6 +169,13 @@ func (s *storeCheck) parents() {
 				if err != nil {
 					rel = o.file.Path
 				}
+				if d.cut && d.before > 0 {
+					// Claude Code wrote the link, but a resume reads one
+					// file: it stops here.
+					fd := s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file: a resume by Claude Code %s reads this file only, stops here and loads %d entries, leaving out the %d written before", d.parent, rel, r.loader.Name, d.loaded, d.before)
+					fd.Severity = Warning
+					continue
+				}
 				s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file (Claude Code links files of one session so)", d.parent, rel)
 				continue
 			}
