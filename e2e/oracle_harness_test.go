@@ -300,6 +300,18 @@ func IndexFolder(dir string) (*OIndex, error) {
 	return ix, err
 }
 
+// Prefer makes ByUUID name the entries of the file rel where other files
+// (subagent side files, older clients' resume copies) repeat their uuids.
+func (ix *OIndex) Prefer(rel string) {
+	seen := map[string]bool{}
+	for _, e := range ix.Files[rel] {
+		if !seen[e.UUID] {
+			seen[e.UUID] = true
+			ix.ByUUID[e.UUID] = e
+		}
+	}
+}
+
 func indexLine(line []byte) *OEntry {
 	var raw struct {
 		Type      string `json:"type"`
@@ -589,6 +601,7 @@ func ResumeTagged(t testing.TB, version, home, dir, proj, id string) *OracleResu
 	if err != nil {
 		t.Fatal(err)
 	}
+	ix.Prefer(id + ".jsonl")
 	env := NewEnv(t, version, home)
 	r := &OracleResume{Version: version, ID: id, Dir: dir, Project: proj, Index: ix}
 	r.Res = env.Run(dir, "-r", id, "-p", oraclePrompt)
@@ -999,8 +1012,8 @@ func diffStrings(a, b []string) []diffOp {
 
 // ChainCut tells, from what the client sent, whether the history it loaded
 // was cut short by damage: the walk back through parentUuid from the first
-// entry of the file it sent reaches a parent no line holds, or goes round
-// a cycle, before a root. A client that sent nothing of a file holding
+// entry of the file it sent reaches a parent no main transcript holds
+// (ix.mainEntry), or goes round a cycle, before a root. A client that sent nothing of a file holding
 // messages lost all of it. why says what was found.
 func ChainCut(ix *OIndex, rel string, atoms []SentAtom) (cut bool, why string) {
 	var first *OEntry
@@ -1031,7 +1044,7 @@ func ChainCut(ix *OIndex, rel string, atoms []SentAtom) (cut bool, why string) {
 			}
 			return false, "reached a root"
 		}
-		p := ix.ByUUID[e.Parent]
+		p := ix.mainEntry(e.Parent, rel)
 		if p == nil {
 			return true, fmt.Sprintf("%s:%d names parent %s, which no line holds", e.File, e.Line, e.Parent)
 		}
@@ -1040,6 +1053,29 @@ func ChainCut(ix *OIndex, rel string, atoms []SentAtom) (cut bool, why string) {
 		}
 		e = p
 	}
+}
+
+// mainEntry returns the entry uuid of the file rel, else of another main
+// transcript of the folder: what a client's walk back can reach. Subagent
+// files (agent-*, <id>/subagents/) are not loaded on a resume, even when
+// they hold an entry a main transcript names as parent.
+func (ix *OIndex) mainEntry(uuid, rel string) *OEntry {
+	var other *OEntry
+	for f, es := range ix.Files {
+		if strings.Contains(f, "/") || strings.HasPrefix(f, "agent-") {
+			continue
+		}
+		for _, e := range es {
+			if e.UUID != uuid {
+				continue
+			}
+			if f == rel {
+				return e
+			}
+			other = e
+		}
+	}
+	return other
 }
 
 // MissingAfter returns the pieces pre sent that post does not hold, tool

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfix-dev/cfix/e2e/fakeapi"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -36,7 +37,9 @@ import (
 //     real content.
 //
 // By default it takes the main transcripts that cfix validate reports with
-// an error, or that cfix repair changes; CFIX_ORACLE_ALL=1 takes every
+// an error, or that cfix repair changes, and those verdicts.json names (an
+// earlier cfix reported them; most are false alarms, which the oracle
+// confirms or refutes with the client); CFIX_ORACLE_ALL=1 takes every
 // main transcript of the wild stores (and installs the extra clients that
 // needs). Each resume runs on a tagged copy (see oracle_harness_test.go),
 // put under the project folder of a temporary cwd.
@@ -111,6 +114,9 @@ func TestOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		why := oracleReasons(t, claude)
+		for _, f := range verdictFiles(t, wild, store) {
+			why[f] = append(why[f], "verdicts.json")
+		}
 		for _, f := range notUUID {
 			if all || len(why[f]) > 0 {
 				t.Logf("%s/%s: not resumed: its name is not a session id, and claude -p -r takes only UUIDs (%s)", store, rel(t, claude, f), strings.Join(why[f], ", "))
@@ -157,6 +163,33 @@ func oracleReasons(t *testing.T, claude string) map[string][]string {
 	for _, c := range plan.Changes {
 		if c.Action == "rewrite" {
 			out[c.Path] = append(out[c.Path], "repair")
+		}
+	}
+	return out
+}
+
+// verdictFiles returns the main transcripts of store that
+// testdata/wild/verdicts.json names.
+func verdictFiles(t *testing.T, wild, store string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(wild, "verdicts.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []struct{ Store, File string }
+	if err := json.Unmarshal(raw, &vs); err != nil {
+		t.Fatalf("verdicts.json: %v", err)
+	}
+	var out []string
+	for _, v := range vs {
+		if v.Store != store || strings.Contains(v.File, "/") {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(wild, store, ".claude", "projects", "*", v.File))
+		for _, m := range matches {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
 		}
 	}
 	return out
@@ -277,5 +310,138 @@ func TestOracleProbe(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The oracle's own parts, on small hand-made transcripts: no Claude Code
+// needed (they run with -short too).
+
+const oracleTranscript = `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"t1","message":{"role":"user","content":"first prompt"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"t2","message":{"id":"m1","role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":""},{"type":"text","text":" "},{"type":"text","text":"answer \"quoted\""}]}}
+{"type":"assistant","uuid":"a2","parentUuid":"a1","timestamp":"t3","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}
+{"type":"assistant","uuid":"a3","parentUuid":"a2","timestamp":"t4","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"ls"}}]}}
+{"type":"user","uuid":"r1","parentUuid":"a2","timestamp":"t5","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"out"}]}}
+{"type":"user","uuid":"r2","parentUuid":"a3","timestamp":"t6","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"out2"},{"type":"image"}]}]}}
+{"type":"system","uuid":"s1","parentUuid":"r2","subtype":"local_command","content":"ran /cost","timestamp":"t7"}
+{"type":"user","uuid":"u2","parentUuid":"gone","timestamp":"t8","message":{"role":"user","content":[{"type":"text","text":"  "}]}}
+not json {"uuid":"x"}
+`
+
+func TestOracleTagging(t *testing.T) {
+	got := string(tagTranscript([]byte(oracleTranscript)))
+	for _, want := range []string{
+		`"content":"@@u1/c@@"`,
+		`{"type":"thinking","thinking":"hmm","signature":""},{"type":"text","text":" "},{"type":"text","text":"@@a1/c2@@"}`,
+		`"content":"@@r1/c0r@@"`,
+		`"content":[{"type":"text","text":"@@r2/c0r0@@"},{"type":"image"}]`,
+		`"content":"@@s1/s@@"`,
+		`"content":[{"type":"text","text":"  "}]`,
+		"\nnot json {\"uuid\":\"x\"}\n",
+		`"input":{"command":"ls"}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("tagged transcript lacks %s:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != strings.Count(oracleTranscript, "\n") {
+		t.Errorf("%d lines, want %d", n, strings.Count(oracleTranscript, "\n"))
+	}
+	if got := string(tagTranscript([]byte("{\"uuid\":\"u\",\"message\":{\"content\":\"x\"}}"))); got != `{"uuid":"u","message":{"content":"@@u/c@@"}}` {
+		t.Errorf("no final newline: %s", got)
+	}
+}
+
+// oracleIndex indexes the tagged oracleTranscript.
+func oracleIndex(t *testing.T) *OIndex {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.jsonl"), tagTranscript([]byte(oracleTranscript)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := IndexFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Prefer("s.jsonl")
+	return ix
+}
+
+func TestOracleMapping(t *testing.T) {
+	ix := oracleIndex(t)
+	var msgs []fakeapi.Message
+	raw := `[
+	 {"role":"user","content":[{"type":"text","text":"<system-reminder>x <system-reminder>y</system-reminder> z</system-reminder>"},{"type":"text","text":"@@u1/c@@"}]},
+	 {"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":""},{"type":"text","text":"@@a1/c2@@"},{"type":"tool_use","id":"t1"},{"type":"tool_use","id":"t2"}]},
+	 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"@@r1/c0r@@"},{"type":"tool_result","tool_use_id":"t2","content":"made up"},{"type":"text","text":"@@s1/s@@"},{"type":"text","text":"ORACLE"}]},
+	 {"role":"assistant","content":"No response requested."}
+	]`
+	if err := json.Unmarshal([]byte(raw), &msgs); err != nil {
+		t.Fatal(err)
+	}
+	atoms := MapRequest(ix, msgs, oraclePrompt)
+	if got, want := SentUUIDs(atoms), []string{"u1", "a1", "a2", "a3", "r1", "s1"}; !slices.Equal(got, want) {
+		t.Errorf("sent %q, want %q\n%s", got, want, DumpRequest(ix, atoms))
+	}
+	var kinds []string
+	for _, a := range atoms {
+		kinds = append(kinds, a.String())
+	}
+	for _, want := range []string{"a1:thinking (by message.id)", `result(untagged "made up"):t2`, "prompt", `untagged "No response requested."`} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("atoms %q lack %q", kinds, want)
+		}
+	}
+
+	// The model: everything but r2 (its result went unsent), t2 not
+	// dropped. The client sent a made-up result for t2 instead of r2.
+	m := ModelView{UUIDs: []string{"u1", "a1", "a2", "a3", "r1", "r2", "s1"}}
+	diffs, notes := CompareModel(ix, m, atoms)
+	if len(diffs) != 1 || !strings.Contains(diffs[0], "model only: s.jsonl:6 user r2") {
+		t.Errorf("diffs %q, want one: r2 only in the model", diffs)
+	}
+	if !slices.ContainsFunc(notes, func(s string) bool { return strings.Contains(s, "client-made result for t2") }) {
+		t.Errorf("notes %q lack the made-up result", notes)
+	}
+	// Sent as the model says, in another order inside one message: equal.
+	m = ModelView{UUIDs: []string{"u1", "a1", "a2", "r1", "a3", "s1"}}
+	atoms = MapRequest(ix, msgs, oraclePrompt)
+	if diffs, _ := CompareModel(ix, m, atoms); len(diffs) != 0 {
+		t.Errorf("diffs %q, want none", diffs)
+	}
+	// A call the model drops, sent by the client.
+	m.Dropped = []string{"t2"}
+	if diffs, _ := CompareModel(ix, m, atoms); len(diffs) != 1 || !strings.Contains(diffs[0], "the model has the client drop it") {
+		t.Errorf("diffs %q, want the dropped call", diffs)
+	}
+
+	// The chain: u2's parent is gone; from u1 the walk reaches a root.
+	if cut, why := ChainCut(ix, "s.jsonl", atoms); cut {
+		t.Errorf("cut from u1: %s", why)
+	}
+	u2 := []SentAtom{{UUID: "u2", Kind: "text"}}
+	if cut, why := ChainCut(ix, "s.jsonl", u2); !cut || !strings.Contains(why, "gone") {
+		t.Errorf("from u2: cut %v (%s), want the missing parent", cut, why)
+	}
+	if cut, _ := ChainCut(ix, "s.jsonl", nil); !cut {
+		t.Errorf("nothing sent of a file with messages is a cut")
+	}
+	if miss := MissingAfter(atoms, u2); len(miss) == 0 {
+		t.Errorf("MissingAfter found nothing missing")
+	}
+	if miss := MissingAfter(atoms, atoms); len(miss) != 0 {
+		t.Errorf("MissingAfter of the same request: %q", miss)
+	}
+}
+
+func TestOracleVersions(t *testing.T) {
+	cands := []string{"1.0.128", "2.0.28", "2.0.77", "2.1.29", "2.1.39", "2.1.73", "2.1.87", "2.1.111", "2.1.136"}
+	for v, want := range map[string]string{"2.1.12": "2.1.29", "2.1.97": "2.1.87", "2.1.101": "2.1.111", "2.0.14": "2.0.28", "1.0.98": "1.0.128", "2.1.34": "2.1.29", "2.1.123": "2.1.111"} {
+		if got := NearestVersion(v, cands); got != want {
+			t.Errorf("NearestVersion(%s) = %s, want %s", v, got, want)
+		}
+	}
+	vs, err := OracleVersions(false)
+	if err != nil || len(vs) == 0 {
+		t.Fatalf("OracleVersions: %q, %v", vs, err)
 	}
 }
