@@ -2,30 +2,50 @@ package schemas
 
 import (
 	"encoding/json"
+	"errors"
 	"hash/maphash"
 	"io/fs"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cfix-dev/cfix/session"
 )
 
 // Cache remembers Validate's result per entry shape. Two entries of the
-// same type with the same shape (the same fields at every level, with
-// values of the same JSON types, and the same values in the fields some
-// schema compares with const or enum: session.Shaper's hash) get the same
-// result, because the schemas constrain nothing else (TestSchemaKeywords
-// keeps it so). Real stores repeat a few hundred shapes over millions of
-// lines. A Cache is not safe for concurrent use.
+// same type with the same shape (the same fields at every level, of the
+// names some schema names, with values of the same JSON types, and the
+// same values in the fields some schema compares with const or enum:
+// session.Shaper's hash) get the same result, because the schemas
+// constrain nothing else (TestSchemaKeywords keeps it so): a field no
+// schema names, and all it holds, cannot change a result. Real stores repeat a few hundred shapes over millions of
+// lines.
+//
+// The caches of a process share what they learn (a shape is validated
+// once, whichever core meets it first); each also keeps the results it
+// used in a map of its own, so a Cache is not safe for concurrent use.
 type Cache struct {
-	seed   maphash.Seed
-	shaper *session.Shaper
-	m      map[uint64]error
+	*results
+	m map[uint64]error
 }
 
-// NewCache returns an empty cache.
-func NewCache() *Cache {
-	return &Cache{seed: maphash.MakeSeed(), shaper: session.NewShaper(valueKeys), m: make(map[uint64]error)}
+// results is the table the caches of a process share.
+type results struct {
+	seed   maphash.Seed
+	shaper *session.Shaper
+	m      sync.Map // uint64 → error (nil stored as noErr)
+	n      atomic.Int64
 }
+
+// noErr stands for a nil result in results.m.
+var noErr = errors.New("valid")
+
+var shared = sync.OnceValue(func() *results {
+	return &results{seed: maphash.MakeSeed(), shaper: session.NewShaper(valueKeys, namedKeys)}
+})
+
+// NewCache returns a cache that knows what the process's caches learned.
+func NewCache() *Cache { return &Cache{results: shared(), m: make(map[uint64]error)} }
 
 // maxCached bounds the cache; past it, results are computed, not stored.
 const maxCached = 1 << 16
@@ -41,26 +61,52 @@ func (c *Cache) Validate(typ string, v any) error {
 		return nil
 	}
 	k := c.key(typ, c.shaper.Shape(v))
-	if err, ok := c.m[k]; ok {
+	if known, err := c.lookup(k); known {
 		return err
 	}
 	err := Validate(typ, v)
-	if len(c.m) < maxCached {
+	if c.n.Load() < maxCached {
+		c.n.Add(1)
+		stored := err
+		if stored == nil {
+			stored = noErr
+		}
+		c.results.m.Store(k, stored)
 		c.m[k] = err
 	}
 	return err
 }
 
 // Known returns the result Validate gave an entry of type typ whose tree
-// has the given shape (Shaper().Shape), if the cache remembers one. An
-// entry type without a schema is known and valid.
+// has the given shape (Shaper().Shape), if a cache of the process
+// remembers one. An entry type without a schema is known and valid.
 func (c *Cache) Known(typ string, shape uint64) (known bool, err error) {
+	if known, err := c.lookup(c.key(typ, shape)); known {
+		return true, err
+	}
 	load()
 	if _, ok := compiled[typ]; !ok {
 		return true, nil
 	}
-	err, known = c.m[c.key(typ, shape)]
-	return known, err
+	return false, nil
+}
+
+// lookup finds a result in the cache's own map, then in the shared one.
+func (c *Cache) lookup(k uint64) (known bool, err error) {
+	if err, ok := c.m[k]; ok {
+		return true, err
+	}
+	v, ok := c.results.m.Load(k)
+	if !ok {
+		return false, nil
+	}
+	if err = v.(error); err == noErr {
+		err = nil
+	}
+	if len(c.m) < maxCached {
+		c.m[k] = err
+	}
+	return true, err
 }
 
 func (c *Cache) key(typ string, shape uint64) uint64 { return maphash.String(c.seed, typ) ^ shape }
@@ -118,5 +164,55 @@ var valueKeys = func() map[string]bool {
 	}
 	// Block schemas are chosen by the block's type.
 	m["type"] = true
+	return m
+}()
+
+// namedKeys are the field names some schema names: the keys of every
+// "properties" and the names in every "required", wherever they are. A
+// schema with no additionalProperties, patternProperties or the like
+// (TestSchemaKeywords) reaches a field only through names it gives.
+var namedKeys = func() map[string]bool {
+	m := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch e := e.(type) {
+				case map[string]any:
+					if k == "properties" {
+						for name := range e {
+							m[name] = true
+						}
+					}
+				case []any:
+					if k == "required" {
+						for _, name := range e {
+							if s, ok := name.(string); ok {
+								m[s] = true
+							}
+						}
+					}
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	names, _ := fs.Glob(files, "*.json")
+	more, _ := fs.Glob(files, "blocks/*.json")
+	for _, n := range append(names, more...) {
+		b, err := files.ReadFile(n)
+		if err != nil {
+			continue
+		}
+		var doc any
+		if json.Unmarshal(b, &doc) == nil {
+			walk(doc)
+		}
+	}
 	return m
 }()

@@ -86,3 +86,62 @@ func TestCacheAgrees(t *testing.T) {
 		t.Errorf("cache holds %d shapes for %d lines", len(c.m), len(lines))
 	}
 }
+
+// TestUnnamedFieldsDoNotCount backs the cache's leaving out of fields no
+// schema names (namedKeys): on every corpus line, and on copies the
+// schemas reject, giving every such field a value of another type, and
+// adding one such field to every object, leaves Validate's answer as it
+// is.
+func TestUnnamedFieldsDoNotCount(t *testing.T) {
+	var retype func(v any) any
+	retype = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			out := map[string]any{"zzUnnamed": []any{json.Number("1"), map[string]any{"type": "x"}}}
+			for k, e := range x {
+				if !namedKeys[k] {
+					switch e.(type) {
+					case string:
+						out[k] = json.Number("7")
+					default:
+						out[k] = "s"
+					}
+					continue
+				}
+				out[k] = retype(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(x))
+			for i, e := range x {
+				out[i] = retype(e)
+			}
+			return out
+		}
+		return v
+	}
+	same := func(a, b error) bool { return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error()) }
+	n, invalid := 0, 0
+	for i, l := range loadCorpus(t) {
+		m := forms(t, l.raw)["light-number"].(map[string]any)
+		typ, _ := m["type"].(string)
+		if !Has(typ) {
+			continue
+		}
+		if i%2 == 1 { // a copy the schemas reject
+			m["sessionId"] = json.Number("5")
+			if msg, ok := m["message"].(map[string]any); ok {
+				msg["role"] = true
+			}
+		}
+		want := Validate(typ, m)
+		if got := Validate(typ, retype(m)); !same(got, want) {
+			t.Fatalf("%s:%d: %v with unnamed fields changed, %v before", l.file, l.n, got, want)
+		}
+		if want != nil {
+			invalid++
+		}
+		n++
+	}
+	t.Logf("%d entries, %d invalid", n, invalid)
+}

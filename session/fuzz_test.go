@@ -24,14 +24,16 @@ func FuzzReader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	p := NewParser()
-	s := NewShaper(testValues)
+	shapers := testShapers()
 	f.Fuzz(func(t *testing.T, in []byte) {
 		lines := readAll(t, in, make([]byte, 4096))
 		if !bytes.Equal(join(lines), in) {
 			t.Fatalf("lines do not join back to the input")
 		}
 		for _, l := range lines {
-			scanAgrees(t, p, p, s, l.Raw)
+			for _, s := range shapers {
+				scanAgrees(t, p, p, s, l.Raw)
+			}
 			r := p.Parse(l.Raw)
 			if r.Err != nil {
 				if r.Err.Offset < 0 || r.Err.Offset > len(l.Raw) {

@@ -25,11 +25,12 @@ const (
 	ShallowDepth = 2
 )
 
-// headerTop and headerBlock are the fields HeaderOf reads of an entry and
-// of a content block.
+// headerTop, headerMessage and headerBlock are the fields HeaderOf reads
+// of an entry, of its message and of a content block.
 var (
-	headerTop   = map[string]bool{}
-	headerBlock = map[string]bool{"type": true, "id": true, "tool_use_id": true, "thinking": true, "signature": true}
+	headerTop     = map[string]bool{}
+	headerMessage = map[string]bool{"id": true, "role": true, "content": true, "model": true}
+	headerBlock   = map[string]bool{"type": true, "id": true, "tool_use_id": true, "thinking": true, "signature": true}
 )
 
 func init() {
@@ -71,7 +72,9 @@ type Parsed struct {
 // cache between calls; it is not safe for concurrent use.
 type Parser struct {
 	// TopKeys, when set, names the fields of a top-level object that are
-	// kept in the tree; others are checked but dropped.
+	// kept in the tree; others are checked but dropped. Scan remembers
+	// what it read of the map: give the parser a new map rather than
+	// change this one.
 	TopKeys map[string]bool
 	// Header keeps only what HeaderOf reads (a far smaller tree, for
 	// planners that need no schema check); it overrides TopKeys.
@@ -84,10 +87,12 @@ type Parser struct {
 	keys    map[string]string
 
 	// Scan's state: the shaper, the result its checks fill, the hashes of
-	// the keys of the objects open, and interned header values.
+	// the keys of the objects open, what it knows of keys, and
+	// interned header values.
 	sh       *Shaper
 	scanRes  Parsed
 	keyStack []uint64
+	kc       *keyCache
 	vals     map[string]string
 }
 

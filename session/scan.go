@@ -1,8 +1,11 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
+	"reflect"
 )
 
 // scanBail aborts a Scan that leaves the line to Parse: a key with escapes,
@@ -28,6 +31,9 @@ const scanMaxKeys = 128
 func (p *Parser) Scan(line []byte, s *Shaper, e *Entry) (shape uint64, ok bool) {
 	p.scanRes = Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
 	p.b, p.i, p.res, p.sh = line, 0, &p.scanRes, s
+	if of := reflect.ValueOf(p.TopKeys).Pointer(); p.kc == nil || p.kc.shaper != s || p.kc.of != of {
+		p.kc = &keyCache{shaper: s, of: of}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			switch r.(type) {
@@ -45,7 +51,7 @@ func (p *Parser) Scan(line []byte, s *Shaper, e *Entry) (shape uint64, ok bool) 
 	if p.i >= len(p.b) || p.b[p.i] != '{' {
 		return 0, false
 	}
-	shape = p.scanEntry(e)
+	shape = p.scanObject(0, MaxDepth, 0, atEntry, e, nil)
 	p.ws()
 	if p.i < len(p.b) || p.scanRes.BadUTF8 >= 0 || p.scanRes.Surrogates > 0 {
 		return 0, false
@@ -53,108 +59,150 @@ func (p *Parser) Scan(line []byte, s *Shaper, e *Entry) (shape uint64, ok bool) 
 	return shape, true
 }
 
-// scanEntry scans the entry object (depth 0) at p.i.
-func (p *Parser) scanEntry(e *Entry) uint64 {
-	h := uint64(objectSeed)
-	if p.open() {
-		return endObject(h, 0)
-	}
-	mark, bloom := len(p.keyStack), uint64(0)
-	for {
-		k := p.key()
-		if p.TopKeys != nil && !p.TopKeys[string(k)] {
-			p.value(1, false, ShallowDepth) // checked, dropped
-		} else {
-			kh := p.fieldKey(k, mark, &bloom)
-			h += field(kh, p.scanTop(k, kh, e))
-		}
-		if p.next() {
-			p.keyStack = p.keyStack[:mark]
-			return endObject(h, 0)
-		}
-	}
+// The objects whose fields Scan reads into the header.
+const (
+	atOther uint8 = iota
+	atEntry
+	atMessage
+	atBlock
+)
+
+// The fields HeaderOf reads, by name (which object's field a name is
+// depends on where it is found).
+const (
+	fOther uint8 = iota
+	fType
+	fSubtype
+	fUUID
+	fParent
+	fLogical
+	fTimestamp
+	fVersion
+	fSession
+	fCWD
+	fAgent
+	fLeaf
+	fSidechain
+	fMeta
+	fMessage
+	fID
+	fModel
+	fRole
+	fContent
+	fToolUseID
+	fThinking
+	fSignature
+)
+
+var fieldIDs = map[string]uint8{
+	"type": fType, "subtype": fSubtype, "uuid": fUUID, "parentUuid": fParent,
+	"logicalParentUuid": fLogical, "timestamp": fTimestamp, "version": fVersion,
+	"sessionId": fSession, "cwd": fCWD, "agentId": fAgent, "leafUuid": fLeaf,
+	"isSidechain": fSidechain, "isMeta": fMeta, "message": fMessage,
+	"id": fID, "model": fModel, "role": fRole, "content": fContent,
+	"tool_use_id": fToolUseID, "thinking": fThinking, "signature": fSignature,
 }
 
-// scanTop scans the value of top-level field k and reads the header
-// fields.
-func (p *Parser) scanTop(k []byte, kh uint64, e *Entry) uint64 {
-	p.expectEnd("value")
-	c := p.b[p.i]
-	if c == '"' {
-		start, end, esc := p.strSpan()
-		switch string(k) {
-		case "type":
-			e.Type = p.headerString(start, end, esc, true)
-		case "subtype":
-			e.Subtype = p.headerString(start, end, esc, true)
-		case "uuid":
-			e.UUID = p.headerString(start, end, esc, false)
-		case "parentUuid":
-			e.HasParent = true
-			e.Parent = p.headerString(start, end, esc, false)
-		case "logicalParentUuid":
-			e.LogicalParent = p.headerString(start, end, esc, false)
-		case "timestamp":
-			e.Timestamp = p.headerString(start, end, esc, false)
-		case "version":
-			e.Version = p.headerString(start, end, esc, true)
-		case "sessionId":
-			e.SessionID = p.headerString(start, end, esc, true)
-		case "cwd":
-			e.CWD = p.headerString(start, end, esc, true)
-		case "agentId":
-			e.AgentID = p.headerString(start, end, esc, true)
-		case "leafUuid":
-			e.LeafUUID = p.headerString(start, end, esc, false)
-		}
-		return p.strShape(k, kh, start, end, esc)
-	}
-	switch string(k) {
-	case "parentUuid":
-		e.HasParent = true
-	case "isSidechain":
-		e.IsSidechain = c == 't'
-	case "isMeta":
-		e.IsMeta = c == 't'
-	case "message":
-		if c == '{' {
-			return p.scanMessage(kh, e)
-		}
-		return p.scanValue(1, MaxDepth, kh)
-	}
-	return p.scanValue(1, ShallowDepth, kh)
+// keyInfo is what Scan knows of an object key, worked out once per parser
+// and Shaper.
+type keyInfo struct {
+	key     string
+	set     bool
+	counted bool      // the Shaper counts the field
+	value   bool      // and its string value
+	keep    bool      // TopKeys keeps it in an entry
+	id      uint8     // the header field of that name
+	kh      uint64    // the Shaper's hash of the key
+	leaf    [4]uint64 // what the field adds with a string, bool, null, number
 }
 
-// scanMessage scans the entry's message object (depth 1).
-func (p *Parser) scanMessage(salt uint64, e *Entry) uint64 {
+// keyCache holds keyInfos by a quick hash of the key's bytes, two per set
+// (the latest first): a store uses a few hundred keys, and a slot spares a
+// hash of the key and the lookups by name.
+type keyCache struct {
+	shaper *Shaper
+	of     uintptr // the TopKeys map it was filled from
+	slots  [2 << keySetBits]keyInfo
+}
+
+const keySetBits = 10
+
+// info returns what Scan knows of key k.
+func (p *Parser) info(k []byte) *keyInfo {
+	set := slotOf(k)
+	ki := &p.kc.slots[2*set]
+	if ki.set && ki.key == string(k) {
+		return ki
+	}
+	if other := &p.kc.slots[2*set+1]; other.set && other.key == string(k) {
+		return other
+	} else {
+		*other = *ki
+	}
+	key := string(k)
+	s := p.sh
+	kh := maphash.String(s.seed, key)
+	*ki = keyInfo{key: key, set: true, counted: s.counted(key), value: s.values[key],
+		keep: p.TopKeys == nil || p.TopKeys[key], id: fieldIDs[key], kh: kh}
+	for i, kind := range []uint64{kindString, kindBool, kindNull, kindNumber} {
+		ki.leaf[i] = field(kh, leaf(kh, kind))
+	}
+	return ki
+}
+
+// slotOf is the set of key k in a keyCache: a quick hash of all its
+// bytes, 8 at a time.
+func slotOf(k []byte) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	x := uint64(len(k))
+	for len(k) >= 8 {
+		x = bits.RotateLeft64((x^binary.LittleEndian.Uint64(k))*m, 31)
+		k = k[8:]
+	}
+	var t uint64
+	for i, c := range k {
+		t |= uint64(c) << (8 * i)
+	}
+	x = (x ^ t) * m
+	return (x ^ x>>29) * m >> (64 - keySetBits)
+}
+
+// block holds what Scan found of a content block's header fields.
+type block struct {
+	typ, id, useID span
+	thinking       bool // a non-empty string
+	signature      bool
+}
+
+// span is a string body in the line.
+type span struct {
+	start, end int
+	esc, ok    bool
+}
+
+// scanObject scans the object at p.i, of the given depth in the entry
+// (containers from depth limit kept empty), and returns the hash of its
+// tree with the given salt. at says whose header fields it holds; b
+// collects a content block's.
+func (p *Parser) scanObject(depth, limit int, salt uint64, at uint8, e *Entry, b *block) uint64 {
 	h := uint64(objectSeed)
 	if p.open() {
 		return endObject(h, salt)
 	}
 	mark, bloom := len(p.keyStack), uint64(0)
 	for {
-		k := p.key()
-		kh := p.fieldKey(k, mark, &bloom)
-		var vh uint64
-		p.expectEnd("value")
-		switch c := p.b[p.i]; {
-		case c == '"':
-			start, end, esc := p.strSpan()
-			switch string(k) {
-			case "id":
-				e.MessageID = p.headerString(start, end, esc, false)
-			case "model":
-				e.Model = p.headerString(start, end, esc, true)
-			case "role":
-				e.Role = p.headerString(start, end, esc, true)
-			}
-			vh = p.strShape(k, kh, start, end, esc)
-		case c == '[' && string(k) == "content":
-			vh = p.scanContent(kh, e)
-		default:
-			vh = p.scanValue(2, MaxDepth, kh)
+		ki := p.info(p.key())
+		lim := limit
+		if at == atEntry && ki.id != fMessage {
+			lim = ShallowDepth
 		}
-		h += field(kh, vh)
+		switch {
+		case at == atEntry && !ki.keep, !ki.counted:
+			p.value(depth+1, false, lim) // checked, left out
+		default:
+			p.seen(ki.kh, mark, &bloom)
+			h += p.scanField(ki, depth+1, lim, at, e, b)
+		}
 		if p.next() {
 			p.keyStack = p.keyStack[:mark]
 			return endObject(h, salt)
@@ -162,8 +210,135 @@ func (p *Parser) scanMessage(salt uint64, e *Entry) uint64 {
 	}
 }
 
-// scanContent scans message.content as an array of blocks (depth 2).
-func (p *Parser) scanContent(salt uint64, e *Entry) uint64 {
+// scanField scans the value of field ki, of the given depth, in an object
+// of kind at, and returns what the field adds to the object's hash.
+func (p *Parser) scanField(ki *keyInfo, depth, limit int, at uint8, e *Entry, b *block) uint64 {
+	p.expectEnd("value")
+	c := p.b[p.i]
+	if at == atEntry && ki.id == fParent {
+		e.HasParent = true
+	}
+	switch c {
+	case '"':
+		start, end, esc := p.strSpan()
+		if ki.id != fOther && at != atOther {
+			p.headerField(ki.id, at, start, end, esc, e, b)
+		}
+		if ki.value {
+			return field(ki.kh, maphash.Bytes(p.sh.seed, p.strBytes(start, end, esc))^valueSalt)
+		}
+		return ki.leaf[0]
+	case '{':
+		if depth >= limit {
+			p.object(depth, false, limit)
+			return field(ki.kh, endObject(objectSeed, ki.kh))
+		}
+		sub := atOther
+		if at == atEntry && ki.id == fMessage {
+			sub = atMessage
+		}
+		return field(ki.kh, p.scanObject(depth, limit, ki.kh, sub, e, nil))
+	case '[':
+		if depth >= limit {
+			p.array(depth, false, limit)
+			return field(ki.kh, endArray(arraySeed, ki.kh))
+		}
+		if at == atMessage && ki.id == fContent {
+			return field(ki.kh, p.scanContent(depth, limit, ki.kh, e))
+		}
+		return field(ki.kh, p.scanArray(depth, limit, ki.kh))
+	}
+	if at == atEntry {
+		switch ki.id {
+		case fSidechain:
+			e.IsSidechain = c == 't'
+		case fMeta:
+			e.IsMeta = c == 't'
+		}
+	}
+	return ki.leaf[p.literal(c)]
+}
+
+// literal checks a true, false, null or number at p.i and returns its kind
+// (1 bool, 2 null, 3 number).
+func (p *Parser) literal(c byte) int {
+	switch c {
+	case 't':
+		p.lit("true")
+		return 1
+	case 'f':
+		p.lit("false")
+		return 1
+	case 'n':
+		p.lit("null")
+		return 2
+	}
+	if c == '-' || (c >= '0' && c <= '9') {
+		p.number(false)
+		return 3
+	}
+	p.fail(fmt.Sprintf("invalid character %s looking for beginning of value", quoteChar(c)))
+	return 0
+}
+
+// headerField reads header field id of an object of kind at from the
+// string body [start, end).
+func (p *Parser) headerField(id, at uint8, start, end int, esc bool, e *Entry, b *block) {
+	switch at {
+	case atEntry:
+		switch id {
+		case fType:
+			e.Type = p.headerString(start, end, esc, true)
+		case fSubtype:
+			e.Subtype = p.headerString(start, end, esc, true)
+		case fUUID:
+			e.UUID = p.headerString(start, end, esc, false)
+		case fParent:
+			e.Parent = p.headerString(start, end, esc, false)
+		case fLogical:
+			e.LogicalParent = p.headerString(start, end, esc, false)
+		case fTimestamp:
+			e.Timestamp = p.headerString(start, end, esc, false)
+		case fVersion:
+			e.Version = p.headerString(start, end, esc, true)
+		case fSession:
+			e.SessionID = p.headerString(start, end, esc, true)
+		case fCWD:
+			e.CWD = p.headerString(start, end, esc, true)
+		case fAgent:
+			e.AgentID = p.headerString(start, end, esc, true)
+		case fLeaf:
+			e.LeafUUID = p.headerString(start, end, esc, false)
+		}
+	case atMessage:
+		switch id {
+		case fID:
+			e.MessageID = p.headerString(start, end, esc, false)
+		case fModel:
+			e.Model = p.headerString(start, end, esc, true)
+		case fRole:
+			e.Role = p.headerString(start, end, esc, true)
+		}
+	case atBlock:
+		sp := span{start, end, esc, true}
+		switch id {
+		case fType:
+			b.typ = sp
+		case fID:
+			b.id = sp
+		case fToolUseID:
+			b.useID = sp
+		case fThinking:
+			b.thinking = end > start
+		case fSignature:
+			b.signature = end > start
+		}
+	}
+}
+
+// scanContent scans message.content as an array of blocks and adds their
+// Blocks to e.
+func (p *Parser) scanContent(depth, limit int, salt uint64, e *Entry) uint64 {
 	p.i++ // '['
 	h := uint64(arraySeed)
 	p.ws()
@@ -175,11 +350,13 @@ func (p *Parser) scanContent(salt uint64, e *Entry) uint64 {
 	for {
 		p.ws()
 		p.expectEnd("value")
-		if p.b[p.i] == '{' {
-			h = element(h, p.scanBlock(e))
+		if p.b[p.i] == '{' && depth+1 < limit {
+			var b block
+			h = element(h, p.scanObject(depth+1, limit, 0, atBlock, e, &b))
+			e.Blocks = append(e.Blocks, p.blockOf(&b))
 		} else {
 			e.Blocks = append(e.Blocks, Block{})
-			h = element(h, p.scanValue(3, MaxDepth, 0))
+			h = element(h, p.scanValue(depth+1, limit, 0))
 		}
 		p.ws()
 		p.expectEnd("array")
@@ -195,74 +372,30 @@ func (p *Parser) scanContent(salt uint64, e *Entry) uint64 {
 	}
 }
 
-// span is a string body in the line.
-type span struct {
-	start, end int
-	esc, ok    bool
-}
-
-// scanBlock scans one content block object (depth 3) and adds its Block.
-func (p *Parser) scanBlock(e *Entry) uint64 {
-	h := uint64(objectSeed)
-	var typ, id, useID span
-	var thinking, signature bool // a non-empty string
-	if !p.open() {
-		mark, bloom := len(p.keyStack), uint64(0)
-		for {
-			k := p.key()
-			kh := p.fieldKey(k, mark, &bloom)
-			p.expectEnd("value")
-			var vh uint64
-			if p.b[p.i] == '"' {
-				start, end, esc := p.strSpan()
-				sp := span{start, end, esc, true}
-				switch string(k) {
-				case "type":
-					typ = sp
-				case "id":
-					id = sp
-				case "tool_use_id":
-					useID = sp
-				case "thinking":
-					thinking = end > start
-				case "signature":
-					signature = end > start
-				}
-				vh = p.strShape(k, kh, start, end, esc)
-			} else {
-				vh = p.scanValue(4, MaxDepth, kh)
-			}
-			h += field(kh, vh)
-			if p.next() {
-				p.keyStack = p.keyStack[:mark]
-				break
-			}
-		}
+// blockOf is the Block HeaderOf makes of a content block.
+func (p *Parser) blockOf(b *block) Block {
+	var blk Block
+	if b.typ.ok {
+		blk.Type = p.headerString(b.typ.start, b.typ.end, b.typ.esc, true)
 	}
-	var b Block
-	if typ.ok {
-		b.Type = p.headerString(typ.start, typ.end, typ.esc, true)
-	}
-	switch b.Type {
+	switch blk.Type {
 	case "tool_use", "server_tool_use":
-		if id.ok {
-			b.ID = p.headerString(id.start, id.end, id.esc, false)
+		if b.id.ok {
+			blk.ID = p.headerString(b.id.start, b.id.end, b.id.esc, false)
 		}
 	case "tool_result":
-		if useID.ok {
-			b.ToolUseID = p.headerString(useID.start, useID.end, useID.esc, false)
+		if b.useID.ok {
+			blk.ToolUseID = p.headerString(b.useID.start, b.useID.end, b.useID.esc, false)
 		}
 	case "thinking":
-		b.EmptyText = !thinking
-		b.EmptySig = !signature
+		blk.EmptyText = !b.thinking
+		blk.EmptySig = !b.signature
 	}
-	e.Blocks = append(e.Blocks, b)
-	return endObject(h, 0)
+	return blk
 }
 
-// scanValue checks the value at p.i, of the given depth in the entry, and
-// returns the hash of its light tree (containers from depth limit kept
-// empty).
+// scanValue checks the value at p.i, an array element of the given depth
+// in the entry, and returns the hash of its tree.
 func (p *Parser) scanValue(depth, limit int, salt uint64) uint64 {
 	p.expectEnd("value")
 	switch c := p.b[p.i]; c {
@@ -271,7 +404,7 @@ func (p *Parser) scanValue(depth, limit int, salt uint64) uint64 {
 			p.object(depth, false, limit)
 			return endObject(objectSeed, salt)
 		}
-		return p.scanObject(depth, limit, salt)
+		return p.scanObject(depth, limit, salt, atOther, nil, nil)
 	case '[':
 		if depth >= limit {
 			p.array(depth, false, limit)
@@ -280,48 +413,9 @@ func (p *Parser) scanValue(depth, limit int, salt uint64) uint64 {
 		return p.scanArray(depth, limit, salt)
 	case '"':
 		p.strSpan()
-		return mix(salt ^ 4)
-	case 't':
-		p.lit("true")
-		return mix(salt ^ 5)
-	case 'f':
-		p.lit("false")
-		return mix(salt ^ 5)
-	case 'n':
-		p.lit("null")
-		return mix(salt ^ 6)
+		return leaf(salt, kindString)
 	default:
-		if c == '-' || (c >= '0' && c <= '9') {
-			p.number(false)
-			return mix(salt ^ 7)
-		}
-		p.fail(fmt.Sprintf("invalid character %s looking for beginning of value", quoteChar(c)))
-	}
-	return 0
-}
-
-func (p *Parser) scanObject(depth, limit int, salt uint64) uint64 {
-	h := uint64(objectSeed)
-	if p.open() {
-		return endObject(h, salt)
-	}
-	mark, bloom := len(p.keyStack), uint64(0)
-	for {
-		k := p.key()
-		kh := p.fieldKey(k, mark, &bloom)
-		p.expectEnd("value")
-		var vh uint64
-		if p.b[p.i] == '"' {
-			start, end, esc := p.strSpan()
-			vh = p.strShape(k, kh, start, end, esc)
-		} else {
-			vh = p.scanValue(depth+1, limit, kh)
-		}
-		h += field(kh, vh)
-		if p.next() {
-			p.keyStack = p.keyStack[:mark]
-			return endObject(h, salt)
-		}
+		return leaf(salt, uint64(kindString+p.literal(c)))
 	}
 }
 
@@ -403,11 +497,10 @@ func (p *Parser) next() bool {
 	return false
 }
 
-// fieldKey hashes key k of the object whose keys start at mark on the key
+// seen adds key hash kh to the object whose keys start at mark on the key
 // stack, and ends the Scan when the object already had it (the tree keeps
 // only the last value) or has too many keys to tell cheaply.
-func (p *Parser) fieldKey(k []byte, mark int, bloom *uint64) uint64 {
-	kh := maphash.Bytes(p.sh.seed, k)
+func (p *Parser) seen(kh uint64, mark int, bloom *uint64) {
 	bit := uint64(1) << (kh >> 58)
 	if *bloom&bit != 0 {
 		if len(p.keyStack)-mark >= scanMaxKeys {
@@ -421,15 +514,6 @@ func (p *Parser) fieldKey(k []byte, mark int, bloom *uint64) uint64 {
 	}
 	*bloom |= bit
 	p.keyStack = append(p.keyStack, kh)
-	return kh
-}
-
-// strShape is the hash of a string value of field k as the tree keeps it.
-func (p *Parser) strShape(k []byte, kh uint64, start, end int, esc bool) uint64 {
-	if !p.sh.values[string(k)] {
-		return mix(kh ^ 4)
-	}
-	return maphash.Bytes(p.sh.seed, p.strBytes(start, end, esc)) ^ valueSalt
 }
 
 // strBytes is the string body as the tree keeps it: unescaped and cut to

@@ -11,9 +11,17 @@ import (
 	"testing"
 )
 
-// testValues are the value keys of the tests' Shaper: more than the
+// testValues are the value keys of the tests' Shapers: more than the
 // schemas' ("type"), to try the value hash at every depth.
 var testValues = map[string]bool{"type": true, "role": true, "name": true, "id": true, "operation": true}
+
+// testShapers are a Shaper that counts every field and one that counts
+// some (the header's and these).
+func testShapers() []*Shaper {
+	named := map[string]bool{"usage": true, "input_tokens": true, "toolUseResult": true, "a": true, "c": true,
+		"input": true, "text": true, "attachment": true, "data": true, "name": true, "operation": true}
+	return []*Shaper{NewShaper(testValues, nil), NewShaper(testValues, named)}
+}
 
 // scanAgrees checks Scan against Parse, HeaderOf and Shaper.Shape on one
 // line: when Scan takes the line, Parse must find one sound object, and
@@ -121,8 +129,8 @@ func TestScanAgrees(t *testing.T) {
 	for _, k := range HeaderKeys {
 		top[k] = true
 	}
-	for _, topKeys := range []map[string]bool{nil, top} {
-		s := NewShaper(testValues)
+	for i, topKeys := range []map[string]bool{nil, top, nil, top} {
+		s := testShapers()[i/2]
 		full, fast := NewParser(), NewParser()
 		full.TopKeys, fast.TopKeys = topKeys, topKeys
 		took, clean, bails := 0, 0, 0
@@ -157,7 +165,7 @@ func TestScanAgrees(t *testing.T) {
 			}
 			try(b)
 		}
-		t.Logf("TopKeys %v: Scan took %d of %d sound lines (%d left to Parse)", topKeys != nil, took, clean, bails)
+		t.Logf("TopKeys %v, every field %v: Scan took %d of %d sound lines (%d left to Parse)", topKeys != nil, i < 2, took, clean, bails)
 		if bails*1000 > clean {
 			t.Errorf("Scan leaves %d of %d sound lines to Parse", bails, clean)
 		}
@@ -207,8 +215,8 @@ func TestScanForms(t *testing.T) {
 		{``, false},
 		{`   `, false},
 	}
-	for _, topKeys := range []map[string]bool{nil, {"type": true, "message": true, "a": true}} {
-		s := NewShaper(testValues)
+	for i, topKeys := range []map[string]bool{nil, {"type": true, "message": true, "a": true}, nil, {"type": true, "a": true}} {
+		s := testShapers()[i/2]
 		full, fast := NewParser(), NewParser()
 		full.TopKeys, fast.TopKeys = topKeys, topKeys
 		for _, c := range cases {
@@ -216,6 +224,70 @@ func TestScanForms(t *testing.T) {
 			if c.take && !took {
 				t.Errorf("Scan leaves %.80q to Parse (sound: %v)", c.line, clean)
 			}
+		}
+	}
+}
+
+// BenchmarkScan and BenchmarkParse read every line of the corpus and wild
+// stores (SetBytes: MB/s of lines).
+func BenchmarkScan(b *testing.B) {
+	lines := storeLines(b)
+	p, s := NewParser(), testShapers()[1]
+	var e Entry
+	b.SetBytes(int64(len(bytes.Join(lines, nil))))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			p.Scan(l, s, &e)
+		}
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	lines := storeLines(b)
+	p := NewParser()
+	b.SetBytes(int64(len(bytes.Join(lines, nil))))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, l := range lines {
+			p.Parse(l)
+		}
+	}
+}
+
+// TestShapeLeavesOut: a Shaper with named fields leaves the others out
+// with all they hold, and counts the header's fields.
+func TestShapeLeavesOut(t *testing.T) {
+	s := NewShaper(map[string]bool{"type": true}, map[string]bool{"a": true})
+	shape := func(line string) uint64 {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatal(err)
+		}
+		return s.Shape(Light(v))
+	}
+	same := [][2]string{
+		{`{"a":1}`, `{"a":2,"z":{"a":"x"}}`},
+		{`{"a":[{"a":true}]}`, `{"a":[{"a":false,"q":[1]}],"r":null}`},
+		{`{"type":"user","message":{"content":[{"type":"text"}]}}`, `{"type":"user","z":1,"message":{"content":[{"type":"text","text":5}],"usage":{}}}`},
+	}
+	for _, c := range same {
+		if shape(c[0]) != shape(c[1]) {
+			t.Errorf("%s and %s differ", c[0], c[1])
+		}
+	}
+	differ := [][2]string{
+		{`{"a":1}`, `{"a":"1"}`},
+		{`{"a":1}`, `{}`},
+		{`{"type":"user"}`, `{"type":"assistant"}`},
+		{`{"uuid":"u"}`, `{"uuid":5}`},
+		{`{"message":{"role":"user"}}`, `{"message":{"role":1}}`},
+		{`{"message":{"content":[{"signature":""}]}}`, `{"message":{"content":[{"signature":0}]}}`},
+		{`{"a":[1,2]}`, `{"a":[2]}`},
+	}
+	for _, c := range differ {
+		if shape(c[0]) == shape(c[1]) {
+			t.Errorf("%s and %s have the same shape", c[0], c[1])
 		}
 	}
 }
