@@ -52,9 +52,13 @@ type fixer struct {
 	changed    bool         // a node changed since g was built
 	version    string       // version of the last chain entry: the client that wrote it last
 	notJSON    map[int]bool // lines removed because they were not JSON
-	missingAt  map[int]bool // lines of validate's parent-missing findings (--aggressive)
 	jsonLines  int          // lines that hold JSON
 	badLines   int          // complete lines that are not JSON
+	// useAnywhere and resultAnywhere hold the tool ids of every entry of
+	// the file, on any branch, repeated or left alone: a real result is
+	// never shadowed, a real one never removed.
+	useAnywhere, resultAnywhere map[string]bool
+	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -126,6 +130,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
 	x.notJSON = map[int]bool{}
+	x.useAnywhere, x.resultAnywhere = map[string]bool{}, map[string]bool{}
 	x.unfixed = map[validate.Code]int{}
 	// The hash of what is planned from is computed beside the parse.
 	var fp changeset.Fingerprint
@@ -235,6 +240,9 @@ type lineResult struct {
 	skip    bool     // a fault not allowed to be fixed: leave the line alone
 	del     string   // the line goes, for this reason
 	notJSON bool     // ... and it was not JSON
+	json    bool     // the line holds JSON (skipped or not)
+	uses    []string // tool_use ids of a skipped line's entries
+	results []string // tool_result ids of a skipped line's entries
 	removed bool     // ... and it held an entry
 	changed bool     // recs hold new bytes
 	recs    [][]byte // the line's records (copies, when changed)
@@ -252,6 +260,15 @@ type head struct {
 // work applies the line-level repairs to one line. It touches no fixer
 // state but x.allow, so lines are worked on in parallel.
 func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
+	r := x.repairLine(p, ln)
+	if r.skip {
+		skipped(p, ln.Raw, &r)
+	}
+	return r
+}
+
+// repairLine is work's line repair.
+func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 	raw := ln.Raw
 	if len(raw) == 0 {
 		if x.allow(validate.LineEmpty) {
@@ -282,7 +299,7 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 		if !x.allow(validate.JSONInvalid) {
 			return lineResult{skip: true}
 		}
-		salvaged := salvage(p, raw)
+		salvaged := session.Salvage(p, raw)
 		if salvaged == nil {
 			return lineResult{del: "move a line that is not JSON out of the file: it is kept in the backup", removed: true, notJSON: true}
 		}
@@ -320,6 +337,7 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 			}
 		}
 	}
+	r.json = true
 	// Header trees: the line's parse serves an unchanged single record.
 	if len(r.recs) == 1 && !r.changed && pr.Err == nil {
 		r.values = []any{pr.Value}
@@ -340,6 +358,43 @@ func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
 	return r
 }
 
+// skipped fills in, for a line left as it is (a fault --only does not
+// select), whether it holds JSON and the tool ids of its entries: a result
+// or a call there is still in the file.
+func skipped(p *session.Parser, raw []byte, r *lineResult) {
+	raw = bytes.ReplaceAll(raw, []byte{0}, nil)
+	var values []any
+	if pr := p.Parse(raw); pr.Err == nil {
+		values = append([]any{pr.Value}, pr.More...)
+	} else {
+		for _, rec := range session.Salvage(p, raw) {
+			if q := p.Parse(rec); q.Err == nil {
+				values = append(values, q.Value)
+			}
+		}
+	}
+	var e session.Entry
+	for _, v := range values {
+		r.json = true
+		if session.HeaderOf(v, &e) {
+			r.uses, r.results = toolIDs(&e, r.uses, r.results)
+		}
+	}
+}
+
+// toolIDs appends the ids of an entry's tool_use and tool_result blocks.
+func toolIDs(e *session.Entry, uses, results []string) ([]string, []string) {
+	for _, b := range e.Blocks {
+		switch b.Type {
+		case "tool_use", "server_tool_use":
+			uses = append(uses, b.ID)
+		case "tool_result":
+			results = append(results, b.ToolUseID)
+		}
+	}
+	return uses, results
+}
+
 // heads fills r.heads from r.values.
 func heads(r *lineResult) {
 	r.heads = make([]head, len(r.values))
@@ -352,8 +407,14 @@ func heads(r *lineResult) {
 // commit records a line's result in file order: fixes, duplicates and the
 // chain entries.
 func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error {
-	if len(r.values) > 0 {
+	if r.json || len(r.values) > 0 {
 		x.jsonLines++
+	}
+	for _, id := range r.uses {
+		x.useAnywhere[id] = true
+	}
+	for _, id := range r.results {
+		x.resultAnywhere[id] = true
 	}
 	if r.skip {
 		return nil
@@ -391,8 +452,19 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		}
 		x.entries++
 		e := &hd.e
+		for _, b := range e.Blocks {
+			switch b.Type {
+			case "tool_use", "server_tool_use":
+				x.useAnywhere[b.ID] = true
+			case "tool_result":
+				x.resultAnywhere[b.ToolUseID] = true
+			}
+		}
 		if !e.IsChain() {
 			continue
+		}
+		if e.Version != "" {
+			x.version = e.Version // every chain entry, as validate reads it
 		}
 		if first, dup := seen[e.UUID]; dup {
 			// The first record is read back: uuids repeat rarely, so no
@@ -421,9 +493,6 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 			continue
 		}
 		seen[e.UUID] = len(x.nodes)
-		if e.Version != "" {
-			x.version = e.Version
-		}
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
 			Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
 			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
@@ -438,40 +507,11 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 	return nil
 }
 
-// salvage finds, in a line that is not JSON, a suffix that is: the
-// complete record(s) appended after a torn one lost its newline. Every
-// record of the suffix must look like an entry (a "type" and a uuid,
-// sessionId or leafUuid), so a fragment of the torn record (an inner
-// content block) is never taken for one. A failed try stops where the
-// fragment it started at ends, so the search stays linear.
-func salvage(p *session.Parser, raw []byte) [][]byte {
-	var e session.Entry
-	for k := 1; k < len(raw)-1; k++ {
-		if raw[k] != '{' || raw[k+1] != '"' {
-			continue
-		}
-		r := p.Parse(raw[k:])
-		if r.Err != nil {
-			continue
-		}
-		values := append([]any{r.Value}, r.More...)
-		entries := true
-		for _, v := range values {
-			if !session.HeaderOf(v, &e) || e.Type == "" || (e.UUID == "" && e.SessionID == "" && e.LeafUUID == "") {
-				entries = false
-				break
-			}
-		}
-		if !entries {
-			continue
-		}
-		var out [][]byte
-		for _, sp := range r.Spans {
-			out = append(out, raw[k+sp[0]:k+sp[1]])
-		}
-		return out
-	}
-	return nil
+// nowhere reports whether no other transcript of the store holds an entry
+// with uuid u (the fixer's own file does not, or u would be no dangling
+// parent).
+func (x *fixer) nowhere(u string) bool {
+	return x.elsewhere == nil || x.elsewhere(u) == ""
 }
 
 // graph returns the parentUuid graph of the nodes not removed, built
@@ -569,44 +609,46 @@ func (x *fixer) chain() error {
 			}
 		}
 	}
-	// A parent written nowhere whose child sits right after a line that
-	// was not JSON (and goes) was in that line: the child is linked to the
-	// entry before it, as the removed line was.
-	if x.allow(validate.ParentMissing) && len(x.notJSON) > 0 {
+	// A parent written nowhere whose child, the first record of its line,
+	// sits right after a line that was not JSON (and goes) was on that
+	// line: the child is linked to the entry before it, as the removed
+	// line was. A parent in another transcript is a link Claude Code
+	// wrote, never touched; other parents written nowhere are re-parented
+	// only with --aggressive, a guess.
+	if x.allow(validate.ParentMissing) {
 		g, idx := x.graph()
 		for _, gi := range g.Dangling() {
 			i := idx[gi]
-			if !x.notJSON[x.nodes[i].Line-1] {
+			n := &x.nodes[i]
+			evidence := n.Rec == 0 && x.notJSON[n.Line-1]
+			if !evidence && !x.aggressive {
+				if x.nowhere(n.Parent) {
+					x.unfixed[validate.ParentMissing]++
+				}
+				continue
+			}
+			if !x.nowhere(n.Parent) {
 				continue
 			}
 			prev := ""
 			for j := i - 1; j >= 0; j-- {
-				if !x.deleted[j] && x.nodes[j].Sidechain == x.nodes[i].Sidechain {
+				if !x.deleted[j] && x.nodes[j].Sidechain == n.Sidechain {
 					prev = x.nodes[j].UUID
 					break
 				}
 			}
-			if err := x.setParent(i, prev, fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", x.nodes[i].Line-1)); err != nil {
+			why := "re-parent an entry whose parent was never written to the previous entry (a guess: --aggressive)"
+			if evidence {
+				why = fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", n.Line-1)
+			}
+			if err := x.setParent(i, prev, why); err != nil {
 				return err
 			}
 		}
-	}
-	if x.aggressive && x.allow(validate.ParentMissing) {
-		g, idx := x.graph()
+	} else if g, _ := x.graph(); len(g.Dangling()) > 0 {
 		for _, gi := range g.Dangling() {
-			i := idx[gi]
-			if !x.missingAt[x.nodes[i].Line] {
-				continue // its parent is in another file: a link, not damage
-			}
-			prev := ""
-			for j := i - 1; j >= 0; j-- {
-				if !x.deleted[j] && x.nodes[j].Sidechain == x.nodes[i].Sidechain {
-					prev = x.nodes[j].UUID
-					break
-				}
-			}
-			if err := x.setParent(i, prev, "re-parent an entry whose parent was never written to the previous entry (a guess: --aggressive)"); err != nil {
-				return err
+			if x.nowhere(g.Nodes[gi].Parent) {
+				x.unfixed[validate.ParentMissing]++
 			}
 		}
 	}
@@ -632,18 +674,7 @@ func (x *fixer) resumed() error {
 	ld := g.Load(l, x.f.Kind != store.KindSession)
 	// A tool_use whose result is anywhere in the file is never given
 	// another one: the real result would be shadowed.
-	resultAnywhere := map[string]bool{}
-	useAnywhere := map[string]bool{}
-	for i := range g.Nodes {
-		for _, b := range g.Nodes[i].Blocks {
-			switch b.Type {
-			case "tool_result":
-				resultAnywhere[b.ToolUseID] = true
-			case "tool_use":
-				useAnywhere[b.ID] = true
-			}
-		}
-	}
+	resultAnywhere, useAnywhere := x.resultAnywhere, x.useAnywhere
 	used := map[string]bool{}
 	type pending struct {
 		node int

@@ -110,23 +110,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			noChain[h] = true
 		}
 	}
-	// --aggressive re-parents only what validate, which looks across
-	// files, calls parent-missing: a parent in another file is a link.
-	missing := map[string]map[int]bool{}
-	if opts.Aggressive && allow(validate.ParentMissing) {
-		rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range rep.Findings {
-			if f.Code == validate.ParentMissing {
-				if missing[f.Path] == nil {
-					missing[f.Path] = map[int]bool{}
-				}
-				missing[f.Path][f.Line] = true
-			}
-		}
-	}
+	// Parents not in their own file are looked up in the others: one found
+	// there is a link, never re-parented.
+	elsewhere := validate.NewElsewhere(opts.Root)
 	results := make([]*fixer, len(files))
 	errs := make([]error, len(files))
 	ops := make([]*changeset.Op, len(files))
@@ -136,7 +122,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			links[i] = true // rewriting it would replace the link by a file
 			return
 		}
-		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path], missingAt: missing[files[i].Path]}
+		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path]}
+		path := files[i].Path
+		x.elsewhere = func(u string) string { return elsewhere.In(path, u) }
 		ops[i], errs[i] = x.plan()
 		x.file, x.fixes, x.nodes = nil, nil, nil
 		results[i] = x
@@ -167,6 +155,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		if err := storeLevel(opts, layout, allow, cs, unfixed); err != nil {
 			return nil, err
 		}
+	}
+	if err := touchedIndexes(opts.Root, allow, cs); err != nil {
+		return nil, err
 	}
 	fixable := map[validate.Code]bool{}
 	for _, c := range Fixable() {
@@ -271,6 +262,47 @@ func outsideLink(root string, paths ...string) (changeset.Link, bool) {
 	return changeset.Link{}, false
 }
 
+// touchedIndexes brings up to date, in the same plan, the index of each
+// project folder whose sessions the plan rewrites or removes and whose
+// index it does not change yet, so one repair settles it.
+func touchedIndexes(root string, allow func(validate.Code) bool, cs *changeset.ChangeSet) error {
+	if !allow(validate.IndexDrift) && !allow(validate.IndexMissingFile) {
+		return nil
+	}
+	planned := map[string]bool{}
+	var touched []string
+	for _, op := range cs.Ops {
+		if filepath.Base(op.Path) == "sessions-index.json" {
+			planned[op.Path] = true
+			continue
+		}
+		if (op.Action == changeset.Rewrite || op.Action == changeset.Delete) && strings.HasSuffix(op.Path, ".jsonl") {
+			touched = append(touched, filepath.Join(filepath.Dir(op.Path), "sessions-index.json"))
+		}
+	}
+	for _, idx := range uniq(touched) {
+		if planned[idx] {
+			continue
+		}
+		fi, err := os.Stat(idx)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		l, err := store.ScanProject(root, filepath.Base(filepath.Dir(idx)))
+		if err != nil {
+			return err
+		}
+		op, err := planIndex(l, idx, allow, cs)
+		if err != nil {
+			return err
+		}
+		if op != nil {
+			cs.Add(*op)
+		}
+	}
+	return nil
+}
+
 // fixedByFixer reports whether the transcript fixers handle (or count) a
 // code, so the validate run does not count it again.
 func fixedByFixer(c validate.Code, aggressive bool) bool {
@@ -279,7 +311,7 @@ func fixedByFixer(c validate.Code, aggressive bool) bool {
 			return true
 		}
 	}
-	return (c == validate.ParentMissing && aggressive) || c == validate.UUIDConflict
+	return c == validate.ParentMissing || c == validate.UUIDConflict || c == validate.FileNotJSONL
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS workers, biggest jobs first is the
@@ -521,9 +553,15 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool, cs 
 	}
 	dir := filepath.Dir(path)
 	folder := filepath.Base(dir)
+	deleted := map[string]bool{} // files the plan removes (stubs)
+	for _, op := range cs.Ops {
+		if op.Action == changeset.Delete {
+			deleted[op.Path] = true
+		}
+	}
 	sessions := map[string]store.File{}
 	for _, f := range l.Files {
-		if f.Kind == store.KindSession && f.Project == folder && store.IsUUID(f.Session) && f.Size > 0 {
+		if f.Kind == store.KindSession && f.Project == folder && store.IsUUID(f.Session) && f.Size > 0 && !deleted[f.Path] {
 			sessions[f.Session] = f
 		}
 	}

@@ -65,6 +65,7 @@ type fileResult struct {
 	loader    session.Loader
 	dangling  []dangling // entries whose parent is not in the file
 	jsonLines int        // lines that parsed as JSON
+	resultAt  map[string]int // tool_use id → first line holding a tool_result for it
 }
 
 // add records a finding with the code's default severity.
@@ -93,6 +94,9 @@ type lineResult struct {
 	findings []lineFinding
 	values   []valueResult
 	hash     uint64 // of the line's bytes, when it holds one record
+	// salvageable: the line is not JSON, but complete entries follow a
+	// torn record on it.
+	salvageable bool
 }
 
 // work runs the checks of one line that need nothing but the line, so big
@@ -144,6 +148,9 @@ func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session
 			add(LineTorn, "last line is cut off after %d bytes (%s)", len(raw), pr.Err.Msg)
 		} else {
 			add(JSONInvalid, "invalid JSON at column %d: %s", pr.Err.Offset+1, pr.Err.Msg)
+			// A torn record with complete ones glued after it: the line
+			// still holds entries (repair keeps them).
+			r.salvageable = session.Salvage(p, raw) != nil
 		}
 		return r
 	}
@@ -185,7 +192,7 @@ var bigFile int64 = 32 << 20
 
 // check streams one transcript and runs the line, entry and chain checks.
 func (c *checker) check(f store.File) *fileResult {
-	res := &fileResult{file: f}
+	res := &fileResult{file: f, resultAt: map[string]int{}}
 	fh, err := os.Open(f.Path)
 	if err != nil {
 		res.add(ReadFailed, 0, "%v", err)
@@ -204,7 +211,7 @@ func (c *checker) check(f store.File) *fileResult {
 
 	commit := func(ln session.Line, r lineResult) error {
 		res.lines = ln.N
-		if len(r.values) > 0 {
+		if len(r.values) > 0 || r.salvageable {
 			res.jsonLines++
 		}
 		for _, fd := range r.findings {
@@ -258,6 +265,13 @@ func (c *checker) check(f store.File) *fileResult {
 			}
 			if e.Type == "user" || e.Type == "assistant" {
 				res.messages++
+			}
+			for _, b := range e.Blocks {
+				if b.Type == "tool_result" && b.ToolUseID != "" {
+					if _, ok := res.resultAt[b.ToolUseID]; !ok {
+						res.resultAt[b.ToolUseID] = ln.N
+					}
+				}
 			}
 			if !g.Add(e, ln.N) {
 				first := g.Nodes[g.Lookup(e.UUID)].Line
@@ -353,8 +367,8 @@ func notJSONL(res *fileResult) bool {
 	for _, f := range res.findings {
 		switch f.Code {
 		case JSONInvalid, LineTorn, NULBytes, LineEmpty, UTF8Invalid:
-			if f.Code == JSONInvalid || f.Code == NULBytes {
-				bad++
+			if f.Code == JSONInvalid {
+				bad++ // a line of NUL bytes alone is a crash's, not another program's
 			}
 			continue
 		}
@@ -446,18 +460,19 @@ func checkChain(res *fileResult, g *session.Graph) {
 	for _, i := range ld.Chain {
 		on[i] = true
 	}
-	messages := 0
-	for i := range g.Nodes {
-		if l.IsMessage(g.Nodes[i].Type) && (agentFile || !g.Nodes[i].Sidechain) {
-			messages++
-		}
-	}
 	reach := g.Reachable(ld.Leaf)
 	for _, i := range g.Dangling() {
 		n := g.Nodes[i]
 		d := dangling{line: n.Line, uuid: n.UUID, parent: n.Parent, compacted: reach[i] && !on[i]}
 		if ld.Cut >= 0 && (ld.Cut == i || g.Nodes[ld.Cut].Parent == n.UUID || bridged(g, l, ld.Cut, i)) {
-			d.cut, d.loaded, d.before = true, len(ld.Chain), messages-len(ld.Chain)
+			d.cut, d.loaded = true, len(ld.Chain)
+			// The messages written before the cut that the resume leaves out.
+			for j := range g.Nodes {
+				m := &g.Nodes[j]
+				if m.Line < g.Nodes[ld.Cut].Line && !on[j] && l.IsMessage(m.Type) && (agentFile || !m.Sidechain) {
+					d.before++
+				}
+			}
 		}
 		res.dangling = append(res.dangling, d)
 	}
@@ -473,14 +488,13 @@ func checkChain(res *fileResult, g *session.Graph) {
 		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume by Claude Code %s starts from line %d and loads %d entries; %d messages sit on other branches", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off)
 	}
 
-	// Where every tool_result of the file is, loaded or not.
-	resultAt := map[string]int{}
-	for i := range g.Nodes {
+	// Where every tool_result of the file is, loaded or not: a loaded one
+	// first.
+	resultAt := res.resultAt
+	for _, i := range ld.Chain {
 		for _, b := range g.Nodes[i].Blocks {
 			if b.Type == "tool_result" && b.ToolUseID != "" {
-				if _, ok := resultAt[b.ToolUseID]; !ok || on[i] {
-					resultAt[b.ToolUseID] = g.Nodes[i].Line
-				}
+				resultAt[b.ToolUseID] = g.Nodes[i].Line
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,11 @@ func LoadedChain(path string) (*Loaded, error) {
 	rd := session.NewReader(fh, nil)
 	for rd.Next() {
 		ln := rd.Line()
-		r := p.Parse(ln.Raw)
+		raw := ln.Raw
+		if bytes.IndexByte(raw, 0) >= 0 {
+			raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as validate reads it
+		}
+		r := p.Parse(raw)
 		if r.Err != nil {
 			continue // the loader skips lines it cannot parse
 		}

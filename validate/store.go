@@ -179,8 +179,15 @@ func (s *storeCheck) parents() {
 				s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file (Claude Code links files of one session so)", d.parent, rel)
 				continue
 			}
-			if d.cut {
+			if d.cut && d.before > 0 {
 				s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: a resume loads %d entries and stops here, leaving out the %d written before", d.parent, d.loaded, d.before)
+				continue
+			}
+			if d.cut {
+				// Nothing of this file is left out: the history it
+				// continued is gone (a file cleaned up, say).
+				fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: the history this file continues is gone; a resume loads all %d entries of the chain", d.parent, d.loaded)
+				fd.Severity = Warning
 				continue
 			}
 			where := "on a branch a resume does not load"
@@ -196,39 +203,12 @@ func (s *storeCheck) parents() {
 // searchStore looks for the uuids in transcripts outside the checked files
 // (a targeted run), by scanning raw bytes, and records the files found.
 func (s *storeCheck) searchStore(uuids []string) {
-	all, err := store.Scan(s.root)
-	if err != nil {
-		return
-	}
 	checked := map[string]bool{}
 	for _, r := range s.results {
 		checked[r.file.Path] = true
 	}
-	want := map[string]bool{}
-	for _, u := range uuids {
-		want[u] = true
-	}
-	var buf []byte
-	for _, f := range all.Files {
-		if checked[f.Path] || len(want) == 0 {
-			continue
-		}
-		fh, err := os.Open(f.Path)
-		if err != nil {
-			continue
-		}
-		rd := session.NewReader(fh, buf)
-		for rd.Next() && len(want) > 0 {
-			raw := rd.Line().Raw
-			for u := range want {
-				if bytes.Contains(raw, []byte(`"uuid":"`+u+`"`)) {
-					s.uuidFile[u] = &fileResult{file: f}
-					delete(want, u)
-				}
-			}
-		}
-		buf = rd.Buffer()
-		fh.Close()
+	for u, path := range FindEntries(s.root, checked, uuids) {
+		s.uuidFile[u] = &fileResult{file: store.File{Path: path}}
 	}
 }
 
