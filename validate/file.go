@@ -63,8 +63,8 @@ type fileResult struct {
 	firstLine int    // line of the first chain entry
 	version   string // version of the last chain entry: the client that wrote it last
 	loader    session.Loader
-	dangling  []dangling // entries whose parent is not in the file
-	jsonLines int        // lines that parsed as JSON
+	dangling  []dangling     // entries whose parent is not in the file
+	jsonLines int            // lines that parsed as JSON
 	resultAt  map[string]int // tool_use id → first line holding a tool_result for it
 }
 
