@@ -40,6 +40,10 @@ type Loader struct {
 	// from what the model sees). Without it the client would send them and
 	// the API would answer 400.
 	DropsUnanswered bool
+	// DropsOrphanResults: the client removes a tool_result whose tool_use
+	// it did not load (2.1.x: drops it, later replaces it with a text).
+	// Without it (1.0.x, 2.0.x) it sends the result and the API answers 400.
+	DropsOrphanResults bool
 }
 
 // Loaders are the models cfix knows, oldest first; each applies from its
@@ -53,10 +57,10 @@ var Loaders = []struct {
 }{
 	{"0", Loader{Name: "1.0.x", LeafSidechain: true, DropsUnanswered: true}},
 	{"2.0.0", Loader{Name: "2.0.x", DropsUnanswered: true}},
-	{"2.1.0", Loader{Name: "2.1.0-2.1.79", WalkProgress: true, LeafProgress: true, DropsUnanswered: true}},
-	{"2.1.80", Loader{Name: "2.1.80-2.1.84", WalkProgress: true, LeafProgress: true, RecoverParallel: true, DropsUnanswered: true}},
-	{"2.1.85", Loader{Name: "2.1.85-2.1.100", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true}},
-	{"2.1.101", Loader{Name: "2.1.101 and later", WalkProgress: true, LeafLastWritten: true, RecoverParallel: true, DropsUnanswered: true}},
+	{"2.1.0", Loader{Name: "2.1.0-2.1.79", WalkProgress: true, LeafProgress: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.80", Loader{Name: "2.1.80-2.1.84", WalkProgress: true, LeafProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.85", Loader{Name: "2.1.85-2.1.100", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.101", Loader{Name: "2.1.101 and later", WalkProgress: true, LeafLastWritten: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
 }
 
 // LoaderFor returns the model of the client version that wrote a file.

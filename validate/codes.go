@@ -115,7 +115,7 @@ var Codes = []CodeInfo{
 	{LeafMissing, Warning, "the leafUuid of a summary or last-prompt entry resolves to no entry anywhere in the store"},
 	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs)"},
 	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: error when the writing version's client sends it and the API answers 400; warning when that client drops the unanswered call itself, as every version measured does (a session stopped mid-tool; a parallel call whose result an older loader does not re-attach)"},
-	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: the API answers 400"},
+	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: 1.0.x and 2.0.x send it and the API answers 400 (error); 2.1.x drops it or sends a text instead (warning)"},
 	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},
 	{ThinkingUnsigned, Error, "on the resumed chain, a thinking block has an empty signature: the API rejects it"},
 	{ThinkingForeign, Notice, "on the resumed chain, a thinking block with an empty signature written by a model that is not Anthropic's (message.model, through a compatible endpoint): that provider never signs thinking; resuming it against the Anthropic API would be rejected"},

@@ -526,7 +526,13 @@ func checkChain(res *fileResult, g *session.Graph) {
 				tail[b.ID] = k >= last
 			case "tool_result":
 				if _, ok := used[b.ToolUseID]; !ok {
-					res.add(ToolUseMiss, n.Line, "tool_result for %s answers no earlier tool_use on the chain a resume loads", b.ToolUseID)
+					fd := res.add(ToolUseMiss, n.Line, "tool_result for %s answers no earlier tool_use on the chain a resume loads", b.ToolUseID)
+					if l.DropsOrphanResults {
+						fd.Severity = Warning
+						fd.Message += fmt.Sprintf("; Claude Code %s drops it when it resumes (the request is accepted)", l.Name)
+					} else {
+						fd.Message += fmt.Sprintf("; Claude Code %s sends it and the API answers 400 on every resume", l.Name)
+					}
 					continue
 				}
 				answered[b.ToolUseID] = true

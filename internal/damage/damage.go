@@ -356,8 +356,21 @@ var Cases = []Case{
 		})
 		return p, use
 	}},
-	{"tool_result without use", V88, validate.ToolUseMiss, validate.Error, func(t *testing.T, root string) (string, int) {
+	{"tool_result without use", V88, validate.ToolUseMiss, validate.Warning, func(t *testing.T, root string) (string, int) {
 		p := MainFile(root)
+		res := FindLast(t, p, HasBlock("tool_result"))
+		EditLine(t, p, res, func(m map[string]any) {
+			for _, b := range Blocks(m) {
+				if bm := b.(map[string]any); bm["type"] == "tool_result" {
+					bm["tool_use_id"] = "toolu_nobody"
+				}
+			}
+		})
+		return p, res
+	}},
+	{"tool_result without use, 2.0.x", "2.0.77", validate.ToolUseMiss, validate.Error, func(t *testing.T, root string) (string, int) {
+		// 1.0.x and 2.0.x send an orphan result: the API answers 400.
+		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "bcfb4a37-f117-427a-803b-14bc8ef2f0f7.jsonl")
 		res := FindLast(t, p, HasBlock("tool_result"))
 		EditLine(t, p, res, func(m map[string]any) {
 			for _, b := range Blocks(m) {
