@@ -228,10 +228,10 @@ func oracleFile(t *testing.T, claude, path string, reasons, clients []string) st
 
 	// 2. An error finding exactly when the request is rejected or the
 	// history was cut by damage.
-	rejected := pre.Main.Status != 200
+	rejected := pre.Main.Status != 200 || unsignedThinking(pre.Main.Messages)
 	cut, why := ChainCut(pre.Index, rel, pre.Atoms)
 	if (len(errs) > 0) != (rejected || cut) {
-		t.Errorf("cfix validate reports %v, but the request got %d and the loaded history %s (cut by damage: %v)", errs, pre.Main.Status, why, cut)
+		t.Errorf("cfix validate reports %v, but the request got %d (unsigned thinking sent: %v) and the loaded history %s (cut by damage: %v)", errs, pre.Main.Status, unsignedThinking(pre.Main.Messages), why, cut)
 	}
 
 	// 3. After repair: accepted, and everything sent before is sent again.
@@ -263,6 +263,20 @@ func oracleFile(t *testing.T, claude, path string, reasons, clients []string) st
 	}
 	return fmt.Sprintf("writer %s client %s: %d entries sent, status %s, cut %v, errors %v, %d model diffs; after repair %s",
 		mv.Version, client, len(SentUUIDs(pre.Atoms)), status, cut, errs, len(diffs), post.Summary())
+}
+
+// unsignedThinking reports whether msgs hold a thinking block with an
+// empty signature: every client sends those as written, and the real API
+// rejects them (the fake does not check signatures).
+func unsignedThinking(msgs []fakeapi.Message) bool {
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			if b.Type == "thinking" && b.Signature == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // fileErrors returns the codes of the error findings cfix validate reports
