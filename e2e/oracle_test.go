@@ -44,37 +44,58 @@ import (
 // needs). Each resume runs on a tagged copy (see oracle_harness_test.go),
 // put under the project folder of a temporary cwd.
 //
-// What the clients load (measured with TestOracleProbe on crafted files
-// and on the wild stores; the full tables are in the commit that added
-// this test and in the report of that work):
+// What the clients load on "claude -r ID" (measured with TestOracleProbe on
+// the wild stores and on small crafted files, versions 1.0.128, 2.0.28,
+// 2.0.77, 2.1.29, 2.1.39, 2.1.73, 2.1.87, 2.1.111, 2.1.136, 2.1.205,
+// 2.1.330; "message" means a user or assistant entry):
 //
-//   - The leaf. Up to 2.1.87 the resume starts from the entry with the
-//     latest timestamp among user, assistant, system and attachment
-//     entries (sidechain entries too in 1.0.128, which then sends the
-//     sidechain entry; progress entries too in 2.1.29..2.1.73, not in
-//     1.0.128, 2.0.x or 2.1.87) and walks back from it; the walk passes
-//     system and attachment entries without sending them. From 2.1.111
-//     the entry written last in the file wins over the latest timestamp;
-//     from 2.1.136 a trailing last-prompt's leafUuid names the leaf.
-//   - Progress. 1.0.128 and 2.0.x do not load progress entries: a chain
-//     that runs through one stops there (a 2.1.x file with progress under
-//     its last turn loads nothing). Every 2.1.x walks through them.
-//   - Parallel results. A parallel call whose result hangs beside the
-//     chain (under the assistant entry of its own tool_use) is dropped,
-//     with its result, by 2.1.29..2.1.73; 2.1.87 and later re-attach it
-//     (recoverOrphanedParallelToolResults): 2.1.87..2.1.205 put the
-//     recovered tool_use blocks after the chain's own, 2.1.330 in file
-//     order.
-//   - A call without result. 2.1.x up to 2.1.205 drop the tool_use and
-//     send the rest (200); 2.1.330 sends it with a made-up result
-//     ("[Tool call interrupted: ...]") and a "No response requested."
-//     turn. 1.0.128 and 2.0.x: see TestOracleProbe's notes below.
-//   - Thinking. Thinking blocks of replies from other models (e.g.
-//     MiniMax) are not sent by 2.1.205 and 2.1.330.
-//   - Cut chains. A progress entry whose parent was written only to a
-//     prompt-suggestion side file (wild 0c24fece, 60ede122) cuts the
-//     history there for 2.1.29..2.1.87; 2.1.111 and later load the
-//     history before it.
+//   - The leaf. 1.0.128 to 2.1.87 start from the entry with the latest
+//     timestamp among user, assistant, system and attachment entries, and
+//     walk back from it (system and attachment entries are walked through,
+//     not sent). Progress entries are candidates only in 2.1.29 to 2.1.73;
+//     sidechain entries only in 1.0.128, which then sends the sidechain
+//     entry with the history. 2.1.111 starts from the entry written last
+//     (the same types, never progress or sidechain; timestamps ignored).
+//     2.1.136 and later start from the leafUuid of the last last-prompt
+//     entry when it names an entry (even one with children: what follows
+//     it is not sent), else as 2.1.111. A summary's leafUuid never counts.
+//   - Progress entries. 1.0.128 and 2.0.x do not load them: a walk stops
+//     at one, so a 2.1.x file loads nothing or a tail, and a tool_result
+//     hung under a progress entry goes without its tool_use (400). Every
+//     2.1.x walks through them.
+//   - Parallel results beside the chain (a call's result hung under the
+//     assistant entry of its own tool_use, the next call of the same
+//     message.id continuing the chain): 1.0.128 to 2.1.73 drop the call and
+//     its result; 2.1.87 and later put them back
+//     (recoverOrphanedParallelToolResults), after the chain's own calls up
+//     to 2.1.205, in file order in 2.1.330. All versions merge the
+//     assistant entries of one message.id into one API message, results
+//     following.
+//   - A tool_use without tool_result is never sent bare and never gets a
+//     400: up to 2.1.205 the client drops it (the whole reply when it held
+//     nothing else); 2.1.330 sends a call left unanswered at the end of the
+//     file with a made-up result ("[Tool call interrupted ...]"); 2.1.39
+//     and later send a parallel call whose sibling was answered with a
+//     made-up "[Tool result missing due to internal error]". A tool_result
+//     whose tool_use is nowhere: 1.0.128 and 2.0.x send it (400), 2.1.29 to
+//     2.1.87 drop it, 2.1.111 and later send "(no content)" instead.
+//   - Thinking with an empty signature is sent as written by every
+//     version, whatever the model (the real API rejects it). 2.1.205 and
+//     2.1.330 leave out signed thinking of non-Claude replies (MiniMax).
+//   - A missing parent cuts the walk in every version up to 2.1.87. 2.1.111
+//     and later link the orphan to the message written just before it when
+//     that one is less than about 5 s older (4.5 s linked, 5 s not): wild
+//     60ede122 and 0c24fece (a progress entry whose parent went only to a
+//     prompt-suggestion side file) lose their history in 2.1.29 and keep
+//     it in 2.1.111; 6f719b8e (5.4 s) loses it in every version.
+//   - A parentUuid cycle hangs 1.0.128, 2.0.x and 2.1.29 (killed, no
+//     request); 2.1.73 and 2.1.87 stop at the repeat; 2.1.111 answers "No
+//     conversation found" for a file whose every entry is on the cycle, and
+//     leaves out the entries of a cycle that is not the whole file; 2.1.136
+//     and later break it and link on as for a missing parent.
+//   - Entries with isApiErrorMessage (model "<synthetic>") are loaded but
+//     never sent; 2.1.73 and later send a system entry's content (local
+//     commands) as user text, older ones do not.
 //
 // Windows-path sessions (cwd C:\..., folder c--Users-...) resume here like
 // any other once their project folder is moved under the temporary cwd's:
