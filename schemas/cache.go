@@ -56,8 +56,7 @@ func (c *Cache) Shaper() *session.Shaper { return c.shaper }
 
 // Validate is Validate, remembered by shape.
 func (c *Cache) Validate(typ string, v any) error {
-	load()
-	if _, ok := compiled[typ]; !ok {
+	if !Has(typ) {
 		return nil
 	}
 	k := c.key(typ, c.shaper.Shape(v))
@@ -84,11 +83,7 @@ func (c *Cache) Known(typ string, shape uint64) (known bool, err error) {
 	if known, err := c.lookup(c.key(typ, shape)); known {
 		return true, err
 	}
-	load()
-	if _, ok := compiled[typ]; !ok {
-		return true, nil
-	}
-	return false, nil
+	return !Has(typ), nil
 }
 
 // lookup finds a result in the cache's own map, then in the shared one.

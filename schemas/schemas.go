@@ -33,27 +33,88 @@ const defsFile = "defs.json"
 //go:embed *.json blocks/*.json
 var files embed.FS
 
+// The schemas are compiled one at a time, the first time an entry or a
+// block of their type is validated: a store uses a few of the types, and
+// compiling all of them took longer than checking a small store.
 var (
-	once         sync.Once
-	compiled     map[string]*jsonschema.Schema // entry type → schema
-	blockSchemas map[string]*jsonschema.Schema // content block type → schema
+	indexOnce    sync.Once
+	entrySchemas map[string]*lazySchema // entry type → schema
+	blockSchemas map[string]*lazySchema // content block type → schema
 	types        []string
 )
 
-// load compiles all schemas once; a failure is a programming error.
-func load() {
-	once.Do(func() {
-		m, b, err := compileAll(files)
+// lazySchema is one schema file, compiled on first use.
+type lazySchema struct {
+	name string
+	once sync.Once
+	s    *jsonschema.Schema
+}
+
+// get compiles the schema once; a failure is a programming error.
+func (l *lazySchema) get() *jsonschema.Schema {
+	l.once.Do(func() {
+		s, err := compileOne(files, l.name)
 		if err != nil {
 			panic("schemas: " + err.Error())
 		}
-		compiled, blockSchemas = m, b
-		computeKeys()
-		for t := range m {
-			types = append(types, t)
+		l.s = s
+	})
+	return l.s
+}
+
+// index lists the schema files, once.
+func index() {
+	indexOnce.Do(func() {
+		entrySchemas, blockSchemas = map[string]*lazySchema{}, map[string]*lazySchema{}
+		names, _ := fs.Glob(files, "*.json")
+		blocks, _ := fs.Glob(files, "blocks/*.json")
+		for _, name := range append(names, blocks...) {
+			key := strings.TrimSuffix(path.Base(name), path.Ext(name))
+			switch {
+			case strings.HasPrefix(name, "blocks/"):
+				blockSchemas[key] = &lazySchema{name: name}
+			case name != defsFile:
+				entrySchemas[key] = &lazySchema{name: name}
+				types = append(types, key)
+			}
 		}
 		sort.Strings(types)
 	})
+}
+
+// defsOnce parses defs.json for compileOne, once.
+var defsOnce = sync.OnceValues(func() (map[string]any, error) { return readJSON(files, defsFile) })
+
+// compileOne compiles schema file name of fsys (files) as compileAll does,
+// with only defs.json beside it.
+func compileOne(fsys fs.FS, name string) (*jsonschema.Schema, error) {
+	defsDoc, err := defsOnce()
+	if err != nil {
+		return nil, err
+	}
+	defs, _ := defsDoc["$defs"].(map[string]any)
+	doc, err := readJSON(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	doc = inline(doc, defs, 0).(map[string]any)
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = false
+	for n, d := range map[string]map[string]any{name: doc, defsFile: defsDoc} {
+		b, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(baseURL+n, bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("add %s: %w", n, err)
+		}
+	}
+	s, err := c.Compile(baseURL + name)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
+	return s, nil
 }
 
 // compileAll registers every *.json and blockSchemas/*.json of fsys under
@@ -203,14 +264,14 @@ func merge(a, b map[string]any) map[string]any {
 
 // Has reports whether an entry type has a schema.
 func Has(typ string) bool {
-	load()
-	_, ok := compiled[typ]
+	index()
+	_, ok := entrySchemas[typ]
 	return ok
 }
 
 // Types lists the entry types that have a schema, sorted.
 func Types() []string {
-	load()
+	index()
 	return append([]string(nil), types...)
 }
 
@@ -220,13 +281,13 @@ func Types() []string {
 // field ("(root)" for the entry itself), e.g. "/message/content/0/text:
 // expected string, but got number" or "/uuid: missing required field".
 func Validate(typ string, v any) error {
-	load()
-	s, ok := compiled[typ]
+	index()
+	l, ok := entrySchemas[typ]
 	if !ok {
 		return nil
 	}
 	var entryErr error
-	if err := s.Validate(v); err != nil {
+	if err := l.get().Validate(v); err != nil {
 		entryErr = wrap("", err)
 	}
 	blockErr := validateBlocks(v)
@@ -261,11 +322,11 @@ func validateBlocks(v any) error {
 	for i, b := range content {
 		bm, _ := b.(map[string]any)
 		typ, _ := bm["type"].(string)
-		s, ok := blockSchemas[typ]
+		l, ok := blockSchemas[typ]
 		if !ok {
 			continue
 		}
-		if err := s.Validate(b); err != nil {
+		if err := l.get().Validate(b); err != nil {
 			return wrap(fmt.Sprintf("/message/content/%d", i), err)
 		}
 	}
@@ -362,9 +423,11 @@ func escapeToken(s string) string {
 // or requires. A validator may drop other top-level fields before calling
 // Validate: the schemas accept unknown fields, so the result is the same.
 func Keys() []string {
-	load()
+	keysOnce.Do(computeKeys)
 	return append([]string(nil), topKeys...)
 }
+
+var keysOnce sync.Once
 
 var topKeys []string
 
