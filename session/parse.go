@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -87,13 +88,12 @@ type Parser struct {
 	keys    map[string]string
 
 	// Scan's state: the shaper, the result its checks fill, the hashes of
-	// the keys of the objects open, what it knows of keys, and
-	// interned header values.
+	// the keys of the objects open, what it knows of keys and interned
+	// header values.
 	sh       *Shaper
 	scanRes  Parsed
 	keyStack []uint64
 	kc       *keyCache
-	vals     map[string]string
 }
 
 // NewParser returns a Parser.
@@ -161,12 +161,11 @@ func quoteChar(c byte) string {
 
 func (p *Parser) ws() {
 	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
+		// One comparison for the usual case: no whitespace at all.
+		if c := p.b[p.i]; c > ' ' || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
 			return
 		}
+		p.i++
 	}
 }
 
@@ -440,14 +439,34 @@ var safe = func() (t [256]bool) {
 }()
 
 // special8 reports whether any of the 8 bytes packed in x needs attention
-// inside a string: '"', '\\', a control byte or a non-ASCII byte. It may
-// report true for a plain run (the byte loop then sorts it out), never
-// false for a special one.
-func special8(x uint64) bool {
+// inside a string: '"', '\\', a control byte or a non-ASCII byte.
+func special8(x uint64) bool { return specialMask(x) != 0 }
+
+// specialMask flags with its high bit each byte packed in x (little
+// endian) that needs attention inside a string. Bytes above a flagged one
+// may be flagged too (borrows); the lowest flag is always the first such
+// byte, so bits.TrailingZeros64(m)/8 is its index.
+func specialMask(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	q := x ^ (lo * '"')
 	bs := x ^ (lo * '\\')
-	return ((q-lo)&^q|(bs-lo)&^bs|(x-lo*0x20)|x)&hi != 0
+	return ((q-lo)&^q | (bs-lo)&^bs | (x - lo*0x20) | x) & hi
+}
+
+// plainRun returns the index of the first byte of b from i on that needs
+// attention inside a string, or len(b): 8 bytes at a time, then byte by
+// byte.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := specialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && safe[b[i]] {
+		i++
+	}
+	return i
 }
 
 // str parses a string starting at the opening quote. With build it returns
@@ -474,20 +493,7 @@ func (p *Parser) strSpan() (start, end int, escaped bool) {
 	i := p.i + 1 // opening quote
 	start = i
 	for {
-		// Skip plain ASCII 16 bytes at a time, then byte by byte.
-		for i+16 <= len(b) {
-			if special8(binary.LittleEndian.Uint64(b[i:])) {
-				break
-			}
-			if special8(binary.LittleEndian.Uint64(b[i+8:])) {
-				i += 8
-				break
-			}
-			i += 16
-		}
-		for i < len(b) && safe[b[i]] {
-			i++
-		}
+		i = plainRun(b, i)
 		if i >= len(b) {
 			p.i = i
 			p.fail("unexpected end of line in string literal")

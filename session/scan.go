@@ -107,6 +107,7 @@ var fieldIDs = map[string]uint8{
 // and Shaper.
 type keyInfo struct {
 	key     string
+	w0, w1  uint64 // keyWords of the key
 	set     bool
 	counted bool      // the Shaper counts the field
 	value   bool      // and its string value
@@ -123,26 +124,29 @@ type keyCache struct {
 	shaper *Shaper
 	of     uintptr // the TopKeys map it was filled from
 	slots  [2 << keySetBits]keyInfo
+	vals   [1 << keySetBits]string // header values (headerString)
 }
 
 const keySetBits = 10
 
 // info returns what Scan knows of key k.
 func (p *Parser) info(k []byte) *keyInfo {
-	set := slotOf(k)
-	ki := &p.kc.slots[2*set]
-	if ki.set && ki.key == string(k) {
+	w0, w1 := keyWords(k)
+	set := setOf(k, w0, w1)
+	slots := &p.kc.slots
+	ki := &slots[2*set]
+	if ki.w0 == w0 && ki.w1 == w1 && len(ki.key) == len(k) && ki.set && (len(k) <= 16 || ki.key == string(k)) {
 		return ki
 	}
-	if other := &p.kc.slots[2*set+1]; other.set && other.key == string(k) {
+	other := &slots[2*set+1]
+	if other.w0 == w0 && other.w1 == w1 && len(other.key) == len(k) && other.set && (len(k) <= 16 || other.key == string(k)) {
 		return other
-	} else {
-		*other = *ki
 	}
+	*other = *ki
 	key := string(k)
 	s := p.sh
 	kh := maphash.String(s.seed, key)
-	*ki = keyInfo{key: key, set: true, counted: s.counted(key), value: s.values[key],
+	*ki = keyInfo{key: key, w0: w0, w1: w1, set: true, counted: s.counted(key), value: s.values[key],
 		keep: p.TopKeys == nil || p.TopKeys[key], id: fieldIDs[key], kh: kh}
 	for i, kind := range []uint64{kindString, kindBool, kindNull, kindNumber} {
 		ki.leaf[i] = field(kh, leaf(kh, kind))
@@ -150,21 +154,35 @@ func (p *Parser) info(k []byte) *keyInfo {
 	return ki
 }
 
-// slotOf is the set of key k in a keyCache: a quick hash of all its
-// bytes, 8 at a time.
-func slotOf(k []byte) uint64 {
+// keyWords packs a key into two words: all of it up to 16 bytes (with its
+// length, they tell keys apart), its first and last 8 bytes beyond.
+func keyWords(k []byte) (w0, w1 uint64) {
+	switch n := len(k); {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(k), binary.LittleEndian.Uint64(k[n-8:])
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(k)) | uint64(binary.LittleEndian.Uint32(k[n-4:]))<<32, 0
+	case n > 0:
+		return uint64(k[0]) | uint64(k[n/2])<<8 | uint64(k[n-1])<<16, 0
+	}
+	return 0, 0
+}
+
+// setOf is the set of key k (of keyWords w0, w1) in a keyCache: a quick
+// hash of its words, and of the bytes between them in a longer key.
+func setOf(k []byte, w0, w1 uint64) uint64 {
 	const m = 0x9e3779b97f4a7c15
-	x := uint64(len(k))
-	for len(k) >= 8 {
-		x = bits.RotateLeft64((x^binary.LittleEndian.Uint64(k))*m, 31)
-		k = k[8:]
+	x := (w0*m ^ bits.RotateLeft64(w1, 29) ^ uint64(len(k))) * m
+	for k = k[min(len(k), 8):]; len(k) > 8; k = k[8:] {
+		x = (x ^ binary.LittleEndian.Uint64(k)) * m
 	}
-	var t uint64
-	for i, c := range k {
-		t |= uint64(c) << (8 * i)
-	}
-	x = (x ^ t) * m
 	return (x ^ x>>29) * m >> (64 - keySetBits)
+}
+
+// slotOf is the slot of string b in a table of 1<<keySetBits.
+func slotOf(b []byte) uint64 {
+	w0, w1 := keyWords(b)
+	return setOf(b, w0, w1)
 }
 
 // block holds what Scan found of a content block's header fields.
@@ -211,45 +229,52 @@ func (p *Parser) scanObject(depth, limit int, salt uint64, at uint8, e *Entry, b
 }
 
 // scanField scans the value of field ki, of the given depth, in an object
-// of kind at, and returns what the field adds to the object's hash.
+// of kind at, and returns what the field adds to the object's hash. ki
+// points into the key cache, which the fields of a nested object may
+// change: what the field needs after scanning one is copied first.
 func (p *Parser) scanField(ki *keyInfo, depth, limit int, at uint8, e *Entry, b *block) uint64 {
 	p.expectEnd("value")
 	c := p.b[p.i]
-	if at == atEntry && ki.id == fParent {
+	kh, id := ki.kh, ki.id
+	if at == atEntry && id == fParent {
 		e.HasParent = true
 	}
+	var vh uint64
 	switch c {
 	case '"':
-		start, end, esc := p.strSpan()
-		if ki.id != fOther && at != atOther {
-			p.headerField(ki.id, at, start, end, esc, e, b)
+		start, end, esc := p.quick()
+		if id != fOther && at != atOther {
+			p.headerField(id, at, start, end, esc, e, b)
 		}
 		if ki.value {
-			return field(ki.kh, maphash.Bytes(p.sh.seed, p.strBytes(start, end, esc))^valueSalt)
+			return field(kh, maphash.Bytes(p.sh.seed, p.strBytes(start, end, esc))^valueSalt)
 		}
 		return ki.leaf[0]
 	case '{':
-		if depth >= limit {
+		switch {
+		case depth >= limit:
 			p.object(depth, false, limit)
-			return field(ki.kh, endObject(objectSeed, ki.kh))
+			vh = endObject(objectSeed, kh)
+		case at == atEntry && id == fMessage:
+			vh = p.scanObject(depth, limit, kh, atMessage, e, nil)
+		default:
+			vh = p.scanObject(depth, limit, kh, atOther, e, nil)
 		}
-		sub := atOther
-		if at == atEntry && ki.id == fMessage {
-			sub = atMessage
-		}
-		return field(ki.kh, p.scanObject(depth, limit, ki.kh, sub, e, nil))
+		return field(kh, vh)
 	case '[':
-		if depth >= limit {
+		switch {
+		case depth >= limit:
 			p.array(depth, false, limit)
-			return field(ki.kh, endArray(arraySeed, ki.kh))
+			vh = endArray(arraySeed, kh)
+		case at == atMessage && id == fContent:
+			vh = p.scanContent(depth, limit, kh, e)
+		default:
+			vh = p.scanArray(depth, limit, kh)
 		}
-		if at == atMessage && ki.id == fContent {
-			return field(ki.kh, p.scanContent(depth, limit, ki.kh, e))
-		}
-		return field(ki.kh, p.scanArray(depth, limit, ki.kh))
+		return field(kh, vh)
 	}
 	if at == atEntry {
-		switch ki.id {
+		switch id {
 		case fSidechain:
 			e.IsSidechain = c == 't'
 		case fMeta:
@@ -445,6 +470,16 @@ func (p *Parser) scanArray(depth, limit int, salt uint64) uint64 {
 	}
 }
 
+// quick is strSpan with a shortcut for a string of plain bytes.
+func (p *Parser) quick() (start, end int, esc bool) {
+	start = p.i + 1
+	if end = plainRun(p.b, start); end < len(p.b) && p.b[end] == '"' {
+		p.i = end + 1
+		return start, end, false
+	}
+	return p.strSpan()
+}
+
 // open moves past the '{' at p.i and reports whether the object is empty
 // (then also past its '}').
 func (p *Parser) open() bool {
@@ -466,7 +501,7 @@ func (p *Parser) key() []byte {
 	if p.b[p.i] != '"' {
 		p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
 	}
-	start, end, esc := p.strSpan()
+	start, end, esc := p.quick()
 	if esc {
 		panic(scanBail{})
 	}
@@ -529,19 +564,16 @@ func (p *Parser) strBytes(start, end int, esc bool) []byte {
 }
 
 // headerString is the string body as the tree keeps it, interned when
-// asked (values that repeat from line to line: types, versions, paths).
+// asked (values that repeat from line to line: types, versions, paths), in
+// a table of the latest value per quick hash.
 func (p *Parser) headerString(start, end int, esc, intern bool) string {
 	b := p.strBytes(start, end, esc)
-	if !intern || len(b) > 64 {
+	if !intern || len(b) > 256 {
 		return string(b)
 	}
-	if s, ok := p.vals[string(b)]; ok {
-		return s
+	slot := &p.kc.vals[slotOf(b)]
+	if *slot != string(b) {
+		*slot = string(b)
 	}
-	s := string(b)
-	if p.vals == nil || len(p.vals) >= 4096 {
-		p.vals = make(map[string]string, 256)
-	}
-	p.vals[s] = s
-	return s
+	return *slot
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -288,6 +289,38 @@ func TestShapeLeavesOut(t *testing.T) {
 	for _, c := range differ {
 		if shape(c[0]) == shape(c[1]) {
 			t.Errorf("%s and %s have the same shape", c[0], c[1])
+		}
+	}
+}
+
+// TestScanKeyCacheEviction: keys of one set of the key cache, nested so
+// that scanning a field's value evicts the field's own key, leave the
+// shape as it is.
+func TestScanKeyCacheEviction(t *testing.T) {
+	bySet := map[uint64][]string{}
+	var same []string
+	for i := 0; len(same) == 0; i++ {
+		k := fmt.Sprintf("key%d", i)
+		set := slotOf([]byte(k))
+		bySet[set] = append(bySet[set], k)
+		if len(bySet[set]) == 4 {
+			same = bySet[set]
+		}
+	}
+	a, b, c, d := same[0], same[1], same[2], same[3]
+	lines := []string{
+		fmt.Sprintf(`{"%s":{"%s":{"%s":1,"%s":"x"},"%s":[{"%s":true}]},"%s":2}`, a, b, c, d, c, a, d),
+		fmt.Sprintf(`{"%s":[{"%s":{"%s":null}},{"%s":[1]}],"%s":{"%s":{"%s":{}}}}`, a, b, c, d, b, a, c),
+		fmt.Sprintf(`{"message":{"%s":{"%s":1,"%s":2,"%s":3},"content":[{"%s":{"%s":1},"type":"text"}]}}`, a, b, c, d, a, b),
+	}
+	for _, s := range testShapers() {
+		p := NewParser()
+		for _, l := range lines {
+			for round := 0; round < 3; round++ {
+				if took, _ := scanAgrees(t, p, p, s, []byte(l)); !took {
+					t.Errorf("Scan leaves %s to Parse", l)
+				}
+			}
 		}
 	}
 }

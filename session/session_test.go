@@ -2,9 +2,11 @@ package session
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -183,6 +185,38 @@ func TestParseLightTree(t *testing.T) {
 	r = p.Parse([]byte(in))
 	if _, ok := r.Value.(map[string]any)["toolUseResult"]; ok {
 		t.Error("TopKeys did not drop toolUseResult")
+	}
+}
+
+// TestSpecialMask: the lowest byte specialMask flags is the first byte
+// that needs attention, whatever follows it.
+func TestSpecialMask(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for pos := 0; pos < 8; pos++ {
+			for c2 := 0; c2 < 256; c2 += 1 + c2%7 {
+				for pos2 := pos + 1; pos2 <= 8; pos2++ {
+					b := []byte("abcdefgh")
+					b[pos] = byte(c)
+					if pos2 < 8 {
+						b[pos2] = byte(c2)
+					}
+					want := 8
+					for i, x := range b {
+						if !safe[x] {
+							want = i
+							break
+						}
+					}
+					got := 8
+					if m := specialMask(binary.LittleEndian.Uint64(b)); m != 0 {
+						got = bits.TrailingZeros64(m) >> 3
+					}
+					if got != want {
+						t.Fatalf("%q: first special byte at %d, mask says %d", b, want, got)
+					}
+				}
+			}
+		}
 	}
 }
 
