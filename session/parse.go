@@ -445,12 +445,14 @@ func special8(x uint64) bool { return specialMask(x) != 0 }
 // specialMask flags with its high bit each byte packed in x (little
 // endian) that needs attention inside a string. Bytes above a flagged one
 // may be flagged too (borrows); the lowest flag is always the first such
-// byte, so bits.TrailingZeros64(m)/8 is its index.
+// byte, so bits.TrailingZeros64(m)/8 is its index: below it every byte is
+// ASCII from 0x20 on and no quote or backslash, so no subtraction borrows
+// and none sets a high bit; at it, a quote or backslash gives 0 - 1, a
+// control byte b - 0x20 < 0, a non-ASCII byte its own high bit.
 func specialMask(x uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	q := x ^ (lo * '"')
-	bs := x ^ (lo * '\\')
-	return ((q-lo)&^q | (bs-lo)&^bs | (x - lo*0x20) | x) & hi
+	q, bs := x^(lo*'"'), x^(lo*'\\')
+	return ((q - lo) | (bs - lo) | (x - lo*0x20) | x) & hi
 }
 
 // plainRun returns the index of the first byte of b from i on that needs
@@ -458,7 +460,7 @@ func specialMask(x uint64) uint64 {
 // byte.
 func plainRun(b []byte, i int) int {
 	for i+8 <= len(b) {
-		if m := specialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := specialMask(binary.LittleEndian.Uint64(b[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 		i += 8

@@ -125,13 +125,16 @@ type keyCache struct {
 	of     uintptr // the TopKeys map it was filled from
 	slots  [2 << keySetBits]keyInfo
 	vals   [1 << keySetBits]string // header values (headerString)
+
+	// The latest uuid and message id read: a parentUuid is mostly the
+	// uuid of the line before, a message id that of the lines before.
+	lastUUID, lastMessage string
 }
 
 const keySetBits = 10
 
-// info returns what Scan knows of key k.
-func (p *Parser) info(k []byte) *keyInfo {
-	w0, w1 := keyWords(k)
+// info returns what Scan knows of key k, of keyWords w0, w1.
+func (p *Parser) info(k []byte, w0, w1 uint64) *keyInfo {
 	set := setOf(k, w0, w1)
 	slots := &p.kc.slots
 	ki := &slots[2*set]
@@ -155,17 +158,16 @@ func (p *Parser) info(k []byte) *keyInfo {
 }
 
 // keyWords packs a key into two words: all of it up to 16 bytes (with its
-// length, they tell keys apart), its first and last 8 bytes beyond.
+// length, they tell keys apart; under 8 bytes, w0 holds them from its low
+// end and w1 is 0), its first and last 8 bytes beyond.
 func keyWords(k []byte) (w0, w1 uint64) {
-	switch n := len(k); {
-	case n >= 8:
+	if n := len(k); n >= 8 {
 		return binary.LittleEndian.Uint64(k), binary.LittleEndian.Uint64(k[n-8:])
-	case n >= 4:
-		return uint64(binary.LittleEndian.Uint32(k)) | uint64(binary.LittleEndian.Uint32(k[n-4:]))<<32, 0
-	case n > 0:
-		return uint64(k[0]) | uint64(k[n/2])<<8 | uint64(k[n-1])<<16, 0
 	}
-	return 0, 0
+	for i, c := range k {
+		w0 |= uint64(c) << (8 * i)
+	}
+	return w0, 0
 }
 
 // setOf is the set of key k (of keyWords w0, w1) in a keyCache: a quick
@@ -242,7 +244,7 @@ func (p *Parser) scanField(ki *keyInfo, depth, limit int, at uint8, e *Entry, b 
 	var vh uint64
 	switch c {
 	case '"':
-		start, end, esc := p.quick()
+		start, end, esc := p.strSpan()
 		if id != fOther && at != atOther {
 			p.headerField(id, at, start, end, esc, e, b)
 		}
@@ -318,8 +320,9 @@ func (p *Parser) headerField(id, at uint8, start, end int, esc bool, e *Entry, b
 			e.Subtype = p.headerString(start, end, esc, true)
 		case fUUID:
 			e.UUID = p.headerString(start, end, esc, false)
+			p.kc.lastUUID = e.UUID
 		case fParent:
-			e.Parent = p.headerString(start, end, esc, false)
+			e.Parent = p.recentString(start, end, esc, &p.kc.lastUUID)
 		case fLogical:
 			e.LogicalParent = p.headerString(start, end, esc, false)
 		case fTimestamp:
@@ -338,7 +341,7 @@ func (p *Parser) headerField(id, at uint8, start, end int, esc bool, e *Entry, b
 	case atMessage:
 		switch id {
 		case fID:
-			e.MessageID = p.headerString(start, end, esc, false)
+			e.MessageID = p.recentString(start, end, esc, &p.kc.lastMessage)
 		case fModel:
 			e.Model = p.headerString(start, end, esc, true)
 		case fRole:
@@ -470,16 +473,6 @@ func (p *Parser) scanArray(depth, limit int, salt uint64) uint64 {
 	}
 }
 
-// quick is strSpan with a shortcut for a string of plain bytes.
-func (p *Parser) quick() (start, end int, esc bool) {
-	start = p.i + 1
-	if end = plainRun(p.b, start); end < len(p.b) && p.b[end] == '"' {
-		p.i = end + 1
-		return start, end, false
-	}
-	return p.strSpan()
-}
-
 // open moves past the '{' at p.i and reports whether the object is empty
 // (then also past its '}').
 func (p *Parser) open() bool {
@@ -494,25 +487,47 @@ func (p *Parser) open() bool {
 }
 
 // key reads an object key and the colon after it, and returns the key's
-// bytes. A key with escapes ends the Scan.
-func (p *Parser) key() []byte {
+// bytes and keyWords. A key with escapes ends the Scan.
+func (p *Parser) key() (k []byte, w0, w1 uint64) {
 	p.ws()
 	p.expectEnd("object")
-	if p.b[p.i] != '"' {
-		p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+	b := p.b
+	if b[p.i] != '"' {
+		p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(b[p.i])))
 	}
-	start, end, esc := p.quick()
-	if esc {
-		panic(scanBail{})
+	start, end := p.i+1, -1
+	// A key of plain bytes and under 16 of them: found and packed from
+	// the same two loads.
+	if start+16 <= len(b) {
+		w0 = binary.LittleEndian.Uint64(b[start : start+8])
+		if m := specialMask(w0); m != 0 {
+			if n := bits.TrailingZeros64(m) >> 3; b[start+n] == '"' {
+				end, w0 = start+n, w0&(1<<(8*n)-1)
+			}
+		} else if m := specialMask(binary.LittleEndian.Uint64(b[start+8 : start+16])); m != 0 {
+			if n := 8 + bits.TrailingZeros64(m)>>3; b[start+n] == '"' {
+				end = start + n
+				w1 = binary.LittleEndian.Uint64(b[end-8 : end])
+			}
+		}
+	}
+	if end >= 0 {
+		p.i = end + 1
+	} else {
+		var esc bool
+		if start, end, esc = p.strSpan(); esc {
+			panic(scanBail{})
+		}
+		w0, w1 = keyWords(b[start:end])
 	}
 	p.ws()
 	p.expectEnd("object")
-	if p.b[p.i] != ':' {
-		p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+	if b[p.i] != ':' {
+		p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(b[p.i])))
 	}
 	p.i++
 	p.ws()
-	return p.b[start:end]
+	return b[start:end], w0, w1
 }
 
 // next moves past the ',' or '}' after a field and reports whether it was
@@ -561,6 +576,15 @@ func (p *Parser) strBytes(start, end int, esc bool) []byte {
 		end = start + MaxString
 	}
 	return p.b[start:end]
+}
+
+// recentString is headerString, given as *last when it is the same, and
+// kept there.
+func (p *Parser) recentString(start, end int, esc bool, last *string) string {
+	if b := p.strBytes(start, end, esc); string(b) != *last {
+		*last = string(b)
+	}
+	return *last
 }
 
 // headerString is the string body as the tree keeps it, interned when

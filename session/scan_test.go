@@ -324,3 +324,23 @@ func TestScanKeyCacheEviction(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyWords: the words key reads a key in with are keyWords', for keys
+// of every length, with the line ending right after them or not.
+func TestKeyWords(t *testing.T) {
+	p := NewParser()
+	for n := 0; n <= 40; n++ {
+		k := strings.Repeat("k", n/2) + strings.Repeat("é", n%3) + strings.Repeat("z", n-n/2)
+		for _, tail := range []string{`:1}`, `:"a long value to read on"}`} {
+			p.b, p.i = []byte(`{"`+k+`"`+tail), 1
+			got, w0, w1 := p.key()
+			if string(got) != k {
+				t.Fatalf("key %q read as %q", k, got)
+			}
+			if x0, x1 := keyWords(got); x0 != w0 || x1 != w1 {
+				t.Fatalf("key %q: words %x %x, keyWords %x %x", k, w0, w1, x0, x1)
+			}
+		}
+	}
+	p.b = nil
+}
