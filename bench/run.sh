@@ -5,13 +5,21 @@
 #
 # Builds bin/cfix, generates a store into bench/out/store once (bench/gen;
 # reused while the parameters, the generator and the corpus are the same),
-# warms the page cache, then times each command RUNS times over the same
-# files and keeps the best wall time and the highest peak RSS
-# (/usr/bin/time). It prints a table, writes it to bench/out/results.txt and
-# checks the bars:
+# gathers the projects of the ten wild stores (testdata/wild) into one store,
+# bench/out/wild, warms the page cache, then times each command RUNS times
+# over the same files and keeps the best wall time (the shell's clock around
+# /usr/bin/time, in ms) and the highest peak RSS (/usr/bin/time). It prints a
+# table, writes it to bench/out/results.txt and checks the bars:
 #
 #   cfix validate over the store is at least 2x as fast as `jq empty`;
+#   cfix validate reads the wild stores no slower per MB than the store;
 #   cfix validate's peak RSS on the big session is under 150 MB.
+#
+# The wild stores are skeletons of real stores (every structure exact, text
+# cut to short filler), so their lines are dense in structure: about 1 KB of
+# many small objects, where the generated store's lines carry long text.
+# One cfix process reads them all, as one process reads the store; the
+# "no files" row is what every process costs before it reads a line.
 #
 # Exit status: 0 bars met, 1 a bar failed, 2 the bars could not be checked
 # (cfix validate not built, or a command failed).
@@ -27,6 +35,7 @@
 # (cp -a "$STORE" "$OUT/work", fresh before each run), never on the store.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export LC_NUMERIC=C # EPOCHREALTIME and awk agree on the decimal point
 
 SIZE=${SIZE:-500MB}
 BIG=${BIG:-200MB}
@@ -67,10 +76,32 @@ fi
 BIGFILE=$STORE/$(jq -r .bigSession "$STORE/manifest.json")
 [[ -f $BIGFILE ]] || die "big session $BIGFILE missing: rm -rf $STORE and retry"
 
+# --- the wild stores -------------------------------------------------------------
+# One store with the project folders of all ten wild stores, copied afresh
+# when testdata/wild changes. Two stores share two folder names; their files
+# do not collide, so those folders merge (checked: every file arrives).
+WILDDIR=$OUT/wild
+WILD=$WILDDIR/.claude
+wstamp=$(find testdata/wild -type f -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)
+if [[ ! -f $WILDDIR/stamp || "$(cat "$WILDDIR/stamp")" != "$wstamp" ]]; then
+	echo "bench: gathering the wild stores into $WILDDIR ..." >&2
+	rm -rf "$WILDDIR"
+	mkdir -p "$WILD/projects"
+	for p in testdata/wild/*/.claude/projects; do
+		cp -a "$p/." "$WILD/projects/"
+	done
+	want=$(find testdata/wild/*/.claude/projects -type f | wc -l)
+	got=$(find "$WILD/projects" -type f | wc -l)
+	[[ $want == "$got" ]] || die "wild stores: $got files gathered of $want (names collide)"
+	echo "$wstamp" >"$WILDDIR/stamp"
+fi
+EMPTY=$OUT/empty/.claude
+mkdir -p "$EMPTY/projects"
+
 # Warm the page cache: everything, twice.
 echo "bench: warming the page cache ..." >&2
 for _ in 1 2; do
-	find "$ROOT" -type f -print0 | xargs -0 cat >/dev/null
+	find "$ROOT" "$WILD" -type f -print0 | xargs -0 cat >/dev/null
 done
 
 # xargs passes as many names to one command as the system allows.
@@ -80,7 +111,7 @@ XARGS_MAX=${XARGS_MAX:-131072}
 # --- measuring -------------------------------------------------------------------
 SET_FILES=0 # the current file set: count and bytes (use_set)
 SET_BYTES=0
-declare -A WALL RSS
+declare -A WALL RSS BYTES
 FAILED=0
 
 # use_set FILE...: the files the next measurements read (for the files and MB
@@ -106,25 +137,29 @@ row() {
 # measure_prepared NAME PREPARE CMD...: measure, with PREPARE run (not
 # timed) before each timed run.
 measure_prepared() {
-	local name=$1 prep=$2 ok=" ${OK:-0} " best="" rss=0 rc wall kb i log
+	local name=$1 prep=$2 ok=" ${OK:-0} " best="" rss=0 rc wall kb i log t0 t1
 	shift 2
 	log=$LOGS/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-')
 	for ((i = 0; i < RUNS; i++)); do
 		$prep
 		rc=0
+		t0=$EPOCHREALTIME
 		$TIME -f '%e %M' -o "$LOGS/time.txt" "$@" >/dev/null 2>"$log.err" || rc=$?
+		t1=$EPOCHREALTIME
 		if [[ $ok != *" $rc "* ]]; then
 			row "$name" "failed: exit $rc (see $log.err)"
 			FAILED=1
 			return 0
 		fi
-		read -r wall kb < <(tail -n 1 "$LOGS/time.txt")
+		wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+		read -r _ kb < <(tail -n 1 "$LOGS/time.txt")
 		if [[ -z $best ]] || awk -v a="$wall" -v b="$best" 'BEGIN {exit !(a < b)}'; then
 			best=$wall
 		fi
 		if ((kb > rss)); then rss=$kb; fi
 	done
 	WALL[$name]=$best
+	BYTES[$name]=$SET_BYTES
 	RSS[$name]=$(awk -v k="$rss" 'BEGIN {printf "%.1f", k/1024}')
 	row "$name" "$best" "${RSS[$name]}"
 }
@@ -170,6 +205,11 @@ use_set "$PROJECTS"
 measure "cat (store)" bash -c 'cat_all "$1"' _ "$PROJECTS"
 measure "jq empty (store)" bash -c 'jq_all "$1"' _ "$PROJECTS"
 measure_cfix "cfix validate (store)" validate --root "$ROOT" --quiet
+
+use_set "$WILD/projects"
+measure_cfix "cfix validate (wild stores)" validate --root "$WILD" --quiet
+use_set "$EMPTY/projects"
+measure_cfix "cfix validate (no files)" validate --root "$EMPTY" --quiet
 
 use_set "$BIGFILE"
 measure "cat (big session)" cat "$BIGFILE"
@@ -218,6 +258,22 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix validate (store)"]:-} && -n ${WALL["jq em
 	VERDICTS+=("cfix validate is ${x}x faster than jq empty (bar: >= 2x): $v")
 else
 	VERDICTS+=("cfix validate vs jq empty (bar: >= 2x): not measured")
+	STATUS=2
+fi
+# rate NAME: MB/s of a row.
+rate() { awk -v b="${BYTES[$1]}" -v w="${WALL[$1]}" 'BEGIN {if (w > 0) printf "%.0f", b/1048576/w; else print "inf"}'; }
+if ((HAVE_CFIX)) && [[ -n ${WALL["cfix validate (wild stores)"]:-} && -n ${WALL["cfix validate (store)"]:-} ]]; then
+	w=$(rate "cfix validate (wild stores)") s=$(rate "cfix validate (store)")
+	if awk -v w="$w" -v s="$s" 'BEGIN {exit !(w == "inf" || s != "inf" && w >= s)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	VERDICTS+=("cfix validate reads the wild stores at $w MB/s, the store at $s MB/s (bar: no slower per MB): $v")
+	if [[ -n ${WALL["cfix validate (no files)"]:-} ]]; then
+		e=${WALL["cfix validate (no files)"]}
+		net=$(awk -v b="${BYTES["cfix validate (wild stores)"]}" -v w="${WALL["cfix validate (wild stores)"]}" -v e="$e" \
+			'BEGIN {if (w > e) printf "%.0f", b/1048576/(w-e); else print "inf"}')
+		VERDICTS+=("  every cfix process costs $(awk -v e="$e" 'BEGIN {printf "%.0f", e*1000}') ms before it reads a line (no files); the wild stores net of it: $net MB/s")
+	fi
+else
+	VERDICTS+=("cfix validate on the wild stores vs the store (bar: no slower per MB): not measured")
 	STATUS=2
 fi
 if ((HAVE_CFIX)) && [[ -n ${RSS["cfix validate (big session)"]:-} ]]; then
