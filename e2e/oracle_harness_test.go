@@ -881,15 +881,16 @@ func (ix *OIndex) describe(u string) string {
 // the clients do (normalizeMessagesForAPI): consecutive user-side entries
 // (user, and system entries some versions send as user text) make one
 // message; an assistant entry joins an earlier assistant message with the
-// same message.id when only tool results lie between them (a streamed
-// reply whose parallel calls were answered one by one), and those results
-// then lead the next user message.
+// same message.id when only user messages holding tool results lie between
+// them (a streamed reply whose parallel calls were answered one by one,
+// meta texts and attachments riding along, as wild 8791b9e8 shows), and
+// those then lead the next user message.
 func groupEntries(es []*OEntry) [][]string {
 	type group struct {
-		assistant   bool
-		msgID       string
-		uuids       []string
-		onlyResults bool
+		assistant bool
+		msgID     string
+		uuids     []string
+		results   bool // a user message holding a tool result
 	}
 	var out []*group
 	for _, e := range es {
@@ -904,7 +905,7 @@ func groupEntries(es []*OEntry) [][]string {
 					}
 					break
 				}
-				if !g.onlyResults {
+				if !g.results {
 					break
 				}
 			}
@@ -913,18 +914,13 @@ func groupEntries(es []*OEntry) [][]string {
 			}
 			continue
 		}
-		results := true
-		for _, a := range e.Atoms {
-			if a.Kind != "tool_result" {
-				results = false
-			}
-		}
+		results := slices.ContainsFunc(e.Atoms, func(a OAtom) bool { return a.Kind == "tool_result" })
 		if n := len(out); n > 0 && !out[n-1].assistant {
 			out[n-1].uuids = append(out[n-1].uuids, e.UUID)
-			out[n-1].onlyResults = out[n-1].onlyResults && results
+			out[n-1].results = out[n-1].results || results
 			continue
 		}
-		out = append(out, &group{uuids: []string{e.UUID}, onlyResults: results})
+		out = append(out, &group{uuids: []string{e.UUID}, results: results})
 	}
 	var gs [][]string
 	for _, g := range out {
