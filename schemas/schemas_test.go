@@ -453,7 +453,7 @@ func negCases() []negCase {
 		{"queue-operation timestamp number", "queue-operation", nil, set("/timestamp", 5), "/timestamp: expected string"},
 		{"queue-operation content number", "queue-operation", nil, set("/content", 5), "/content: expected string or array"},
 		// last-prompt
-		{"last-prompt no lastPrompt", "last-prompt", nil, del("/lastPrompt"), "/lastPrompt" + missing},
+		{"last-prompt lastPrompt number", "last-prompt", nil, set("/lastPrompt", 5), "/lastPrompt: expected string"},
 		{"last-prompt leafUuid number", "last-prompt", withLeaf, set("/leafUuid", 5), "/leafUuid: expected string"},
 		{"last-prompt no sessionId", "last-prompt", nil, del("/sessionId"), "/sessionId" + missing},
 		// mode
@@ -639,5 +639,18 @@ func TestNumberForms(t *testing.T) {
 	m["totalCostUSD"] = int16(1) // not a type encoding/json produces
 	if err := Validate("cost-state", m); err == nil {
 		t.Error("int16 accepted, want an error")
+	}
+}
+
+// TestLastPromptWithoutPrompt: Claude Code writes last-prompt entries
+// without lastPrompt when there was no prompt to record (only a local
+// command ran); they are valid.
+func TestLastPromptWithoutPrompt(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"type":"last-prompt","leafUuid":"6e1c4f43-3c9b-4a35-9a0e-8a1f2c3d4e5f","sessionId":"aaaaaaaa-0000-4000-8000-000000000001"}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate("last-prompt", v); err != nil {
+		t.Errorf("last-prompt without lastPrompt: %v", err)
 	}
 }
