@@ -1020,12 +1020,25 @@ func ChainCut(ix *OIndex, rel string, atoms []SentAtom) (cut bool, why string) {
 		}
 	}
 	if first == nil {
+		has, in := map[string]bool{}, false
 		for _, e := range ix.Files[rel] {
-			if (e.Type == "user" || e.Type == "assistant") && !e.Sidechain {
-				return true, "no entry of the file sent"
+			has[e.UUID] = true
+			in = in || (e.Type == "user" || e.Type == "assistant") && !e.Sidechain
+		}
+		if !in {
+			return false, "the file holds no message"
+		}
+		// Nothing sent: the walk stopped at once. At a link Claude Code
+		// wrote into another file, that is no damage of the file.
+		for _, e := range ix.Files[rel] {
+			if e.Parent == "" || has[e.Parent] {
+				continue
+			}
+			if o := ix.anyEntry(e.Parent); o == nil {
+				return true, fmt.Sprintf("no entry of the file sent; %s:%d names parent %s, which no line holds", e.File, e.Line, e.Parent)
 			}
 		}
-		return false, "the file holds no message"
+		return false, "no entry of the file sent: the walk stops at a link Claude Code wrote into another file (not damage)"
 	}
 	seen := map[string]bool{}
 	var skipped []string
@@ -1042,6 +1055,12 @@ func ChainCut(ix *OIndex, rel string, atoms []SentAtom) (cut bool, why string) {
 		}
 		p := ix.mainEntry(e.Parent, rel)
 		if p == nil {
+			if o := ix.anyEntry(e.Parent); o != nil {
+				// Claude Code wrote the link itself (progress pointing
+				// into a prompt-suggestion side file): history lost, but
+				// not damage of the file; cfix warns (parent-elsewhere).
+				return false, fmt.Sprintf("stopped at %s:%d, whose parent %s is in %s, a file the client does not read (a link Claude Code wrote, not damage)", e.File, e.Line, shortUUID(e.Parent), o.File)
+			}
 			return true, fmt.Sprintf("%s:%d names parent %s, which no line holds", e.File, e.Line, e.Parent)
 		}
 		if (p.Type == "user" || p.Type == "assistant") && !p.Sidechain && len(p.Atoms) > 0 {
@@ -1049,6 +1068,19 @@ func ChainCut(ix *OIndex, rel string, atoms []SentAtom) (cut bool, why string) {
 		}
 		e = p
 	}
+}
+
+// anyEntry returns the entry uuid of any file of the folder, side runs'
+// and subagents' transcripts included, or nil.
+func (ix *OIndex) anyEntry(uuid string) *OEntry {
+	for _, es := range ix.Files {
+		for _, e := range es {
+			if e.UUID == uuid {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // mainEntry returns the entry uuid of the file rel, else of another main

@@ -59,6 +59,7 @@ type fixer struct {
 	// never shadowed, a real one never removed.
 	useAnywhere, resultAnywhere map[string]bool
 	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
+	lastPrompt                  string                   // leafUuid of the last last-prompt entry
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -461,6 +462,9 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 			}
 		}
 		if !e.IsChain() {
+			if e.Type == "last-prompt" && e.LeafUUID != "" {
+				x.lastPrompt = e.LeafUUID
+			}
 			continue
 		}
 		if e.Version != "" {
@@ -530,6 +534,7 @@ func (x *fixer) graph() (*session.Graph, []int) {
 			idx = append(idx, i)
 		}
 	}
+	g.LastPrompt = x.lastPrompt
 	x.g, x.gIdx, x.changed = g, idx, false
 	return g, idx
 }

@@ -23,6 +23,17 @@ type Node struct {
 type Graph struct {
 	Nodes []Node
 	index map[string]int32 // uuid → first node with it
+	// LastPrompt is the leafUuid of the file's last last-prompt entry: the
+	// entry newer clients resume from (see Loader.LeafLastPrompt).
+	LastPrompt string
+}
+
+// Meta takes in what the graph needs of a metadata entry (one that is not
+// part of the chain): a last-prompt's leafUuid.
+func (g *Graph) Meta(e *Entry) {
+	if e.Type == "last-prompt" && e.LeafUUID != "" {
+		g.LastPrompt = e.LeafUUID
+	}
 }
 
 // NewGraph returns an empty graph.

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Loader models how one range of Claude Code versions rebuilds the
@@ -25,10 +26,18 @@ type Loader struct {
 	// LeafSidechain: sidechain entries of a main transcript are candidates
 	// too (1.0.x, which then sends the sidechain entry).
 	LeafSidechain bool
-	// LeafLastWritten: the resume starts from the user or assistant entry
-	// reached from the last-written leaf of the file (2.1.101 and later),
-	// not from the entry with the latest timestamp.
+	// LeafLastWritten: the resume starts from the message written last in
+	// the file (2.1.101 and later), not from the one with the latest
+	// timestamp.
 	LeafLastWritten bool
+	// LeafLastPrompt: the resume starts from the entry the file's last
+	// last-prompt entry names (its leafUuid), when it names a message;
+	// else as LeafLastWritten (2.1.136 and later).
+	LeafLastPrompt bool
+	// RelinkRecent: a message whose parent the file does not hold is
+	// linked to the message written right before it, when that one is
+	// less than 5 seconds older (2.1.111 and later).
+	RelinkRecent bool
 	// RecoverParallel: after the walk, assistant entries that share a
 	// message.id with an assistant entry on the chain, and tool results
 	// whose parent is one of them, are put back right after the chain's
@@ -60,7 +69,8 @@ var Loaders = []struct {
 	{"2.1.0", Loader{Name: "2.1.0-2.1.79", WalkProgress: true, LeafProgress: true, DropsUnanswered: true, DropsOrphanResults: true}},
 	{"2.1.80", Loader{Name: "2.1.80-2.1.84", WalkProgress: true, LeafProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
 	{"2.1.85", Loader{Name: "2.1.85-2.1.100", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
-	{"2.1.101", Loader{Name: "2.1.101 and later", WalkProgress: true, LeafLastWritten: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.101", Loader{Name: "2.1.101-2.1.135", WalkProgress: true, LeafLastWritten: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.136", Loader{Name: "2.1.136 and later", WalkProgress: true, LeafLastWritten: true, LeafLastPrompt: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
 }
 
 // LoaderFor returns the model of the client version that wrote a file.
@@ -161,9 +171,20 @@ func (g *Graph) parentOf(l Loader, i int) int {
 // starts from its latest entry that is not sidechain.
 func (g *Graph) Load(l Loader, agent bool) Load {
 	ld := Load{Leaf: -1, Cut: -1}
-	if l.LeafLastWritten {
-		ld.Leaf = g.lastWrittenLeaf(l, agent)
-	} else {
+	if l.LeafLastPrompt && g.LastPrompt != "" {
+		if i := g.Lookup(g.LastPrompt); i >= 0 && l.IsMessage(g.Nodes[i].Type) {
+			ld.Leaf = i
+		}
+	}
+	switch {
+	case ld.Leaf >= 0:
+	case l.LeafLastWritten:
+		for i := range g.Nodes {
+			if n := &g.Nodes[i]; l.IsMessage(n.Type) && (agent || !n.Sidechain) {
+				ld.Leaf = i
+			}
+		}
+	default:
 		for i := range g.Nodes {
 			n := &g.Nodes[i]
 			if !l.IsMessage(n.Type) || (n.Sidechain && !agent && !l.LeafSidechain) || n.Time == "" {
@@ -188,6 +209,9 @@ func (g *Graph) Load(l Loader, agent bool) Load {
 		seen[i] = true
 		walk = append(walk, i)
 		p := g.parentOf(l, i)
+		if p == -2 && l.RelinkRecent {
+			p = g.recentBefore(l, i)
+		}
 		if p == -2 {
 			ld.Cut = i
 			break
@@ -208,36 +232,27 @@ func (g *Graph) Load(l Loader, agent bool) Load {
 	return ld
 }
 
-// lastWrittenLeaf returns the leaf newer loaders resume from: from each
-// message no other names as parent, the walk back to the nearest user or
-// assistant entry; of those, the one written last in the file.
-func (g *Graph) lastWrittenLeaf(l Loader, agent bool) int {
-	child := make([]bool, len(g.Nodes))
-	for i := range g.Nodes {
-		if !l.IsMessage(g.Nodes[i].Type) {
+// recentBefore returns the message written right before node i in the
+// file when it is less than 5 seconds older than i: where newer loaders
+// link a message whose parent the file does not hold. -2 when there is
+// none.
+func (g *Graph) recentBefore(l Loader, i int) int {
+	t, err := time.Parse(time.RFC3339Nano, g.Nodes[i].Time)
+	if err != nil {
+		return -2
+	}
+	for j := i - 1; j >= 0; j-- {
+		n := &g.Nodes[j]
+		if !l.IsMessage(n.Type) || n.Sidechain != g.Nodes[i].Sidechain {
 			continue
 		}
-		if p := g.parentOf(l, i); p >= 0 {
-			child[p] = true
+		pt, err := time.Parse(time.RFC3339Nano, n.Time)
+		if err != nil || t.Sub(pt) >= 5*time.Second {
+			return -2
 		}
+		return j
 	}
-	best := -1
-	for i := range g.Nodes {
-		n := &g.Nodes[i]
-		if child[i] || !l.IsMessage(n.Type) || (n.Sidechain && !agent) {
-			continue
-		}
-		for j, steps := i, 0; j >= 0 && steps <= len(g.Nodes); steps++ {
-			if t := g.Nodes[j].Type; t == "user" || t == "assistant" {
-				if j > best {
-					best = j
-				}
-				break
-			}
-			j = g.parentOf(l, j)
-		}
-	}
-	return best
+	return -2
 }
 
 // recoverParallel puts back, after the last assistant entry of the chain

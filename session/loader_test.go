@@ -93,3 +93,33 @@ func TestLoaderFor(t *testing.T) {
 		t.Error("VersionLess orders wrong")
 	}
 }
+
+// TestLoadNewerRules: 2.1.101 and later resume from the message written
+// last (not the latest timestamp) and link a message whose parent the file
+// lacks to the one written right before it when that one is less than 5 s
+// older; 2.1.136 and later resume from the last last-prompt's leafUuid.
+func TestLoadNewerRules(t *testing.T) {
+	g := graphOf(
+		tnode{"u0", "", "user", "2026-01-01T00:00:01.000Z", "", nil},
+		tnode{"uP", "a0", "user", "2026-01-01T00:00:10.000Z", "", nil},
+		tnode{"a0", "u0", "assistant", "2026-01-01T00:00:02.000Z", "", nil},
+		tnode{"uQ", "gone", "user", "2026-01-01T00:00:05.000Z", "", nil},
+	)
+	lw := LoaderFor("2.1.111")
+	if got := uuids(g, g.Load(lw, false).Chain); !reflect.DeepEqual(got, []string{"u0", "a0", "uQ"}) {
+		t.Errorf("2.1.111: chain %v, want the last-written uQ linked to a0 (3 s older)", got)
+	}
+	old := LoaderFor("2.1.87")
+	if got := uuids(g, g.Load(old, false).Chain); !reflect.DeepEqual(got, []string{"u0", "a0", "uP"}) {
+		t.Errorf("2.1.87: chain %v, want the latest uP", got)
+	}
+	// Too old to link: the walk is cut.
+	g.Nodes[3].Time = "2026-01-01T00:00:07.500Z"
+	if ld := g.Load(lw, false); ld.Cut != 3 {
+		t.Errorf("a predecessor 5.5 s older: cut at %d, want 3", ld.Cut)
+	}
+	g.LastPrompt = "a0"
+	if got := uuids(g, g.Load(LoaderFor("2.1.136"), false).Chain); !reflect.DeepEqual(got, []string{"u0", "a0"}) {
+		t.Errorf("2.1.136: chain %v, want the last-prompt's a0", got)
+	}
+}

@@ -249,6 +249,7 @@ func (c *checker) check(f store.File) *fileResult {
 				res.sessionID = e.SessionID
 			}
 			if !e.IsChain() {
+				g.Meta(e)
 				metaLines++
 				if e.LeafUUID != "" {
 					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})

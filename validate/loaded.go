@@ -50,7 +50,11 @@ func LoadedChain(path string) (*Loaded, error) {
 			continue // the loader skips lines it cannot parse
 		}
 		for _, v := range append([]any{r.Value}, r.More...) {
-			if !session.HeaderOf(v, &e) || !e.IsChain() {
+			if !session.HeaderOf(v, &e) {
+				continue
+			}
+			if !e.IsChain() {
+				g.Meta(&e)
 				continue
 			}
 			if e.Version != "" {
