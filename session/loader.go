@@ -32,11 +32,11 @@ type Loader struct {
 	LeafLastWritten bool
 	// LeafLastPrompt: the resume starts from the entry the file's last
 	// last-prompt entry names (its leafUuid), when it names a message;
-	// else as LeafLastWritten (2.1.136 and later).
+	// else as LeafLastWritten (2.1.120 and later).
 	LeafLastPrompt bool
 	// RelinkRecent: a message whose parent the file does not hold is
 	// linked to the message written right before it, when that one is
-	// less than 5 seconds older (2.1.111 and later).
+	// less than 5 seconds older (2.1.91 and later).
 	RelinkRecent bool
 	// RecoverParallel: after the walk, assistant entries that share a
 	// message.id with an assistant entry on the chain, and tool results
@@ -68,9 +68,10 @@ var Loaders = []struct {
 	{"2.0.0", Loader{Name: "2.0.x", DropsUnanswered: true}},
 	{"2.1.0", Loader{Name: "2.1.0-2.1.79", WalkProgress: true, LeafProgress: true, DropsUnanswered: true, DropsOrphanResults: true}},
 	{"2.1.80", Loader{Name: "2.1.80-2.1.84", WalkProgress: true, LeafProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
-	{"2.1.85", Loader{Name: "2.1.85-2.1.100", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
-	{"2.1.101", Loader{Name: "2.1.101-2.1.135", WalkProgress: true, LeafLastWritten: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
-	{"2.1.136", Loader{Name: "2.1.136 and later", WalkProgress: true, LeafLastWritten: true, LeafLastPrompt: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.85", Loader{Name: "2.1.85-2.1.90", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.91", Loader{Name: "2.1.91-2.1.100", WalkProgress: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.101", Loader{Name: "2.1.101-2.1.119", WalkProgress: true, LeafLastWritten: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.120", Loader{Name: "2.1.120 and later", WalkProgress: true, LeafLastWritten: true, LeafLastPrompt: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
 }
 
 // LoaderFor returns the model of the client version that wrote a file.

@@ -97,7 +97,8 @@ func TestLoaderFor(t *testing.T) {
 // TestLoadNewerRules: 2.1.101 and later resume from the message written
 // last (not the latest timestamp) and link a message whose parent the file
 // lacks to the one written right before it when that one is less than 5 s
-// older; 2.1.136 and later resume from the last last-prompt's leafUuid.
+// older (from 2.1.91); 2.1.120 and later resume from the last
+// last-prompt's leafUuid.
 func TestLoadNewerRules(t *testing.T) {
 	g := graphOf(
 		tnode{"u0", "", "user", "2026-01-01T00:00:01.000Z", "", nil},
