@@ -392,8 +392,8 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 	return ops, nil
 }
 
-// copySidecars plans the copies of a clone's todos and file-history, named
-// by the new id.
+// copySidecars plans the copies of a clone's todos, file-history and task
+// list, named by the new id.
 func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[string]string, what string) error {
 	todos := filepath.Join(root, "todos")
 	ents, err := os.ReadDir(todos)
@@ -429,6 +429,17 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 		}
 		cs.Add(changeset.Op{Action: changeset.CreateDir, Path: filepath.Join(root, "file-history", newID), From: fh,
 			FromExpect: fp(dfp), Reason: what + ": file-history (the /rewind backups)"})
+	}
+	// The task list of the Task tools (2.1.x: tasks/<session-id>/<n>.json
+	// and .lock), named by the session id.
+	tl := filepath.Join(root, "tasks", id)
+	if fi, err := os.Stat(tl); err == nil && fi.IsDir() {
+		dfp, err := changeset.FingerprintOf(tl)
+		if err != nil {
+			return err
+		}
+		cs.Add(changeset.Op{Action: changeset.CreateDir, Path: filepath.Join(root, "tasks", newID), From: tl,
+			FromExpect: fp(dfp), Reason: what + ": task list (tasks/)"})
 	}
 	return nil
 }
@@ -505,6 +516,9 @@ func used(root string, l *store.Layout, id string) string {
 	}
 	if m, _ := filepath.Glob(filepath.Join(root, "todos", id+"-agent-*.json")); len(m) > 0 {
 		return m[0]
+	}
+	if p := filepath.Join(root, "tasks", id); exists(p) {
+		return p
 	}
 	return ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
 )
 
 // ConfigPath returns the user settings file that holds the `projects` map
@@ -171,4 +172,45 @@ func planHistory(path, old, nw string) (*changeset.Op, error) {
 	fp.SHA256 = h.Sum()
 	return &changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Edits: edits,
 		Reason: fmt.Sprintf("history.jsonl: %d prompt(s) of %s move to %s", len(edits), old, nw)}, nil
+}
+
+// planSessionMeta rewrites project_path in the /insights summaries of
+// sessions (usage-data/session-meta/<session-id>.json, written by 2.1.330
+// with "project_path" the session's project directory) under old, as
+// planHistory does for history.jsonl: only the value's bytes change.
+func planSessionMeta(root, old, nw string) ([]changeset.Op, error) {
+	metas, err := store.SessionMetas(root)
+	if err != nil {
+		return nil, err
+	}
+	var ops []changeset.Op
+	for _, m := range metas {
+		fp, err := changeset.Stat(m.Path)
+		if err != nil || !fp.Exists {
+			return nil, err
+		}
+		raw, err := os.ReadFile(m.Path)
+		if err != nil {
+			return nil, err
+		}
+		h := changeset.NewHashWriter()
+		h.Write(raw)
+		fp.SHA256 = h.Sum()
+		a, b, ok := session.Find(raw, "project_path")
+		if !ok {
+			continue
+		}
+		p, ok := changeset.DecodeJSONString(raw[a:b])
+		if !ok {
+			continue
+		}
+		np, ok := changeset.MapPath(old, nw, p)
+		if !ok {
+			continue
+		}
+		nb := session.Replace(raw, a, b, changeset.QuoteJSON(np))
+		ops = append(ops, changeset.Op{Action: changeset.Rewrite, Path: m.Path, Expect: fp, Data: nb, HasData: true, Session: m.Session,
+			Reason: fmt.Sprintf("usage-data/session-meta: project_path %s → %s", p, np)})
+	}
+	return ops, nil
 }

@@ -177,6 +177,13 @@ func moveProject(o ProjectOptions) (*ProjectPlan, error) {
 	if hop != nil {
 		cs.Add(*hop)
 	}
+	mops, err := planSessionMeta(root, old, nw)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range mops {
+		cs.Add(op)
+	}
 	cfg := o.Config
 	if cfg == "" {
 		cfg = ConfigPath(root)

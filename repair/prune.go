@@ -14,6 +14,7 @@ import (
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
 )
 
 // What prune can remove.
@@ -23,10 +24,17 @@ const (
 	PruneTodos         = "todos"
 	PruneDebug         = "debug"
 	PruneEmptySessions = "empty-sessions"
+	PruneHusks         = "husks"
+	PruneTasks         = "tasks"
+	PrunePlans         = "plans"
+	PruneUsageData     = "usage-data"
+	PrunePastes        = "paste-cache"
+	PruneShellSnaps    = "shell-snapshots"
 )
 
 // PruneKinds lists the --what values, in the order prune plans them.
-var PruneKinds = []string{PruneSessionEnv, PruneFileHistory, PruneTodos, PruneDebug, PruneEmptySessions}
+var PruneKinds = []string{PruneSessionEnv, PruneFileHistory, PruneTodos, PruneDebug, PruneEmptySessions,
+	PruneHusks, PruneTasks, PrunePlans, PruneUsageData, PrunePastes, PruneShellSnaps}
 
 // PruneOptions configure a prune plan.
 type PruneOptions struct {
@@ -124,6 +132,10 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	if err := p.leftovers(what); err != nil {
 		return nil, err
 	}
+	p.liveList = live
+	if err := p.sidecars(what, opts.Now); err != nil {
+		return nil, err
+	}
 	// Sessions behind a project folder linked out of the store stay whole.
 	p.cs.LeaveOutside(true)
 	return p.cs, nil
@@ -137,6 +149,7 @@ type pruner struct {
 	sessions map[string][]store.File // main transcripts by session id
 	gone     map[string]bool         // sessions this plan removes whole
 	planned  map[string]bool         // paths already in the plan
+	liveList []store.LiveSession
 }
 
 // exists reports whether a session keeps a transcript after this plan.
@@ -244,7 +257,11 @@ func (p *pruner) emptySessions() error {
 			return err
 		}
 		if meta {
-			if err := p.remove(f.Path, f.Session, "session file holding only metadata lines, no conversation (kept in the backup)"); err != nil {
+			reason := "session file holding only metadata lines, no conversation (kept in the backup)"
+			if title, _ := validate.MetaTitle(f.Path); title != "" {
+				reason = fmt.Sprintf("session file holding only metadata lines (titled %q), no conversation (kept in the backup)", title)
+			}
+			if err := p.remove(f.Path, f.Session, reason); err != nil {
 				return err
 			}
 		}

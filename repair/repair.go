@@ -49,7 +49,7 @@ var indexCodes = []validate.Code{validate.IndexMissingFile, validate.IndexUninde
 // Fixable lists the codes repair fixes, for --only.
 func Fixable() []validate.Code {
 	out := append([]validate.Code{}, lineCodes...)
-	out = append(out, validate.SessionStub, validate.ParentMissing, Progress)
+	out = append(out, validate.SessionStub, validate.TitleOutOfReach, validate.ParentMissing, Progress)
 	return append(out, indexCodes...)
 }
 
@@ -151,7 +151,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			}
 		}
 	}
-	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly {
+	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly || beyondReach(layout) {
 		if err := storeLevel(opts, layout, allow, cs, unfixed); err != nil {
 			return nil, err
 		}
@@ -177,7 +177,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 				hint = "cfix repair --aggressive re-parents to the previous entry (a guess)"
 			}
 		case validate.SessionEmpty, validate.SessionEnvEmpty, validate.OrphanSessionEnv,
-			validate.OrphanFileHist, validate.OrphanTodos, validate.OrphanDebug:
+			validate.OrphanFileHist, validate.OrphanTodos, validate.OrphanDebug,
+			validate.SessionUnwritten, validate.SessionHusk, validate.OrphanTasks, validate.OrphanPlan,
+			validate.OrphanUsageData, validate.OrphanPaste, validate.OrphanShellSnap:
 			hint = "cfix prune removes them"
 		}
 		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
@@ -196,11 +198,13 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 	if err != nil {
 		return err
 	}
-	var stubs, indexes []string
+	var stubs, indexes, titles []string
 	for _, f := range rep.Findings {
 		switch {
 		case f.Code == validate.SessionStub && allow(validate.SessionStub):
 			stubs = append(stubs, f.Path)
+		case f.Code == validate.TitleOutOfReach && allow(validate.TitleOutOfReach):
+			titles = append(titles, f.Path)
 		case isIndexCode(f.Code) && allow(f.Code):
 			idx := f.Path
 			if filepath.Base(idx) != "sessions-index.json" {
@@ -239,6 +243,11 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 			return err
 		}
 	}
+	for _, p := range uniq(titles) {
+		if err := planTitle(opts.Root, cs, p); err != nil {
+			return err
+		}
+	}
 	for _, p := range uniq(indexes) {
 		op, err := planIndex(all, p, allow, cs)
 		if err != nil {
@@ -249,6 +258,42 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 		}
 	}
 	return nil
+}
+
+// beyondReach reports whether a layout holds a main transcript longer
+// than the /resume picker reads (validate.PickerReach): its title may be
+// out of reach.
+func beyondReach(l *store.Layout) bool {
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && f.Size > validate.PickerReach {
+			return true
+		}
+	}
+	return false
+}
+
+// planTitle appends the title line of a transcript again at its end,
+// where the /resume picker reads it, as Claude Code itself does: it
+// re-appends a session's metadata, custom-title and ai-title among it
+// (2.1.73 and later have the re-append; 2.1.330 makes it every 32 KB
+// written and at exit).
+func planTitle(root string, cs *changeset.ChangeSet, path string) error {
+	if l, ok := changeset.OutsideLink(root, path); ok {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: title not appended again; %s", path, l))
+		return nil
+	}
+	g, err := validate.FindTitleGap(path)
+	if err != nil || g == nil || len(g.Raw) == 0 {
+		return err
+	}
+	kind := "custom-title"
+	if !g.Custom {
+		kind = "ai-title"
+	}
+	add := append(bytes.TrimSpace(append([]byte(nil), g.Raw...)), '\n')
+	return appendToEnd(cs, path, g.Lines, add, 1,
+		fmt.Sprintf("append %s %q (line %d) again at the end, where the /resume picker reads it", kind, g.Title, g.Line),
+		"append the session's title again at the end")
 }
 
 // outsideLink returns the symbolic link leading out of the store that a
@@ -419,6 +464,12 @@ func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	if count == 0 {
 		return nil
 	}
+	return appendToEnd(cs, path, n, add, count, fmt.Sprintf("take over %d metadata line(s) of removed stub(s): the session's title", count), "take over the metadata of removed stubs")
+}
+
+// appendToEnd appends lines (add, ending with a newline) to a transcript
+// of n lines: in the op the plan already has for it, or in a new one.
+func appendToEnd(cs *changeset.ChangeSet, path string, n int, add []byte, count int, why, opWhy string) error {
 	var op *changeset.Op
 	for i := range cs.Ops {
 		if cs.Ops[i].Path == path && cs.Ops[i].Action == changeset.Rewrite {
@@ -443,14 +494,13 @@ func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	} else if size > 0 && !endsWithNewline(path, size) {
 		add = append([]byte{'\n'}, add...)
 	}
-	op.Edits = append(op.Edits, changeset.Edit{Line: n + 1, Offset: size, New: add,
-		Reason: fmt.Sprintf("take over %d metadata line(s) of removed stub(s): the session's title", count)})
+	op.Edits = append(op.Edits, changeset.Edit{Line: n + 1, Offset: size, New: add, Reason: why})
 	changeset.SortEdits(op.Edits)
 	op.EntriesAdded += count
 	if op.Reason != "" {
 		op.Reason += "; "
 	}
-	op.Reason += "take over the metadata of removed stubs"
+	op.Reason += opWhy
 	return nil
 }
 

@@ -223,6 +223,9 @@ type LiveSession struct {
 	PID       int
 	SessionID string
 	Running   bool
+	// StartedAt is when the process started ("startedAt", 2.1.x); zero
+	// when the file does not say.
+	StartedAt time.Time
 }
 
 // LiveSessions reads sessions/<pid>.json files and tells which processes run.
@@ -256,6 +259,12 @@ func LiveSessions(root string) ([]LiveSession, error) {
 				if v.PID != 0 {
 					ls.PID = v.PID
 				}
+			}
+			var at struct {
+				StartedAt float64 `json:"startedAt"`
+			}
+			if json.Unmarshal(b, &at) == nil && at.StartedAt > 0 {
+				ls.StartedAt = time.UnixMilli(int64(at.StartedAt))
 			}
 		}
 		ls.Running = processRuns(ls.PID)

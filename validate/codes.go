@@ -61,9 +61,14 @@ const (
 	SessionName      Code = "session-name-invalid"
 	SessionEmpty     Code = "session-empty"
 	SessionStub      Code = "session-stub"
+	SessionUnwritten Code = "session-unwritten"
+	SessionHusk      Code = "session-husk"
+	TitleOutOfReach  Code = "title-out-of-reach"
 	SessionIDDup     Code = "session-id-duplicate"
 	SessionIDWrong   Code = "session-id-mismatch"
 	CWDMismatch      Code = "cwd-mismatch"
+	ProjectDirNamed  Code = "project-dir-named"
+	ProjectShared    Code = "project-folder-shared"
 	ProjectSymlink   Code = "project-symlink"
 	AgentIDMismatch  Code = "agent-id-mismatch"
 	AgentSessionDiff Code = "agent-session-mismatch"
@@ -80,6 +85,11 @@ const (
 	OrphanFileHist   Code = "orphan-file-history"
 	OrphanTodos      Code = "orphan-todos"
 	OrphanDebug      Code = "orphan-debug"
+	OrphanTasks      Code = "orphan-tasks"
+	OrphanPlan       Code = "orphan-plan"
+	OrphanUsageData  Code = "orphan-usage-data"
+	OrphanPaste      Code = "orphan-paste"
+	OrphanShellSnap  Code = "orphan-shell-snapshot"
 	SessionLive      Code = "session-live"
 	ReadFailed       Code = "read-failed"
 	FileNotJSONL     Code = "file-not-jsonl"
@@ -123,9 +133,14 @@ var Codes = []CodeInfo{
 	{SessionName, Warning, "a session file's name is not a UUID: /resume does not list it"},
 	{SessionEmpty, Warning, "a session file of 0 bytes"},
 	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},
+	{SessionUnwritten, Warning, "a session file holds only metadata lines (a title, queue operations, snapshots) and no file of the store holds its transcript: the conversation was never written; /resume lists a titled one and opens it empty (the message gives the title); prune removes it"},
+	{SessionHusk, Warning, "a session folder (<id>/ with tool-results/, custom-title.json, ...) of a session with no transcript anywhere in the store and no subagent transcript inside: disk used by nothing; prune removes it"},
+	{TitleOutOfReach, Warning, "a session's title (its last custom-title, else ai-title) sits beyond the first and last 64 KB of its transcript, all the /resume picker reads: the picker shows another name and /resume NAME finds nothing; repair appends the title line again at the end, as Claude Code itself does"},
 	{SessionIDDup, Warning, "the same session id has a transcript in more than one project folder"},
 	{SessionIDWrong, Warning, "entries of a main session carry a sessionId other than the file's name"},
 	{CWDMismatch, Warning, "entries' cwd does not encode to the project folder they sit in (warning when none does, notice when only some do)"},
+	{ProjectDirNamed, Notice, "a project folder named by CLAUDE_CODE_PROJECT_DIR_NAME (2.1.234 and 2.1.330 honour it only when CLAUDE_CONFIG_DIR is set): its sessions' cwds never encode to its name, by design; the message lists them, and no cwd-mismatch is reported there"},
+	{ProjectShared, Notice, "two or more working directories encode to one project folder (non-ASCII characters, or '.', '_' and '-', all become '-'): their sessions share the folder and its /resume list; the message lists them"},
 	{ProjectSymlink, Warning, "a project folder is a symbolic link (a project moved to another disk): cfix reads through it, Claude Code's /resume picker lists no session behind it, and planners write nothing through one that leads out of the store"},
 	{AgentIDMismatch, Error, "a subagent entry's agentId differs from the id in the file name"},
 	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session"},
@@ -142,6 +157,11 @@ var Codes = []CodeInfo{
 	{OrphanFileHist, Warning, "file-history/<id> of a session that no longer exists"},
 	{OrphanTodos, Warning, "todos/<id>-agent-*.json of a session that no longer exists"},
 	{OrphanDebug, Warning, "debug/<id>.txt of a session that no longer exists"},
+	{OrphanTasks, Warning, "tasks/<id>/ (the Task tools' list) of a session that no longer exists"},
+	{OrphanPlan, Warning, "plans/<slug>.md whose slug no transcript of the store names"},
+	{OrphanUsageData, Warning, "usage-data/session-meta/<id>.json or usage-data/facets/<id>.json (/insights) of a session that no longer exists"},
+	{OrphanPaste, Warning, "paste-cache/<hash>.txt that no history.jsonl prompt names (older than an hour)"},
+	{OrphanShellSnap, Warning, "shell-snapshots/snapshot-*.sh made more than a day ago, before every running Claude Code process started: its process is gone (a normal exit removes it: 1.0.128 and 2.1.330 seen; a killed process leaves it)"},
 	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
 	{ReadFailed, Error, "a file or folder could not be read"},
 	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},

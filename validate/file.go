@@ -66,6 +66,8 @@ type fileResult struct {
 	dangling  []dangling     // entries whose parent is not in the file
 	jsonLines int            // lines that parsed as JSON
 	resultAt  map[string]int // tool_use id → first line holding a tool_result for it
+	titles    []titleLine    // custom-title and ai-title lines, in file order
+	slugs     []string       // plan slugs the entries name (see store.Plans)
 }
 
 // add records a finding with the code's default severity.
@@ -251,6 +253,9 @@ func (c *checker) check(f store.File) *fileResult {
 			if !e.IsChain() {
 				g.Meta(e)
 				metaLines++
+				if e.Type == "custom-title" || e.Type == "ai-title" {
+					res.titles = append(res.titles, titleLine{line: ln.N, off: ln.Offset, n: len(ln.Raw), custom: e.Type == "custom-title"})
+				}
 				if e.LeafUUID != "" {
 					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})
 				}
@@ -266,6 +271,9 @@ func (c *checker) check(f store.File) *fileResult {
 			}
 			if e.Type == "user" || e.Type == "assistant" {
 				res.messages++
+			}
+			if e.Type == "user" && bytes.Contains(ln.Raw, store.SlugKey) {
+				res.addSlugs(ln.Raw)
 			}
 			for _, b := range e.Blocks {
 				if b.Type == "tool_result" && b.ToolUseID != "" {

@@ -14,7 +14,7 @@ func hintFor(f *Finding) string {
 	switch f.Code {
 	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
 		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
-		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub:
+		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub, TitleOutOfReach:
 		return "cfix repair --apply " + q
 	case ParentMissing:
 		return "cfix repair --aggressive --only parent-missing --apply " + q
@@ -22,8 +22,20 @@ func hintFor(f *Finding) string {
 		if strings.Contains(f.Message, "progress") {
 			return "cfix repair --aggressive --only progress --apply " + q
 		}
-	case SessionEmpty:
+	case SessionEmpty, SessionUnwritten:
 		return "cfix prune --what empty-sessions --apply"
+	case SessionHusk:
+		return "cfix prune --what husks --apply"
+	case OrphanTasks:
+		return "cfix prune --what tasks --apply"
+	case OrphanPlan:
+		return "cfix prune --what plans --apply"
+	case OrphanUsageData:
+		return "cfix prune --what usage-data --apply"
+	case OrphanPaste:
+		return "cfix prune --what paste-cache --apply"
+	case OrphanShellSnap:
+		return "cfix prune --what shell-snapshots --apply"
 	case IndexMissingFile, IndexUnindexed, IndexPath, IndexDrift:
 		return "cfix repair --only index --apply " + shell.Quote(filepath.Dir(f.Path))
 	case SessionEnvEmpty, OrphanSessionEnv:

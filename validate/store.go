@@ -31,6 +31,9 @@ type storeCheck struct {
 	sessions map[string][]*fileResult // session id → main transcripts
 	uuidFile map[string]*fileResult   // chain uuid → file holding it
 	byPath   map[string]*fileResult
+
+	allLayout  *store.Layout  // the whole store, for a targeted run (see all)
+	runningIDs map[string]int // session id → pid of the running process holding it
 }
 
 func (s *storeCheck) add(code Code, path string, line int, format string, args ...any) *Finding {
@@ -61,10 +64,14 @@ func (s *storeCheck) run() {
 	s.subagents()
 	s.metas()
 	s.indexes()
+	s.titleReach()
+	s.folders()
+	s.husks()
 	s.live()
 	if s.whole {
 		s.history()
 		s.orphans()
+		s.sidecars()
 	}
 }
 
@@ -134,14 +141,15 @@ func (s *storeCheck) leafs() {
 				break
 			}
 		}
-		switch {
-		case where != "":
+		if where != "" {
 			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; the transcript lives in %s", r.lines, where)
-		case len(r.leafs) > 0:
-			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation, and its leafUuid is found nowhere", r.lines)
-		default:
-			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s), no conversation and no leafUuid pointing to one", r.lines)
+			continue
 		}
+		if o := s.conversationOf(r); o != "" {
+			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; session %s has its transcript in %s", r.lines, r.file.Session, o)
+			continue
+		}
+		s.unwritten(r)
 	}
 }
 

@@ -35,6 +35,8 @@ func TestCorpusHasNoErrors(t *testing.T) {
 		validate.SessionStub:  "2.0.14 and 1.0.128 leave summary-only stubs when resuming",
 		validate.SessionEmpty: "2.0.77 leaves 0-byte session files",
 		validate.CWDMismatch:  "2.1.330 appends to the original file with the new cwd when resuming from another folder (a notice)",
+		validate.OrphanShellSnap: "1.0.128 and 2.0.14: shell snapshots of scenario runs that did not exit normally (a normal exit removes its own: " +
+			"1.0.128 and 2.1.330 seen); nothing sources them again",
 	}
 	for _, v := range versions {
 		t.Run(v, func(t *testing.T) {

@@ -22,12 +22,16 @@ func newPruneCmd() *cobra.Command {
 		Short: "Plan (and with --apply, make) the removal of what the store no longer needs",
 		Long: `Prune removes what grows forever in a Claude Code store: empty session-env
 folders; session-env, file-history, todos and debug files of sessions that no
-longer exist; 0-byte and metadata-only session files. With --older-than, it
-also removes whole sessions (all their files, as Claude Code's own cleanup
-does) last written longer ago than the duration (30d, 2w, 36h).
+longer exist; 0-byte and metadata-only session files (transcripts never
+written); session folders left without a transcript (husks); the task lists
+(tasks/<id>/) and /insights data (usage-data/) of sessions that no longer exist;
+plans no transcript names; pasted texts no prompt of history.jsonl names; shell
+snapshots of processes that are gone. With --older-than, it also removes whole
+sessions (all their files, as Claude Code's own cleanup does) last written
+longer ago than the duration (30d, 2w, 36h).
 
-It never removes debug/latest (nor the log it points to) or anything of a live
-session. Removed files stay in the backup journal until you delete it; cfix undo
+It never removes debug/latest (nor the log it points to), a session folder that
+holds subagent transcripts, or anything of a live session. Removed files stay in the backup journal until you delete it; cfix undo
 puts them back.
 
 ` + plannerExitStatus,

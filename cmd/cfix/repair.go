@@ -28,7 +28,8 @@ escapes and invalid UTF-8 with U+FFFD; drop byte-identical duplicate entries;
 break parentUuid cycles; add an error tool_result after a tool_use that has
 none; remove tool_results that answer no tool_use; strip thinking blocks with an
 empty signature; remove stub files whose transcript lives elsewhere;
-rebuild sessions-index.json.
+rebuild sessions-index.json; append a session's title line again at the end
+when it sits beyond the 64 KB the /resume picker reads of each end.
 
 With --aggressive, also the fixes that guess: re-parent an entry whose parent
 was never written to the previous entry in file order, and drop progress

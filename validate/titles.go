@@ -1,0 +1,267 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// PickerReach is how much of each end of a transcript the /resume picker
+// reads: the first and the last 64 KB (65536 bytes in 2.1.73, 2.1.87,
+// 2.1.111, 2.1.205, 2.1.234 and 2.1.330). It takes a session's title from there:
+// the last custom-title in the tail, else (2.1.330) the title sidecar
+// <session-id>/custom-title.json, else the last custom-title in the head,
+// else the last ai-title in the tail, then in the head. Measured with
+// 2.1.330 (`claude -p -r TITLE`, which matches sessions by that title): a
+// custom-title line is found when it starts at most 65536 bytes before the
+// end (65532: found; 65552: "does not match any session title"), or when
+// it ends within the first 65536 bytes (ends at 65532: found; at 65552,
+// cut by the window: not found).
+const PickerReach = 65536
+
+// titleLine is a custom-title or ai-title line of a transcript.
+type titleLine struct {
+	line   int
+	off    int64
+	n      int // bytes, without the newline
+	custom bool
+}
+
+// addSlugs records the plan slugs a line names.
+func (r *fileResult) addSlugs(raw []byte) {
+	for _, s := range store.SlugsIn(raw) {
+		seen := false
+		for _, o := range r.slugs {
+			seen = seen || o == s
+		}
+		if !seen {
+			r.slugs = append(r.slugs, s)
+		}
+	}
+}
+
+// TitleGap is a session title beyond the picker's reach.
+type TitleGap struct {
+	Line   int    // the line of the title the session has
+	Raw    []byte // that line, as written
+	Title  string // the title the session has
+	Picked string // what the picker finds instead ("" when nothing)
+	Custom bool   // a custom-title (else an ai-title)
+	Offset int64  // where the line starts
+	Lines  int    // lines of the transcript (FindTitleGap only)
+}
+
+// titleGap says whether the title a full read of the transcript gives is
+// not the one the picker finds in the transcript's first and last
+// PickerReach bytes (or in its title sidecar).
+func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
+	if size <= PickerReach || len(titles) == 0 {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cache := map[int]string{}
+	raws := map[int][]byte{}
+	value := func(i int) string {
+		if v, ok := cache[i]; ok {
+			return v
+		}
+		t := titles[i]
+		b := make([]byte, t.n)
+		if _, err := f.ReadAt(b, t.off); err != nil {
+			cache[i] = ""
+			return ""
+		}
+		raws[i] = b
+		var v struct {
+			CustomTitle string `json:"customTitle"`
+			AITitle     string `json:"aiTitle"`
+		}
+		json.Unmarshal(b, &v)
+		s := v.AITitle
+		if t.custom {
+			s = v.CustomTitle
+		}
+		cache[i] = s
+		return s
+	}
+	inTail := func(t titleLine) bool { return t.off >= size-PickerReach }
+	inHead := func(t titleLine) bool { return t.off+int64(t.n) <= PickerReach }
+	last := func(custom bool, in func(titleLine) bool) int {
+		for i := len(titles) - 1; i >= 0; i-- {
+			if titles[i].custom == custom && (in == nil || in(titles[i])) {
+				return i
+			}
+		}
+		return -1
+	}
+	val := func(i int) string {
+		if i < 0 {
+			return ""
+		}
+		return value(i)
+	}
+	// What a full read gives: the last custom-title, else the last
+	// ai-title.
+	want := last(true, nil)
+	if val(want) == "" {
+		want = last(false, nil)
+	}
+	title := val(want)
+	if title == "" {
+		return nil, nil
+	}
+	picked := val(last(true, inTail))
+	if picked == "" {
+		picked = sidecarTitle(path)
+	}
+	for _, c := range []struct {
+		custom bool
+		in     func(titleLine) bool
+	}{{true, inHead}, {false, inTail}, {false, inHead}} {
+		if picked == "" {
+			picked = val(last(c.custom, c.in))
+		}
+	}
+	if picked == title {
+		return nil, nil
+	}
+	t := titles[want]
+	return &TitleGap{Line: t.line, Raw: raws[want], Title: title, Picked: picked, Custom: t.custom, Offset: t.off}, nil
+}
+
+// sidecarTitle reads <folder>/<session-id>/custom-title.json, the title
+// sidecar 2.1.330 writes beside the transcript when a session is renamed
+// and the picker reads when the tail holds no custom-title.
+func sidecarTitle(path string) string {
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), id, "custom-title.json"))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		CustomTitle string `json:"customTitle"`
+	}
+	json.Unmarshal(b, &v)
+	return strings.TrimSpace(v.CustomTitle)
+}
+
+// FindTitleGap reads a transcript and says whether its title is beyond
+// the picker's reach (nil when it is not): repair uses it on the files a
+// finding names.
+func FindTitleGap(path string) (*TitleGap, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() <= PickerReach {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var titles []titleLine
+	lines := 0
+	rd := session.NewReader(f, nil)
+	for rd.Next() {
+		ln := rd.Line()
+		lines = ln.N
+		custom := bytes.Contains(ln.Raw, []byte(`"custom-title"`))
+		if !custom && !bytes.Contains(ln.Raw, []byte(`"ai-title"`)) {
+			continue
+		}
+		var v struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(ln.Raw, &v) != nil || (v.Type != "custom-title" && v.Type != "ai-title") {
+			continue
+		}
+		titles = append(titles, titleLine{line: ln.N, off: ln.Offset, n: len(ln.Raw), custom: v.Type == "custom-title"})
+	}
+	err = rd.Err()
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	g, err := titleGap(path, fi.Size(), titles)
+	if g != nil {
+		g.Lines = lines
+	}
+	return g, err
+}
+
+// titleReach reports the main transcripts whose title the /resume picker
+// does not find.
+func (s *storeCheck) titleReach() {
+	for _, r := range s.results {
+		if r.file.Kind != store.KindSession || len(r.titles) == 0 {
+			continue
+		}
+		g, err := titleGap(r.file.Path, r.file.Size, r.titles)
+		if err != nil {
+			s.add(ReadFailed, r.file.Path, 0, "%v", err)
+			continue
+		}
+		if g == nil {
+			continue
+		}
+		instead := "its first prompt"
+		if g.Picked != "" {
+			instead = fmt.Sprintf("%q", g.Picked)
+		}
+		if g.Custom {
+			s.add(TitleOutOfReach, r.file.Path, g.Line, "custom-title %q starts %d KB before the end: the /resume picker reads the first and last 64 KB of a transcript, shows %s instead, and /resume %q finds nothing",
+				g.Title, (r.file.Size-g.Offset)/1024, instead, g.Title)
+			continue
+		}
+		s.add(TitleOutOfReach, r.file.Path, g.Line, "ai-title %q starts %d KB before the end: the /resume picker reads the first and last 64 KB of a transcript and shows %s instead",
+			g.Title, (r.file.Size-g.Offset)/1024, instead)
+	}
+}
+
+// MetaTitle returns the title a metadata-only transcript holds (its last
+// custom-title, else ai-title, summary or agent-name), and the types of
+// its lines.
+func MetaTitle(path string) (title string, types []string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil
+	}
+	rank := map[string]int{"custom-title": 4, "ai-title": 3, "summary": 2, "agent-name": 1}
+	best := 0
+	seen := map[string]bool{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var v struct {
+			Type        string `json:"type"`
+			CustomTitle string `json:"customTitle"`
+			AITitle     string `json:"aiTitle"`
+			Summary     string `json:"summary"`
+			AgentName   string `json:"agentName"`
+		}
+		if json.Unmarshal(line, &v) != nil {
+			continue
+		}
+		if v.Type != "" && !seen[v.Type] {
+			seen[v.Type] = true
+			types = append(types, v.Type)
+		}
+		t := v.CustomTitle + v.AITitle + v.AgentName
+		if v.Type == "summary" {
+			t = v.Summary
+		}
+		if r := rank[v.Type]; r >= best && strings.TrimSpace(t) != "" {
+			best, title = r, strings.TrimSpace(t)
+		}
+	}
+	return title, types
+}
