@@ -120,11 +120,12 @@ var StoreCases = []Case{
 		return p, 0
 	}},
 	{"husk of a gone transcript", V88, validate.SessionHusk, validate.Warning, func(t *testing.T, root string) (string, int) {
-		// A session folder whose transcript is gone: tool-results/ (a
-		// tool output too big for the transcript, 2.1.x) and the title
-		// sidecar 2.1.330 writes on /rename.
+		// A session folder whose transcript is gone: tool-results/ (2.1.330
+		// kept the 200000-byte output of a Bash command as
+		// <id>/tool-results/byl11l9zk.txt, which the transcript names) and
+		// the title sidecar 2.1.330 writes on /rename.
 		dir := filepath.Join(root, "projects", V88Project, Gone)
-		writeFile(t, filepath.Join(dir, "tool-results", "toolu_01husk.txt"), bytes.Repeat([]byte("output\n"), 100))
+		writeFile(t, filepath.Join(dir, "tool-results", "byl11l9zk.txt"), bytes.Repeat([]byte("x"), 2000))
 		writeFile(t, filepath.Join(dir, "custom-title.json"), []byte(`{"customTitle":"gone"}`))
 		return dir, 0
 	}},
