@@ -430,6 +430,7 @@ type dangling struct {
 	parent    string
 	cut       bool // the chain a resume loads stops here
 	compacted bool // in history a compaction summarized
+	relinked  bool // on the loaded chain: the loader links it to the message before it
 	loaded    int  // entries that resume loads
 	before    int  // messages of the file the resume does not load
 }
@@ -472,7 +473,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 	reach := g.Reachable(ld.Leaf)
 	for _, i := range g.Dangling() {
 		n := g.Nodes[i]
-		d := dangling{line: n.Line, uuid: n.UUID, parent: n.Parent, compacted: reach[i] && !on[i]}
+		d := dangling{line: n.Line, uuid: n.UUID, parent: n.Parent, compacted: reach[i] && !on[i], relinked: on[i] && ld.Cut != i}
 		if ld.Cut >= 0 && (ld.Cut == i || g.Nodes[ld.Cut].Parent == n.UUID || bridged(g, l, ld.Cut, i)) {
 			d.cut, d.loaded = true, len(ld.Chain)
 			// The messages written before the cut that the resume leaves out.

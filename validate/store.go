@@ -199,6 +199,9 @@ func (s *storeCheck) parents() {
 				continue
 			}
 			where := "on a branch a resume does not load"
+			if d.relinked {
+				where = fmt.Sprintf("Claude Code %s links the entry to the message written right before it, less than 5 s older, and loads the history", r.loader.Name)
+			}
 			if d.compacted {
 				where = "in history a compaction summarized, which a resume does not send"
 			}
