@@ -137,6 +137,66 @@ func TestDamageHelpers(t *testing.T) {
 	})
 }
 
+func TestSendDamageHelpers(t *testing.T) {
+	orig := bytes.Split([]byte(strings.TrimSuffix(helperTranscript, "\n")), []byte("\n"))
+	t.Run("blank-text", func(t *testing.T) {
+		s, _ := helperSite(t, helperTranscript)
+		damageBlankText(t, s)
+		got := readLines(t, s.path)
+		if want := strings.Replace(string(orig[6]), `"content":[{"type":"text","text":"answer"}]`, `"content":[{"type":"text","text":"\n\n"},{"type":"text","text":"answer"}]`, 1); string(got[6]) != want {
+			t.Errorf("line 7 %s, want %s", got[6], want)
+		}
+	})
+	t.Run("server-split", func(t *testing.T) {
+		s, _ := helperSite(t, helperTranscript)
+		damageServerSplit(t, s)
+		got := readLines(t, s.path)
+		if len(got) != len(orig)+3 {
+			t.Fatalf("%d lines, want %d", len(got), len(orig)+3)
+		}
+		var chain []string
+		for _, e := range resumedChain(t, got) {
+			var kinds []string
+			for _, b := range e.content {
+				kinds = append(kinds, b.Type)
+			}
+			chain = append(chain, e.Type+":"+strings.Join(kinds, ","))
+		}
+		want := []string{"user:text", "assistant:tool_use", "user:tool_result", "assistant:text", "user:text",
+			"assistant:server_tool_use", "user:text", "assistant:web_search_tool_result", "assistant:text"}
+		if !slices.Equal(chain, want) {
+			t.Errorf("chain %q, want %q", chain, want)
+		}
+		if !bytes.Equal(got[9][len(`{"type":"assistant","uuid":"a3","parentUuid":"`)+36:], orig[6][len(`{"type":"assistant","uuid":"a3","parentUuid":"u2`):]) {
+			t.Errorf("the reply's line changed beyond its parentUuid: %s", got[9])
+		}
+	})
+	t.Run("nul-escape", func(t *testing.T) {
+		s, _ := helperSite(t, helperTranscript)
+		damageNULEscape(t, s)
+		got := readLines(t, s.path)
+		if want := strings.Replace(string(orig[2]), `"content":"out"}`, `"content":"out\u0000"}`, 1); string(got[2]) != want {
+			t.Errorf("line 3 %s, want %s", got[2], want)
+		}
+		// Content given as a list of blocks.
+		body := strings.Replace(helperTranscript, `"content":"out"}`, `"content":[{"type":"text","text":"out"}]}`, 1)
+		s, lines := helperSite(t, body)
+		damageNULEscape(t, s)
+		got = readLines(t, s.path)
+		if want := strings.Replace(string(lines[2]), `"text":"out"`, `"text":"out\u0000"`, 1); string(got[2]) != want {
+			t.Errorf("line 3 %s, want %s", got[2], want)
+		}
+	})
+	t.Run("replayed", func(t *testing.T) {
+		s, _ := helperSite(t, helperTranscript)
+		damageReplayed(t, s)
+		got := readLines(t, s.path)
+		if want := `{"gitBranch":"replayed",` + string(orig[4][1:]); string(got[len(got)-1]) != want {
+			t.Errorf("last line %s, want %s", got[len(got)-1], want)
+		}
+	})
+}
+
 func TestMessageTexts(t *testing.T) {
 	msgs := []fakeapi.Message{
 		{Role: "user", Content: fakeapi.Content{{Type: "text", Text: "<system-reminder>\nx\n</system-reminder>"}, {Type: "text", Text: " hello\uFFFD "}}},

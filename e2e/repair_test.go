@@ -60,13 +60,22 @@ import (
 //   - tool-result: every version drops the assistant message whose
 //     tool_use lost its result and sends the rest (200).
 //   - stub: neither -r nor -c picks the stub, in any version.
+//   - blank-text, server-split: every version sends the blank block, and
+//     the web search result apart from its call (the hook's user entry
+//     between them), and gets 400; 2.1.205 and 2.1.330 replace the call,
+//     left alone in its message, with "[Tool use interrupted]".
+//   - nul-escape: every version sends the escape as it is (the body is
+//     valid JSON and not cut; 200), as 2.1.268 and 2.1.270 do, resuming or
+//     in a live session whose Bash output holds NUL bytes.
+//   - replayed: every version resumes (200).
 
 // resumePrompt is the prompt of every resume this test makes.
 const resumePrompt = "RESUME CHECK"
 
 // damagedCodes are the finding codes of the damages below: none may be
 // left after the repair.
-var damagedCodes = []string{"line-torn", "line-glued", "uuid-duplicate", "session-stub", "surrogate-lone", "tool-result-missing"}
+var damagedCodes = []string{"line-torn", "line-glued", "uuid-duplicate", "session-stub", "surrogate-lone", "tool-result-missing",
+	"text-blank", "server-tool-split", "nul-escape", "uuid-replayed"}
 
 // A damage is one way to break the main session.
 type damage struct {
@@ -104,6 +113,16 @@ var damages = []damage{
 	// ... and in the prompt text itself, which the client sends.
 	{name: "surrogate-text", code: "surrogate-lone", make: damageSurrogateText},
 	{name: "tool-result", code: "tool-result-missing", make: damageToolResult},
+	// A "\n\n" text block before the text of the last reply: every
+	// pinned version sends it (400).
+	{name: "blank-text", code: "text-blank", make: damageBlankText},
+	// A web search call and its result split by a hook's user entry: every
+	// pinned version sends the result apart from its call (400).
+	{name: "server-split", code: "server-tool-split", make: damageServerSplit},
+	// A \u0000 escape in a tool result: sent escaped, accepted (measured).
+	{name: "nul-escape", code: "nul-escape", make: damageNULEscape},
+	// The last prompt written again with another gitBranch.
+	{name: "replayed", code: "uuid-replayed", make: damageReplayed},
 }
 
 // undoRefusalDamage is the damage after which the test also tries to undo
@@ -790,6 +809,140 @@ func damageToolResult(t *testing.T, s *site) []string {
 	start, end, _ := contentSpan(l)
 	lines[e.line] = slices.Concat(l[:start], []byte(`[{"type":"text","text":"the tool result was lost"}]`), l[end:])
 	writeLines(t, s.path, lines)
+	return nil
+}
+
+// hasText: an assistant entry holding a text block.
+func hasText(e *entry) bool {
+	return e.Type == "assistant" && slices.ContainsFunc(e.content, func(b fakeapi.Block) bool { return b.Type == "text" && strings.TrimSpace(b.Text) != "" })
+}
+
+// damageBlankText puts a "\n\n" text block first in the last reply with
+// text on the resumed chain.
+func damageBlankText(t *testing.T, s *site) []string {
+	t.Helper()
+	lines := readLines(t, s.path)
+	e := lastOnChain(t, lines, "reply with text", hasText)
+	l := lines[e.line]
+	start, _, isString := contentSpan(l)
+	if start < 0 || isString {
+		t.Fatalf("line %d: no list of content blocks", e.line+1)
+	}
+	lines[e.line] = slices.Concat(l[:start+1], []byte(`{"type":"text","text":"\n\n"},`), l[start+1:])
+	writeLines(t, s.path, lines)
+	return nil
+}
+
+// damageServerSplit puts, before the last reply with text on the resumed
+// chain, a web search call of the same message, a hook's user entry
+// (isMeta) and the search's result, in that order, the reply following
+// the result: what a hook or a slash command written while the reply
+// streamed leaves.
+func damageServerSplit(t *testing.T, s *site) []string {
+	t.Helper()
+	lines := readLines(t, s.path)
+	e := lastOnChain(t, lines, "reply with text", hasText)
+	l := lines[e.line]
+	var a map[string]any
+	if err := json.Unmarshal(l, &a); err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := a["message"].(map[string]any)
+	at, err := time.Parse(time.RFC3339Nano, e.Timestamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{newUUID(t), newUUID(t), newUUID(t)}
+	entry := func(k int, fields map[string]any) []byte {
+		m := map[string]any{"parentUuid": a["parentUuid"], "uuid": ids[k],
+			"timestamp": at.Add(time.Duration(k-3) * time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")}
+		if k > 0 {
+			m["parentUuid"] = ids[k-1]
+		}
+		for _, f := range []string{"isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch"} {
+			if v, ok := a[f]; ok {
+				m[f] = v
+			}
+		}
+		for f, v := range fields {
+			m[f] = v
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	reply := func(block map[string]any) map[string]any {
+		return map[string]any{"type": "assistant", "message": map[string]any{"id": msg["id"], "type": "message",
+			"role": "assistant", "model": msg["model"], "content": []any{block}}}
+	}
+	call := entry(0, reply(map[string]any{"type": "server_tool_use", "id": "srvtoolu_e2e", "name": "web_search", "input": map[string]any{"query": "cfix"}}))
+	hook := entry(1, map[string]any{"type": "user", "isMeta": true, "message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "HOOK CONTEXT"}}}})
+	result := entry(2, reply(map[string]any{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_e2e", "content": []any{}}))
+	parent, _ := json.Marshal(ids[2])
+	moved, err := session.SetField(l, "parentUuid", parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = slices.Concat(lines[:e.line], [][]byte{call, hook, result, moved}, lines[e.line+1:])
+	writeLines(t, s.path, lines)
+	return nil
+}
+
+// damageNULEscape appends \u0000 to the content of the last tool result
+// on the resumed chain: a tool's binary output.
+func damageNULEscape(t *testing.T, s *site) []string {
+	t.Helper()
+	lines := readLines(t, s.path)
+	e := lastOnChain(t, lines, "tool result", hasToolResult)
+	l := lines[e.line]
+	start, end, _ := contentSpan(l)
+	blocks, _, err := session.Elements(l[start:end], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		blk := l[start+b[0] : start+b[1]]
+		if !bytes.Contains(blk, []byte(`"tool_result"`)) {
+			continue
+		}
+		cs, ce, ok := session.Find(blk, "content")
+		if !ok {
+			continue
+		}
+		if blk[cs] != '"' { // a list of blocks: the first one's text
+			elems, _, err := session.Elements(blk, cs)
+			if err != nil || len(elems) == 0 {
+				continue
+			}
+			ts, te, ok := session.Find(blk[elems[0][0]:elems[0][1]], "text")
+			if !ok {
+				continue
+			}
+			cs, ce = elems[0][0]+ts, elems[0][0]+te
+		}
+		at := start + b[0] + ce - 1 // before the closing quote
+		lines[e.line] = slices.Concat(l[:at], []byte(`\u0000`), l[at:])
+		writeLines(t, s.path, lines)
+		return nil
+	}
+	t.Fatalf("line %d: no tool_result content to put a NUL in", e.line+1)
+	return nil
+}
+
+// damageReplayed appends a copy of the last prompt of the resumed chain
+// with another gitBranch: the entry a resume or /branch writes again.
+func damageReplayed(t *testing.T, s *site) []string {
+	t.Helper()
+	lines := readLines(t, s.path)
+	e := lastOnChain(t, lines, "prompt", isPrompt)
+	l := lines[e.line]
+	again, err := session.SetField(l, "gitBranch", []byte(`"replayed"`))
+	if err != nil { // no gitBranch field: add one
+		again = slices.Concat([]byte(`{"gitBranch":"replayed",`), l[1:])
+	}
+	writeLines(t, s.path, append(lines, again))
 	return nil
 }
 

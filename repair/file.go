@@ -331,6 +331,12 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 				r.reasons = append(r.reasons, fmt.Sprintf("replace %d lone surrogate escape(s) with \\ufffd", n))
 			}
 		}
+		if pr.NULEscapes > 0 && x.allow(validate.NULEscape) {
+			if nr, n := session.FixNULEscapes(r.recs[i]); n > 0 {
+				r.recs[i], r.changed = nr, true
+				r.reasons = append(r.reasons, fmt.Sprintf("replace %d \\u0000 escape(s) with \\ufffd", n))
+			}
+		}
 		if pr.BadUTF8 >= 0 && x.allow(validate.UTF8Invalid) {
 			if nr := session.FixUTF8(r.recs[i]); !bytes.Equal(nr, r.recs[i]) {
 				r.recs[i], r.changed = nr, true
@@ -482,27 +488,41 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				rec = r.recs[i]
 			}
 			same := bytes.Equal(bytes.TrimSpace(prev), bytes.TrimSpace(rec))
+			var fields []string
+			replay := false
 			if !same {
-				x.unfixed[validate.UUIDConflict]++
+				// Written again by a resume or /branch, with only the
+				// fields that say where it was written changed.
+				fields, replay = validate.ReplayedFields(prev, rec)
+				if !replay {
+					x.unfixed[validate.UUIDConflict]++
+				}
 			}
-			if same && x.allow(validate.UUIDDuplicate) {
+			why := "drop an entry written twice, byte for byte"
+			if replay {
+				why = "drop an entry written again under its uuid, the first copy kept"
+				if len(fields) > 0 {
+					why += " (it differs only in " + strings.Join(fields, ", ") + ")"
+				}
+			}
+			if same && x.allow(validate.UUIDDuplicate) || replay && x.allow(validate.UUIDReplayed) {
 				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
 				if !r.changed {
 					fx.recs = [][]byte{append([]byte(nil), ln.Raw...)}
 				}
 				fx.recs[i] = nil
 				x.removed++
-				x.reason(ln.N, "drop an entry written twice, byte for byte")
+				x.reason(ln.N, why)
 			}
 			continue
 		}
 		seen[e.UUID] = len(x.nodes)
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
-			Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
-			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+			Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
+			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated, BlankOnly: session.BlankOnly(e.Blocks),
+			BlankString: e.BlankString, EmptyString: e.EmptyString}
 		for _, b := range e.Blocks {
-			switch b.Type {
-			case "tool_use", "tool_result", "thinking":
+			if session.KeepBlock(b) {
 				n.Blocks = append(n.Blocks, b)
 			}
 		}
@@ -778,7 +798,10 @@ func (x *fixer) resumed() error {
 			}
 		}
 	}
-	return nil
+	if err := x.blankText(l); err != nil {
+		return err
+	}
+	return x.serverSplits(l)
 }
 
 // dropBlocks removes the content blocks of node i that drop selects; an

@@ -41,7 +41,8 @@ var lineCodes = []validate.Code{
 	validate.JSONInvalid, validate.LineTorn, validate.NoFinalNewline, validate.LineGlued,
 	validate.NULBytes, validate.UTF8Invalid, validate.SurrogateLone, validate.LineEmpty,
 	validate.UUIDDuplicate, validate.ParentSelf, validate.ChainCycle, validate.ToolResultMiss,
-	validate.ToolUseMiss, validate.ThinkingUnsigned,
+	validate.ToolUseMiss, validate.ThinkingUnsigned, validate.NULEscape, validate.UUIDReplayed,
+	validate.TextBlank, validate.ServerToolSplit,
 }
 
 var indexCodes = []validate.Code{validate.IndexMissingFile, validate.IndexUnindexed, validate.IndexPath, validate.IndexDrift}

@@ -227,3 +227,48 @@ func FixUTF8(raw []byte) []byte {
 	}
 	return bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 }
+
+// FixNULEscapes replaces every \u0000 escape in a string with \ufffd (as
+// long: the line keeps its length). It reports how many it replaced.
+func FixNULEscapes(raw []byte) ([]byte, int) {
+	var out []byte
+	n := 0
+	inStr := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if !inStr {
+			if c == '"' {
+				inStr = true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = false
+		case '\\':
+			if i+6 <= len(raw) && raw[i+1] == 'u' && hexAt(raw[i+2:]) == 0 && isHex4(raw[i+2:i+6]) {
+				if out == nil {
+					out = append([]byte(nil), raw...)
+				}
+				copy(out[i:], `\ufffd`)
+				n++
+				i += 5
+				continue
+			}
+			i++ // skip the escaped byte
+		}
+	}
+	if n == 0 {
+		return raw, 0
+	}
+	return out, n
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}

@@ -57,3 +57,22 @@ func TestFixSurrogates(t *testing.T) {
 		t.Errorf("FixUTF8: %q", got)
 	}
 }
+
+func TestFixNULEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"x\u0000y"}`:          `{"a":"x\ufffdy"}`,
+		`{"a":"\u0000\u0000"}`:      `{"a":"\ufffd\ufffd"}`,
+		`{"a":"\\u0000","b":"ok"}`:  `{"a":"\\u0000","b":"ok"}`,
+		`{"a":"\\\u0000"}`:          `{"a":"\\\ufffd"}`,
+		`{"\u0000":"\u00001"}`:      `{"\ufffd":"\ufffd1"}`,
+		`{"a":"\u0041","b":"\u00"}`: `{"a":"\u0041","b":"\u00"}`,
+	} {
+		got, _ := FixNULEscapes([]byte(in))
+		if string(got) != want {
+			t.Errorf("FixNULEscapes(%s) = %s, want %s", in, got, want)
+		}
+		if len(got) != len(in) {
+			t.Errorf("FixNULEscapes(%s) changed the length", in)
+		}
+	}
+}

@@ -1,13 +1,29 @@
 package session
 
+import "strings"
+
 // Block is what the checks need of one message content block.
 type Block struct {
 	Type      string
 	ID        string // tool_use: its id
 	ToolUseID string // tool_result: the id of the tool_use it answers
-	EmptyText bool   // thinking: the thinking text is empty
+	EmptyText bool   // thinking: the thinking text is empty; text: the text is ""
 	EmptySig  bool   // thinking: the signature is empty or missing
+	// Blank: a text block whose text is empty or whitespace only (in its
+	// first MaxString bytes, all the light tree keeps).
+	Blank bool
 }
+
+// ServerResult reports whether a block type is the result of a server
+// tool (web_search_tool_result, advisor_tool_result, mcp_tool_result...):
+// it sits in the assistant message of its call, right after it.
+func ServerResult(typ string) bool {
+	return typ != "tool_result" && strings.HasSuffix(typ, "_tool_result")
+}
+
+// ServerCall reports whether a block type calls a server tool (whose
+// result the API writes into the same message).
+func ServerCall(typ string) bool { return typ == "server_tool_use" || typ == "mcp_tool_use" }
 
 // Entry is the header of one transcript entry: the fields the checks,
 // planners and the parentUuid graph use.
@@ -31,6 +47,9 @@ type Entry struct {
 	Role          string
 	Content       any // message.content: string or []any (light tree)
 	Blocks        []Block
+	// BlankString: message.content is a string, empty or whitespace only
+	// (EmptyString: "").
+	BlankString, EmptyString bool
 }
 
 // IsChain reports whether the entry takes part in the parentUuid chain:
@@ -74,6 +93,9 @@ func HeaderOf(v any, e *Entry) bool {
 	e.Model = str(msg["model"])
 	e.Role = str(msg["role"])
 	e.Content = msg["content"]
+	if s, ok := e.Content.(string); ok && strings.TrimSpace(s) == "" {
+		e.BlankString, e.EmptyString = true, s == ""
+	}
 	blocks, _ := e.Content.([]any)
 	for _, b := range blocks {
 		bm, ok := b.(map[string]any)
@@ -83,13 +105,22 @@ func HeaderOf(v any, e *Entry) bool {
 		}
 		blk := Block{Type: str(bm["type"])}
 		switch blk.Type {
-		case "tool_use", "server_tool_use":
+		case "tool_use", "server_tool_use", "mcp_tool_use":
 			blk.ID = str(bm["id"])
 		case "tool_result":
 			blk.ToolUseID = str(bm["tool_use_id"])
 		case "thinking":
 			blk.EmptyText = str(bm["thinking"]) == ""
 			blk.EmptySig = str(bm["signature"]) == ""
+		case "text":
+			if t, ok := bm["text"].(string); ok {
+				blk.EmptyText = t == ""
+				blk.Blank = strings.TrimSpace(t) == ""
+			}
+		default:
+			if ServerResult(blk.Type) {
+				blk.ToolUseID = str(bm["tool_use_id"])
+			}
 		}
 		e.Blocks = append(e.Blocks, blk)
 	}

@@ -13,10 +13,40 @@ type Node struct {
 	Terminated bool
 	Time       string
 	Type       string
+	Subtype    string // of a system entry
 	Sidechain  bool
 	MsgID      string
 	Model      string  // message.model of an assistant entry
-	Blocks     []Block // tool_use, tool_result and thinking blocks only
+	Blocks     []Block // the blocks KeepBlock keeps
+	// BlankOnly: message.content is a list of text blocks, each of them
+	// blank (empty or whitespace only).
+	BlankOnly bool
+	// BlankString: message.content is a string, empty or whitespace only
+	// (EmptyString: "").
+	BlankString, EmptyString bool
+}
+
+// KeepBlock reports whether a node keeps a content block: tool calls and
+// results (server tools' too), thinking, and blank text.
+func KeepBlock(b Block) bool {
+	switch b.Type {
+	case "tool_use", "server_tool_use", "mcp_tool_use", "tool_result", "thinking":
+		return true
+	case "text":
+		return b.Blank
+	}
+	return ServerResult(b.Type)
+}
+
+// BlankOnly reports whether blocks are text blocks, at least one, all of
+// them blank.
+func BlankOnly(blocks []Block) bool {
+	for _, b := range blocks {
+		if b.Type != "text" || !b.Blank {
+			return false
+		}
+	}
+	return len(blocks) > 0
 }
 
 // Graph is the parentUuid forest of one file. Add nodes in file order.
@@ -51,10 +81,10 @@ func (g *Graph) Add(e *Entry, line int) bool {
 		return false
 	}
 	n := Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: line,
-		Time: e.Timestamp, Type: e.Type, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model}
+		Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
+		BlankOnly: BlankOnly(e.Blocks), BlankString: e.BlankString, EmptyString: e.EmptyString}
 	for _, b := range e.Blocks {
-		switch b.Type {
-		case "tool_use", "server_tool_use", "tool_result", "thinking":
+		if KeepBlock(b) {
 			n.Blocks = append(n.Blocks, b)
 		}
 	}

@@ -31,7 +31,7 @@ const (
 var (
 	headerTop     = map[string]bool{}
 	headerMessage = map[string]bool{"id": true, "role": true, "content": true, "model": true}
-	headerBlock   = map[string]bool{"type": true, "id": true, "tool_use_id": true, "thinking": true, "signature": true}
+	headerBlock   = map[string]bool{"type": true, "id": true, "tool_use_id": true, "thinking": true, "signature": true, "text": true}
 )
 
 func init() {
@@ -61,6 +61,10 @@ type Parsed struct {
 	// surrogate pair; SurrogateOff is the offset of the first one, or -1.
 	Surrogates   int
 	SurrogateOff int
+	// NULEscapes counts \u0000 escapes; NULEscapeOff is the offset of the
+	// first one, or -1.
+	NULEscapes   int
+	NULEscapeOff int
 	// More holds the light trees of further values on the line: records
 	// glued together. GluedAt is the offset of the second one, or -1.
 	More    []any
@@ -105,7 +109,7 @@ type parseError struct{ e *SyntaxError }
 
 // Parse parses line. It never panics on any input.
 func (p *Parser) Parse(line []byte) (res Parsed) {
-	res = Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
+	res = Parsed{BadUTF8: -1, SurrogateOff: -1, NULEscapeOff: -1, GluedAt: -1}
 	p.b, p.i, p.res = line, 0, &res
 	defer func() {
 		if r := recover(); r != nil {
@@ -527,7 +531,7 @@ func (p *Parser) strSpan() (start, end int, escaped bool) {
 }
 
 // escape checks one escape sequence at p.i and advances past it; it counts
-// lone surrogate escapes.
+// lone surrogate escapes and \u0000 escapes.
 func (p *Parser) escape() {
 	b := p.b
 	if p.i+1 >= len(b) {
@@ -559,6 +563,11 @@ func (p *Parser) escape() {
 		p.lone(at)
 	case r >= 0xDC00 && r < 0xE000:
 		p.lone(at)
+	case r == 0:
+		p.res.NULEscapes++
+		if p.res.NULEscapeOff < 0 {
+			p.res.NULEscapeOff = at
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
@@ -17,7 +18,7 @@ type scanBail struct{}
 const scanMaxKeys = 128
 
 // Scan checks line as Parse does and, when it holds exactly one JSON object
-// with valid UTF-8 and no lone surrogate escape, fills e as HeaderOf fills
+// with valid UTF-8, no lone surrogate escape and no \u0000 escape, fills e as HeaderOf fills
 // it from the tree Parse would build, and returns s's hash of that tree
 // (Shaper.Shape), with ok true, without building the tree. The tree is the
 // one Parse builds with the parser's TopKeys and Header unset; e.Content is
@@ -25,11 +26,11 @@ const scanMaxKeys = 128
 //
 // Otherwise it returns ok false and the caller parses the line: a syntax
 // error, a value that is not an object, records glued together, invalid
-// UTF-8, lone surrogates, and a few rare forms Scan does not follow (a key
+// UTF-8, lone surrogates, \u0000 escapes, and a few rare forms Scan does not follow (a key
 // with escapes, a key repeated in an object, an object of more than 128
 // fields). e is then undefined.
 func (p *Parser) Scan(line []byte, s *Shaper, e *Entry) (shape uint64, ok bool) {
-	p.scanRes = Parsed{BadUTF8: -1, SurrogateOff: -1, GluedAt: -1}
+	p.scanRes = Parsed{BadUTF8: -1, SurrogateOff: -1, NULEscapeOff: -1, GluedAt: -1}
 	p.b, p.i, p.res, p.sh = line, 0, &p.scanRes, s
 	if of := reflect.ValueOf(p.TopKeys).Pointer(); p.kc == nil || p.kc.shaper != s || p.kc.of != of {
 		p.kc = &keyCache{shaper: s, of: of}
@@ -53,7 +54,7 @@ func (p *Parser) Scan(line []byte, s *Shaper, e *Entry) (shape uint64, ok bool) 
 	}
 	shape = p.scanObject(0, MaxDepth, 0, atEntry, e, nil)
 	p.ws()
-	if p.i < len(p.b) || p.scanRes.BadUTF8 >= 0 || p.scanRes.Surrogates > 0 {
+	if p.i < len(p.b) || p.scanRes.BadUTF8 >= 0 || p.scanRes.Surrogates > 0 || p.scanRes.NULEscapes > 0 {
 		return 0, false
 	}
 	return shape, true
@@ -92,6 +93,7 @@ const (
 	fToolUseID
 	fThinking
 	fSignature
+	fText
 )
 
 var fieldIDs = map[string]uint8{
@@ -101,6 +103,7 @@ var fieldIDs = map[string]uint8{
 	"isSidechain": fSidechain, "isMeta": fMeta, "message": fMessage,
 	"id": fID, "model": fModel, "role": fRole, "content": fContent,
 	"tool_use_id": fToolUseID, "thinking": fThinking, "signature": fSignature,
+	"text": fText,
 }
 
 // keyInfo is what Scan knows of an object key, worked out once per parser
@@ -192,6 +195,9 @@ type block struct {
 	typ, id, useID span
 	thinking       bool // a non-empty string
 	signature      bool
+	text           bool // a string
+	emptyText      bool // ""
+	blankText      bool // whitespace only, as the tree keeps it
 }
 
 // span is a string body in the line.
@@ -346,6 +352,10 @@ func (p *Parser) headerField(id, at uint8, start, end int, esc bool, e *Entry, b
 			e.Model = p.headerString(start, end, esc, true)
 		case fRole:
 			e.Role = p.headerString(start, end, esc, true)
+		case fContent:
+			if p.blank(start, end, esc) {
+				e.BlankString, e.EmptyString = true, end == start
+			}
 		}
 	case atBlock:
 		sp := span{start, end, esc, true}
@@ -360,6 +370,9 @@ func (p *Parser) headerField(id, at uint8, start, end int, esc bool, e *Entry, b
 			b.thinking = end > start
 		case fSignature:
 			b.signature = end > start
+		case fText:
+			b.text, b.emptyText = true, end == start
+			b.blankText = p.blank(start, end, esc)
 		}
 	}
 }
@@ -407,7 +420,7 @@ func (p *Parser) blockOf(b *block) Block {
 		blk.Type = p.headerString(b.typ.start, b.typ.end, b.typ.esc, true)
 	}
 	switch blk.Type {
-	case "tool_use", "server_tool_use":
+	case "tool_use", "server_tool_use", "mcp_tool_use":
 		if b.id.ok {
 			blk.ID = p.headerString(b.id.start, b.id.end, b.id.esc, false)
 		}
@@ -418,6 +431,12 @@ func (p *Parser) blockOf(b *block) Block {
 	case "thinking":
 		blk.EmptyText = !b.thinking
 		blk.EmptySig = !b.signature
+	case "text":
+		blk.EmptyText, blk.Blank = b.text && b.emptyText, b.text && b.blankText
+	default:
+		if ServerResult(blk.Type) && b.useID.ok {
+			blk.ToolUseID = p.headerString(b.useID.start, b.useID.end, b.useID.esc, false)
+		}
 	}
 	return blk
 }
@@ -576,6 +595,26 @@ func (p *Parser) strBytes(start, end int, esc bool) []byte {
 		end = start + MaxString
 	}
 	return p.b[start:end]
+}
+
+// blank reports whether the string body [start, end) is empty or
+// whitespace only, as the tree keeps it. Most strings are told by their
+// first byte; only whitespace that is not ASCII or is \u-escaped takes
+// the unescaped body.
+func (p *Parser) blank(start, end int, esc bool) bool {
+	b := p.b
+	for i, n := start, 0; i < end && n < MaxString; i, n = i+1, n+1 {
+		switch c := b[i]; {
+		case c == ' ':
+		case c == '\\' && i+1 < end && (b[i+1] == 'n' || b[i+1] == 't' || b[i+1] == 'r' || b[i+1] == 'f'):
+			i++
+		case c == '\\' && i+1 < end && b[i+1] == 'u', c >= 0x80:
+			return len(bytes.TrimSpace(p.strBytes(start, end, esc))) == 0
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // recentString is headerString, given as *last when it is the same, and

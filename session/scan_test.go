@@ -200,6 +200,12 @@ func TestScanForms(t *testing.T) {
 		{`{"a":-1.5e3,"b":0,"c":1E+2,"d":true,"e":false,"f":null,"g":[],"h":{}}`, true},
 		{`{"type":"a","x":"\ud83d\ude00"}`, true},
 		{`{"message":{"content":[{"type":"tool_use","id":1},{"type":"tool_result","tool_use_id":[]},{"type":"server_tool_use","id":"s"}]}}`, true},
+		{`{"message":{"content":[{"type":"text","text":""},{"type":"text","text":" \n\t"},{"type":"text","text":"\u00a0 x"},{"type":"text","text":"\u00a0\u2003\r\f"},{"type":"text","text":"\\n"},{"type":"text","text":"Â "},{"type":"text","text":5},{"type":"text"},{"type":"web_search_tool_result","tool_use_id":"s"},{"type":"mcp_tool_use","id":"m"}]}}`, true},
+		{`{"message":{"content":[{"type":"text","text":"` + strings.Repeat(" ", MaxString) + `x"}]}}`, true},
+		{`{"type":"a","x":"nul\u0000"}`, false},
+		{`{"message":{"content":" \n"},"type":"user"}`, true},
+		{`{"message":{"content":""},"type":"user"}`, true},
+		{`{"message":{"content":"\u0020x"},"type":"user"}`, true},
 		{`{"type":"user","type":"assistant"}`, false},
 		{`{"a":{"k":1,"k":2}}`, false},
 		{`{"typ\u0065":"user"}`, false},
@@ -270,7 +276,7 @@ func TestShapeLeavesOut(t *testing.T) {
 	same := [][2]string{
 		{`{"a":1}`, `{"a":2,"z":{"a":"x"}}`},
 		{`{"a":[{"a":true}]}`, `{"a":[{"a":false,"q":[1]}],"r":null}`},
-		{`{"type":"user","message":{"content":[{"type":"text"}]}}`, `{"type":"user","z":1,"message":{"content":[{"type":"text","text":5}],"usage":{}}}`},
+		{`{"type":"user","message":{"content":[{"type":"text"}]}}`, `{"type":"user","z":1,"message":{"content":[{"type":"text","citations":5}],"usage":{}}}`},
 	}
 	for _, c := range same {
 		if shape(c[0]) != shape(c[1]) {

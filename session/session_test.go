@@ -144,6 +144,10 @@ func TestParseFindings(t *testing.T) {
 	if r.Err != nil || r.Surrogates != 2 || r.SurrogateOff != 7 {
 		t.Errorf("surrogates: err=%v n=%d off=%d, want 2 at 7", r.Err, r.Surrogates, r.SurrogateOff)
 	}
+	r = p.Parse([]byte(`{"a":"x\\u0000","b":"\u0000","c":"\u0000\u0000"}`))
+	if r.Err != nil || r.NULEscapes != 3 || r.NULEscapeOff != 21 {
+		t.Errorf("NUL escapes: err=%v n=%d off=%d, want 3 at 21", r.Err, r.NULEscapes, r.NULEscapeOff)
+	}
 	r = p.Parse([]byte("{\"a\":\"ok\xff\"}"))
 	if r.Err != nil || r.BadUTF8 != 8 {
 		t.Errorf("bad utf-8: err=%v off=%d, want 8", r.Err, r.BadUTF8)

@@ -38,6 +38,7 @@ const (
 	NULBytes         Code = "nul-bytes"
 	UTF8Invalid      Code = "utf8-invalid"
 	SurrogateLone    Code = "surrogate-lone"
+	NULEscape        Code = "nul-escape"
 	LineEmpty        Code = "line-empty"
 	EntryNotObject   Code = "entry-not-object"
 	TypeMissing      Code = "type-missing"
@@ -45,6 +46,7 @@ const (
 	TypeUnknown      Code = "type-unknown"
 	UUIDDuplicate    Code = "uuid-duplicate"
 	UUIDConflict     Code = "uuid-conflict"
+	UUIDReplayed     Code = "uuid-replayed"
 	ParentMissing    Code = "parent-missing"
 	ParentElsewhere  Code = "parent-elsewhere"
 	ParentSelf       Code = "parent-self"
@@ -57,6 +59,8 @@ const (
 	ThinkingUnsigned Code = "thinking-unsigned"
 	ThinkingEmpty    Code = "thinking-empty"
 	ThinkingForeign  Code = "thinking-third-party"
+	TextBlank        Code = "text-blank"
+	ServerToolSplit  Code = "server-tool-split"
 	// Files and store.
 	SessionName      Code = "session-name-invalid"
 	SessionEmpty     Code = "session-empty"
@@ -111,6 +115,7 @@ var Codes = []CodeInfo{
 	{NULBytes, Error, "a line holds NUL bytes (a crash or power loss left them)"},
 	{UTF8Invalid, Error, "a line holds bytes that are not valid UTF-8"},
 	{SurrogateLone, Error, "a \\uD800-\\uDFFF escape without its pair: the API rejects the request (no low surrogate in string)"},
+	{NULEscape, Warning, "a \\u0000 escape in a string (a tool's binary output): every client measured sends it escaped on resume, and the API accepts it, but a session holding one died with 400 unexpected end of data in 2.1.270 (anthropics/claude-code#94055); repair replaces it with \\ufffd (raw NUL bytes are nul-bytes)"},
 	{LineEmpty, Warning, "an empty line"},
 	{EntryNotObject, Error, "a line is valid JSON but not an object"},
 	{TypeMissing, Error, "an entry has no string \"type\" field"},
@@ -118,6 +123,7 @@ var Codes = []CodeInfo{
 	{TypeUnknown, Notice, "an entry type this version of cfix has no schema for (Claude Code adds types often)"},
 	{UUIDDuplicate, Warning, "the same entry (byte-identical) was written twice; resume shows it twice"},
 	{UUIDConflict, Warning, "two different entries share a uuid"},
+	{UUIDReplayed, Warning, "an entry written again under its uuid, differing only in fields that describe where it was written (gitBranch, promptId, version, slug, cwd), as resumes and /branch write them: resume shows it twice; the message names the fields; repair keeps the first copy"},
 	{ParentMissing, Error, "parentUuid names an entry written nowhere in the store: error when the chain a resume loads is cut there (the history before it is lost), warning on another branch"},
 	{ParentElsewhere, Notice, "parentUuid names an entry of another file (a session continued from a sibling file, progress pointing into a side run's transcript): Claude Code writes such links; warning when the chain a resume loads stops there and leaves history of the file out"},
 	{ParentSelf, Error, "an entry is its own parent"},
@@ -130,6 +136,8 @@ var Codes = []CodeInfo{
 	{ThinkingUnsigned, Error, "on the resumed chain, a thinking block has an empty signature: the API rejects it"},
 	{ThinkingForeign, Notice, "on the resumed chain, a thinking block with an empty signature written by a model that is not Anthropic's (message.model, through a compatible endpoint): that provider never signs thinking; resuming it against the Anthropic API would be rejected"},
 	{ThinkingEmpty, Notice, "on the resumed chain, a signed thinking block with empty text: newer clients store omitted thinking so, and the API accepts it"},
+	{TextBlank, Error, "on the resumed chain, an empty or whitespace-only text block that the writing version's client sends: the API answers 400 (text content blocks must be non-empty / must contain non-whitespace text); repair drops the block (an entry left empty goes, its children re-parented)"},
+	{ServerToolSplit, Error, "on the resumed chain, a server tool's result (web_search_tool_result, advisor_tool_result...) that the client sends apart from its server_tool_use: entries it sends as messages of their own (a slash command's, a hook's) sit between them, or a compaction does; the API answers 400 (unexpected tool_use_id found in advisor_tool_result blocks) on every resume; warning when only attachments some versions send sit between; repair moves the separating entries after the pair"},
 	{SessionName, Warning, "a session file's name is not a UUID: /resume does not list it"},
 	{SessionEmpty, Warning, "a session file of 0 bytes"},
 	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},

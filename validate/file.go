@@ -168,6 +168,13 @@ func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session
 	if pr.Surrogates > 0 {
 		add(SurrogateLone, "%d lone surrogate escape(s), the first at column %d", pr.Surrogates, pr.SurrogateOff+1)
 	}
+	if pr.NULEscapes > 0 {
+		// Measured: every client, resuming such a line or writing it in a
+		// live session (Bash output holding NUL bytes), sends the escape
+		// as it is and the request is accepted; #94055's cut body was not
+		// reproduced. Hence a warning.
+		add(NULEscape, "%d \\u0000 escape(s), the first at column %d", pr.NULEscapes, pr.NULEscapeOff+1)
+	}
 	values := append([]any{pr.Value}, pr.More...)
 	if len(values) == 1 {
 		r.hash = maphash.Bytes(seed, raw)
@@ -283,9 +290,12 @@ func (c *checker) check(f store.File) *fileResult {
 				}
 			}
 			if !g.Add(e, ln.N) {
-				first := g.Nodes[g.Lookup(e.UUID)].Line
+				fn := &g.Nodes[g.Lookup(e.UUID)]
+				first := fn.Line
 				if len(r.values) == 1 && hashes[e.UUID] == r.hash {
 					res.add(UUIDDuplicate, ln.N, "entry %s repeats line %d byte for byte", e.UUID, first)
+				} else if fields, ok := replayed(fh, fn, ln, len(r.values)); ok {
+					res.add(UUIDReplayed, ln.N, "entry %s repeats line %d, %s (written again by a resume or /branch); resume shows it twice", e.UUID, first, fieldsDiffer(fields))
 				} else {
 					res.add(UUIDConflict, ln.N, "uuid %s is also used by a different entry on line %d", e.UUID, first)
 				}
@@ -293,6 +303,10 @@ func (c *checker) check(f store.File) *fileResult {
 			}
 			if len(r.values) == 1 {
 				hashes[e.UUID] = r.hash
+				// Where the record is, to read it back should its uuid
+				// come again (rarely).
+				nd := &g.Nodes[len(g.Nodes)-1]
+				nd.Off, nd.Len = ln.Offset, len(ln.Raw)
 			}
 			res.uuids = append(res.uuids, e.UUID)
 			if e.CWD != "" {
@@ -581,6 +595,47 @@ func checkChain(res *fileResult, g *session.Graph) {
 			fd.Message += fmt.Sprintf("; Claude Code %s drops the unanswered call when it resumes (the request is accepted; the model no longer sees the call)", l.Name)
 		} else {
 			fd.Message += fmt.Sprintf("; Claude Code %s sends it and the API answers 400 on every resume", l.Name)
+		}
+	}
+	sendChecks(res, g, ld)
+}
+
+// sendChecks runs, along the chain ld, the checks of what the writing
+// version's client sends that the API rejects: blank text blocks, server
+// tool results sent apart from their call.
+func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
+	s := SendsOf(res.version)
+	for _, i := range ld.Chain {
+		n := &g.Nodes[i]
+		empty, space := s.BlankSent(n)
+		if empty+space == 0 {
+			continue
+		}
+		var what []string
+		if empty > 0 {
+			what = append(what, fmt.Sprintf("%d empty", empty))
+		}
+		if space > 0 {
+			what = append(what, fmt.Sprintf("%d whitespace-only", space))
+		}
+		res.add(TextBlank, n.Line, "%s text block(s) in this %s entry; Claude Code %s sends them and the API answers 400 (text content blocks must be non-empty, or must contain non-whitespace text) on every resume", strings.Join(what, " and "), n.Type, s.Name)
+	}
+	for _, sp := range ServerSplits(g, ld, s) {
+		n := &g.Nodes[sp.Result]
+		if sp.Call < 0 {
+			where := "no chain entry of the file holds it"
+			if sp.CallLine > 0 {
+				where = fmt.Sprintf("it is on line %d, before a compaction or on another branch", sp.CallLine)
+			}
+			res.add(ServerToolSplit, n.Line, "%s for %s: the resume does not load its server_tool_use (%s); Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", sp.Block, sp.ID, where, s.Name, sp.Block)
+			continue
+		}
+		fd := res.add(ServerToolSplit, n.Line, "%s for %s is split from its server_tool_use on line %d by %s", sp.Block, sp.ID, sp.CallLine, describe(g, sp.Seps))
+		if sp.Sure {
+			fd.Message += fmt.Sprintf(": Claude Code %s sends them as messages of their own between the two, and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", s.Name, sp.Block)
+		} else {
+			fd.Severity = Warning
+			fd.Message += fmt.Sprintf(": Claude Code %s sends some attachments (%s) as a message of their own, which splits the pair (the API answers 400)", s.Name, attachmentTypeNote)
 		}
 	}
 }

@@ -14,7 +14,8 @@ func hintFor(f *Finding) string {
 	switch f.Code {
 	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
 		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
-		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub, TitleOutOfReach:
+		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub, TitleOutOfReach,
+		NULEscape, UUIDReplayed, TextBlank, ServerToolSplit:
 		return "cfix repair --apply " + q
 	case ParentMissing:
 		return "cfix repair --aggressive --only parent-missing --apply " + q

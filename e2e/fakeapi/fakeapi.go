@@ -21,9 +21,12 @@
 // token. Anything else gets "ok: <first 40 characters of the prompt>".
 //
 // Before answering, every /v1/messages request is checked like the real API
-// does: lone UTF-16 surrogates in the body, tool_use ids without tool_result
-// blocks in the next message, and tool_result blocks without a tool_use in
-// the previous message all get HTTP 400 with the real error texts.
+// does: lone UTF-16 surrogates in the body, a body that ends early (cut
+// short, or holding a raw NUL byte), tool_use ids without tool_result
+// blocks in the next message, tool_result blocks without a tool_use in
+// the previous message, server tool results apart from their
+// server_tool_use, and empty or whitespace-only text blocks all get HTTP
+// 400 with the real error texts.
 package fakeapi
 
 import (
@@ -298,6 +301,9 @@ func decode(req *Request) (*apiRequest, *APIError) {
 	if e := CheckSurrogates(req.Body); e != nil {
 		return nil, e
 	}
+	if e := CheckEndOfData(req.Body); e != nil {
+		return nil, e
+	}
 	var ar apiRequest
 	if err := json.Unmarshal(req.Body, &ar); err != nil {
 		var se *json.SyntaxError
@@ -326,6 +332,12 @@ func (s *Server) messages(req *Request, w http.ResponseWriter) {
 	ar, apiErr := decode(req)
 	if apiErr == nil {
 		apiErr = CheckToolPairing(req.Messages)
+	}
+	if apiErr == nil {
+		apiErr = CheckServerToolPairing(req.Messages)
+	}
+	if apiErr == nil {
+		apiErr = CheckBlankText(req.RawMessages)
 	}
 	if apiErr != nil {
 		s.finish(req, w, apiErr)

@@ -760,3 +760,72 @@ func TestBadBody(t *testing.T) {
 		t.Errorf("got %d %q", status, msg)
 	}
 }
+
+func TestBlankText(t *testing.T) {
+	s := newServer(t, Options{})
+	text := func(role string, texts ...string) map[string]any {
+		var c []map[string]any
+		for _, x := range texts {
+			c = append(c, map[string]any{"type": "text", "text": x})
+		}
+		return map[string]any{"role": role, "content": c}
+	}
+	cases := []struct {
+		msgs []map[string]any
+		want string
+	}{
+		{[]map[string]any{userText("x"), text("assistant", "\n\n", "answer"), userText("y")}, "messages: text content blocks must contain non-whitespace text"},
+		{[]map[string]any{userText("x"), text("assistant", "", "answer"), userText("y")}, "messages: text content blocks must be non-empty"},
+		{[]map[string]any{text("user", " ", "x")}, "messages: text content blocks must contain non-whitespace text"},
+	}
+	for _, c := range cases {
+		if status, _, msg := apiError(t, s, request(false, nil, c.msgs...)); status != 400 || msg != c.want {
+			t.Errorf("got %d %q, want 400 %q", status, msg, c.want)
+		}
+	}
+	// Content given as a string.
+	if _, _, msg := apiError(t, s, request(false, nil, userText("x"), map[string]any{"role": "assistant", "content": "a"}, map[string]any{"role": "user", "content": ""})); msg != "messages.2: all messages must have non-empty content except for the optional final assistant message" {
+		t.Errorf("empty string: %q", msg)
+	}
+	if _, _, msg := apiError(t, s, request(false, nil, map[string]any{"role": "user", "content": " \n"})); msg != "messages: text content blocks must contain non-whitespace text" {
+		t.Errorf("whitespace string: %q", msg)
+	}
+	ask(t, s, request(false, nil, userText("x"), text("assistant", "a", "b"), userText("y")))
+}
+
+func TestServerToolPairing(t *testing.T) {
+	s := newServer(t, Options{})
+	use := map[string]any{"type": "server_tool_use", "id": "srvtoolu_A", "name": "advisor", "input": map[string]any{}}
+	result := map[string]any{"type": "advisor_tool_result", "tool_use_id": "srvtoolu_A", "content": map[string]any{"type": "advisor_result", "text": "go"}}
+	asst := func(blocks ...map[string]any) map[string]any {
+		return map[string]any{"role": "assistant", "content": blocks}
+	}
+	// Split by a user message (a slash command's output between them).
+	_, _, msg := apiError(t, s, request(false, nil, userText("x"), asst(use), userText("/rename"), asst(result, map[string]any{"type": "text", "text": "ok"}), userText("y")))
+	want := "messages.3.content.0: unexpected `tool_use_id` found in `advisor_tool_result` blocks: srvtoolu_A. Each `advisor_tool_result` block must have a corresponding `server_tool_use` block before it."
+	if msg != want {
+		t.Errorf("got %q\nwant %q", msg, want)
+	}
+	// The result before its call.
+	if _, _, msg := apiError(t, s, request(false, nil, userText("x"), asst(result, use), userText("y"))); !strings.Contains(msg, "messages.1.content.0: unexpected `tool_use_id` found in `advisor_tool_result`") {
+		t.Errorf("result first: %q", msg)
+	}
+	ask(t, s, request(false, nil, userText("x"), asst(use, result), userText("y")))
+}
+
+func TestEndOfData(t *testing.T) {
+	s := newServer(t, Options{})
+	prefix := `{"model":"claude-test","max_tokens":10,"messages":[{"role":"user","content":"bin`
+	for _, c := range []struct{ body, want string }{
+		{prefix + "\x00" + `out"}]}`, fmt.Sprintf("The request body is not valid JSON: unexpected end of data: line 1 column %d (char %d)", len(prefix)+1, len(prefix))},
+		{prefix + `out`, fmt.Sprintf("The request body is not valid JSON: unexpected end of data: line 1 column %d (char %d)", len(prefix)+4, len(prefix)+3)},
+	} {
+		if status, _, msg := apiError(t, s, c.body); status != 400 || msg != c.want {
+			t.Errorf("got %d %q, want %q", status, msg, c.want)
+		}
+	}
+	// An escaped NUL is fine.
+	if status, _ := post(t, s, "/v1/messages", prefix+`\u0000out"}]}`); status != 200 {
+		t.Errorf("escaped NUL: status %d", status)
+	}
+}

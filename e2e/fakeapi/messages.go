@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -189,6 +190,12 @@ func hex4(b []byte, at int) (rune, bool) {
 }
 
 func surrogateError(what string, body []byte, at int) *APIError {
+	return positionError(what, body, at)
+}
+
+// positionError is the real API's error for a body its JSON parser
+// rejects at byte at.
+func positionError(what string, body []byte, at int) *APIError {
 	char := utf8.RuneCount(body[:at])
 	line := 1 + bytes.Count(body[:at], []byte("\n"))
 	col := char + 1
@@ -254,4 +261,112 @@ func CheckToolPairing(msgs []Message) *APIError {
 		}
 	}
 	return nil
+}
+
+// CheckBlankText reports, like the real API, a text block of a user or
+// assistant message whose text is empty or whitespace only (resumed
+// sessions that hold one get it on every request:
+// anthropics/claude-code#23390, #59294, #60837), and content given as a
+// string that is: the API takes it for one text block, and says of an
+// empty one that all messages must have content. raw is the request's
+// messages array.
+func CheckBlankText(raw json.RawMessage) *APIError {
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &msgs) != nil {
+		return nil
+	}
+	for i, m := range msgs {
+		if m.Role != "user" && m.Role != "assistant" {
+			continue
+		}
+		var texts []string
+		if c := bytes.TrimSpace(m.Content); len(c) > 0 && c[0] == '"' {
+			var str string
+			if json.Unmarshal(c, &str) != nil {
+				continue
+			}
+			if str == "" {
+				if m.Role == "assistant" && i == len(msgs)-1 {
+					continue
+				}
+				return invalidRequest("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
+			}
+			texts = append(texts, str)
+		} else {
+			var blocks []Block
+			if json.Unmarshal(c, &blocks) != nil {
+				continue
+			}
+			for _, b := range blocks {
+				if b.Type == "text" {
+					texts = append(texts, b.Text)
+				}
+			}
+		}
+		for _, t := range texts {
+			switch {
+			case t == "":
+				return invalidRequest("messages: text content blocks must be non-empty")
+			case strings.TrimSpace(t) == "":
+				return invalidRequest("messages: text content blocks must contain non-whitespace text")
+			}
+		}
+	}
+	return nil
+}
+
+// CheckServerToolPairing applies the real API's rule about server tools
+// (web search, web fetch, code execution, the advisor): a result block
+// (web_search_tool_result, advisor_tool_result...) must follow its
+// server_tool_use in the same assistant message. A result split from its
+// call (a slash command's or a hook's entry between them in a resumed
+// transcript) gets 400 with the real text
+// (anthropics/claude-code#63507, #81233, #92509, #95463).
+func CheckServerToolPairing(msgs []Message) *APIError {
+	for i, m := range msgs {
+		if m.Role != "assistant" {
+			continue
+		}
+		calls := map[string]bool{}
+		for j, b := range m.Content {
+			switch {
+			case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
+				calls[b.ID] = true
+			case b.Type != "tool_result" && strings.HasSuffix(b.Type, "_tool_result") && !calls[b.ToolUseID]:
+				call := "server_tool_use"
+				if b.Type == "mcp_tool_result" {
+					call = "mcp_tool_use"
+				}
+				return invalidRequest("messages.%d.content.%d: unexpected `tool_use_id` found in `%s` blocks: %s. Each `%s` block must have a corresponding `%s` block before it.", i, j, b.Type, b.ToolUseID, b.Type, call)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckEndOfData reports a body the real API's parser finds ending early,
+// with its text ("unexpected end of data", anthropics/claude-code#94055):
+// a body cut short, or one holding a raw NUL byte, where that parser
+// stops. A NUL escaped as \u0000 is fine.
+func CheckEndOfData(body []byte) *APIError {
+	at := bytes.IndexByte(body, 0)
+	if at < 0 {
+		if json.Valid(body) || !endsEarly(body) {
+			return nil
+		}
+		at = len(body)
+	}
+	return positionError("unexpected end of data", body, at)
+}
+
+// endsEarly reports whether body is a JSON text cut off: its syntax error,
+// if any, is at its end.
+func endsEarly(body []byte) bool {
+	var v any
+	err := json.Unmarshal(body, &v)
+	var se *json.SyntaxError
+	return errors.As(err, &se) && se.Offset >= int64(len(body)) && strings.Contains(se.Error(), "unexpected end of JSON input")
 }

@@ -479,6 +479,95 @@ var Cases = []Case{
 		}
 		return p, 1
 	}},
+	{"whitespace text block", V88, validate.TextBlank, validate.Error, func(t *testing.T, root string) (string, int) {
+		// A "\n\n" block before the text of the last reply: 2.1.88 sends
+		// it (the API answers 400).
+		p := MainFile(root)
+		n := FindLast(t, p, IsType("assistant"))
+		EditLine(t, p, n, func(m map[string]any) {
+			msg := m["message"].(map[string]any)
+			msg["content"] = append([]any{map[string]any{"type": "text", "text": "\n\n"}}, Blocks(m)...)
+		})
+		return p, n
+	}},
+	{"whitespace-only reply, 2.0.x", "2.0.77", validate.TextBlank, validate.Error, func(t *testing.T, root string) (string, int) {
+		// 2.1.31 and older send an assistant entry holding only blank text.
+		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "bcfb4a37-f117-427a-803b-14bc8ef2f0f7.jsonl")
+		n := FindLast(t, p, IsType("assistant"))
+		EditLine(t, p, n, func(m map[string]any) {
+			m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": ""}}
+		})
+		return p, n
+	}},
+	{"whitespace-only reply is not sent", V88, validate.TextBlank, validate.Error, func(t *testing.T, root string) (string, int) {
+		// 2.1.32 and later leave such an entry out themselves: no finding.
+		p := MainFile(root)
+		n := FindLast(t, p, IsType("assistant"))
+		EditLine(t, p, n, func(m map[string]any) {
+			m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "\n\n"}}
+		})
+		return p, -n
+	}},
+	{"server tool result split", V88, validate.ServerToolSplit, validate.Error, func(t *testing.T, root string) (string, int) {
+		// The last reply starts with a web search whose result a slash
+		// command's output (sent as a message of its own by 2.1.63 and
+		// later) separates from its call.
+		p := MainFile(root)
+		n := FindLast(t, p, IsType("assistant"))
+		return p, splitServerTool(t, p, n, func(m map[string]any) {
+			m["type"], m["subtype"], m["level"] = "system", "local_command", "info"
+			m["content"] = "<local-command-stdout>Session renamed</local-command-stdout>"
+			delete(m, "message")
+		})
+	}},
+	{"server tool result after a compaction", V88, validate.ServerToolSplit, validate.Error, func(t *testing.T, root string) (string, int) {
+		// The call was written before the compact boundary, its result
+		// after the summary: the resume loads the result alone.
+		p := MainFile(root)
+		b := FindLine(t, p, func(m map[string]any) bool { return m["subtype"] == "compact_boundary" })
+		ls := Lines(t, p)
+		var bm, sm map[string]any
+		json.Unmarshal(ls[b-1], &bm)
+		json.Unmarshal(ls[b], &sm) // the summary, right after the boundary
+		call := entryLike(bm, "5e7e0000-0000-4000-8000-0000000000c1", bm["logicalParentUuid"], "msg_damage_compact",
+			map[string]any{"type": "server_tool_use", "id": "srvtoolu_damage_c", "name": "web_search", "input": map[string]any{"query": "q"}})
+		res := entryLike(sm, "5e7e0000-0000-4000-8000-0000000000c2", sm["uuid"], "msg_damage_compact",
+			map[string]any{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_damage_c", "content": []any{}})
+		bm["logicalParentUuid"] = call["uuid"]
+		var next map[string]any
+		json.Unmarshal(ls[b+1], &next)
+		next["parentUuid"] = res["uuid"]
+		out := append([][]byte{}, ls[:b-1]...)
+		out = append(out, marshal(t, call), marshal(t, bm), ls[b], marshal(t, res), marshal(t, next))
+		out = append(out, ls[b+2:]...)
+		WriteLines(t, p, out, true)
+		return p, b + 3 // the call went in before the boundary
+	}},
+	{"escaped NUL in a tool result", V88, validate.NULEscape, validate.Warning, func(t *testing.T, root string) (string, int) {
+		p := MainFile(root)
+		n := FindLast(t, p, HasBlock("tool_result"))
+		EditLine(t, p, n, func(m map[string]any) {
+			for _, b := range Blocks(m) {
+				if bm := b.(map[string]any); bm["type"] == "tool_result" {
+					bm["content"] = "ELF\x00\x01binary" // written as \u0000
+				}
+			}
+		})
+		return p, n
+	}},
+	{"entry replayed by a resume", V88, validate.UUIDReplayed, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// The same entry again, with the branch and version of the
+		// session that wrote it again.
+		p := MainFile(root)
+		n := FindLine(t, p, IsType("assistant"))
+		ls := Lines(t, p)
+		var m map[string]any
+		json.Unmarshal(ls[n-1], &m)
+		m["gitBranch"], m["version"] = "feature", "2.1.90"
+		ls = append(ls, marshal(t, m))
+		WriteLines(t, p, ls, true)
+		return p, len(ls)
+	}},
 	{"name not a uuid", V88, validate.SessionName, validate.Warning, func(t *testing.T, root string) (string, int) {
 		p := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
 		np := filepath.Join(filepath.Dir(p), "my session.jsonl")
@@ -601,6 +690,69 @@ var Cases = []Case{
 		os.WriteFile(filepath.Join(root, "sessions", fmt.Sprintf("%d.json", pid)), []byte(b), 0o600)
 		return MainFile(root), 0
 	}},
+}
+
+// marshal encodes an entry.
+func marshal(t testing.TB, m map[string]any) []byte {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// entryLike returns an assistant entry with the session fields of like,
+// the given uuid, parent, message id and content block.
+func entryLike(like map[string]any, uuid string, parent any, msgID string, block map[string]any) map[string]any {
+	m := map[string]any{"type": "assistant", "uuid": uuid, "parentUuid": parent,
+		"message": map[string]any{"id": msgID, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": []any{block}}}
+	for _, k := range []string{"isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "timestamp"} {
+		if v, ok := like[k]; ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// earlier returns the timestamp ts moved back by ms milliseconds.
+func earlier(t testing.TB, ts any, ms int) string {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339Nano, ts.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at.Add(-time.Duration(ms) * time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// splitServerTool puts, before line n of path (an assistant entry), a
+// server tool call of the same message, an entry sep makes of a copy of
+// it, and the call's result, chained in that order with line n after
+// them. It returns the result's line.
+func splitServerTool(t testing.TB, path string, n int, sep func(m map[string]any)) int {
+	t.Helper()
+	ls := Lines(t, path)
+	var a map[string]any
+	if err := json.Unmarshal(ls[n-1], &a); err != nil {
+		t.Fatal(err)
+	}
+	msgID := a["message"].(map[string]any)["id"].(string)
+	call := entryLike(a, "5e7e0000-0000-4000-8000-000000000001", a["parentUuid"], msgID,
+		map[string]any{"type": "server_tool_use", "id": "srvtoolu_damage", "name": "web_search", "input": map[string]any{"query": "q"}})
+	s := entryLike(a, "5e7e0000-0000-4000-8000-000000000002", call["uuid"], msgID, nil)
+	sep(s)
+	res := entryLike(a, "5e7e0000-0000-4000-8000-000000000003", s["uuid"], msgID,
+		map[string]any{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_damage", "content": []any{}})
+	// Written in that order, just before line n.
+	for k, m := range []map[string]any{call, s, res} {
+		m["timestamp"] = earlier(t, a["timestamp"], 3-k)
+	}
+	a["parentUuid"] = res["uuid"]
+	out := append([][]byte{}, ls[:n-1]...)
+	out = append(out, marshal(t, call), marshal(t, s), marshal(t, res), marshal(t, a))
+	out = append(out, ls[n:]...)
+	WriteLines(t, path, out, true)
+	return n + 2
 }
 
 // writeIndex writes a sessions-index.json for the alpha folder listing

@@ -1,0 +1,223 @@
+package validate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cfix-dev/cfix/session"
+)
+
+// Sends models what a client version puts into the request when it
+// resumes a chain holding entries or blocks the API rejects. Every field
+// was measured with the real clients (TestOracleProbe on crafted
+// transcripts, resumed by 1.0.128, 2.0.77 and 2.1.29 to 2.1.330 and
+// bisected between them); each boundary is the first version that behaves
+// so, the version before it measured to behave otherwise.
+type Sends struct {
+	// Name is the version the model is for.
+	Name string
+	// BlankAssistant: an assistant entry whose content is blank text only
+	// (a "\n\n" block written on its own before a tool call) is sent as it
+	// is. 2.1.32 and later drop such entries
+	// (filterWhitespaceOnlyAssistantMessages); 2.1.31 and older send them.
+	BlankAssistant bool
+	// EmptyAssistantText: an empty text block of an assistant entry that
+	// holds more is sent. 2.1.277 and later drop it; 2.1.276 and older send
+	// it. A whitespace-only one is sent by every version measured.
+	EmptyAssistantText bool
+	// BlankUserText: a blank text block of a user entry's content list is
+	// sent. From 2.1.152 the client drops it, and sends "(no content)" for
+	// a list it leaves empty; 2.1.150 and older send it (there is no
+	// 2.1.151). A user entry whose content is a blank string is sent as it
+	// is by every version.
+	BlankUserText bool
+	// LocalCommands: a system entry of subtype local_command (a slash
+	// command's output) is sent as a user message of its own (2.1.63 and
+	// later); 2.1.62 and older leave it out. No version sends system
+	// entries of other subtypes (turn_duration, stop_hook_summary,
+	// away_summary, informational measured).
+	LocalCommands bool
+	// Attachments: attachment entries of some types are sent as a user
+	// message of their own (hook_additional_context from 2.0.77,
+	// task_reminder from 2.1.144); 1.0.128 sends none, and from 2.1.281
+	// on (2.1.280 not) the client moves them out of an assistant message's
+	// way.
+	Attachments bool
+}
+
+// The measured boundaries of Sends.
+const (
+	blankAssistantTo   = "2.1.32"
+	emptyTextFrom      = "2.1.277"
+	blankUserFrom      = "2.1.152"
+	localCommandFrom   = "2.1.63"
+	attachmentsFrom    = "2.0.0"
+	attachmentsTo      = "2.1.281"
+	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
+)
+
+// SendsOf returns the model of the client version that wrote a file (the
+// newest one for an unknown version).
+func SendsOf(version string) Sends {
+	before := func(v string) bool { return version != "" && session.VersionLess(version, v) }
+	name := version
+	if name == "" {
+		name = "(no version)"
+	}
+	return Sends{
+		Name:               name,
+		BlankAssistant:     before(blankAssistantTo),
+		EmptyAssistantText: before(emptyTextFrom),
+		BlankUserText:      before(blankUserFrom),
+		LocalCommands:      !before(localCommandFrom),
+		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
+	}
+}
+
+// BlankSent counts the blank text blocks of node n that the client sends:
+// empty ones and whitespace-only ones (the API answers 400 to either).
+func (s Sends) BlankSent(n *session.Node) (empty, space int) {
+	switch n.Type {
+	case "assistant":
+		if n.BlankOnly && !s.BlankAssistant {
+			return 0, 0
+		}
+		for _, b := range n.Blocks {
+			switch {
+			case b.Type != "text" || !b.Blank:
+			case !b.EmptyText:
+				space++
+			case n.BlankOnly || s.EmptyAssistantText:
+				empty++
+			}
+		}
+	case "user":
+		if n.BlankString {
+			// Sent as it is by every version measured.
+			if n.EmptyString {
+				return 1, 0
+			}
+			return 0, 1
+		}
+		if !s.BlankUserText {
+			return 0, 0
+		}
+		for _, b := range n.Blocks {
+			if b.Type == "text" && b.Blank {
+				if b.EmptyText {
+					empty++
+				} else {
+					space++
+				}
+			}
+		}
+	}
+	return empty, space
+}
+
+// Separate reports how the client sends chain entry n when it sits
+// between a server tool call and its result in the assistant message of
+// id msgID: as a message of its own (the pair is split, and the API
+// answers 400) with sure true, as one for some attachment types (sure
+// false), or not at all (split false).
+func (s Sends) Separate(n *session.Node, msgID string) (split, sure bool) {
+	switch n.Type {
+	case "assistant":
+		return n.MsgID == "" || n.MsgID != msgID, true
+	case "user":
+		return true, true
+	case "system":
+		return n.Subtype == "local_command" && s.LocalCommands, true
+	case "attachment":
+		return s.Attachments, false
+	}
+	return false, true
+}
+
+// ServerSplit is a server tool result on the resumed chain that the
+// client sends apart from its call.
+type ServerSplit struct {
+	Result int    // graph node holding the result
+	Block  string // the result block's type
+	ID     string // the call's id
+	// Call is the graph node holding the call, -1 when the resume does
+	// not load it (a compaction came between them); CallLine is its line
+	// in the file, 0 when no chain entry of the file holds it.
+	Call, CallLine int
+	// Seps are the chain entries between the call and the result that the
+	// client sends as messages of their own.
+	Seps []int
+	// Sure: one of them, or the missing call, splits the pair in every
+	// case (else only some attachment types are sent).
+	Sure bool
+}
+
+// ServerSplits finds, along the chain ld of graph g, the server tool
+// results the client of model s sends apart from their call: with entries
+// it sends as messages of their own between them, or without the call.
+func ServerSplits(g *session.Graph, ld session.Load, s Sends) []ServerSplit {
+	var out []ServerSplit
+	calls := map[string]int{} // call id → index in ld.Chain
+	for k, i := range ld.Chain {
+		n := &g.Nodes[i]
+		for _, b := range n.Blocks {
+			if session.ServerCall(b.Type) && b.ID != "" {
+				if _, ok := calls[b.ID]; !ok {
+					calls[b.ID] = k
+				}
+				continue
+			}
+			if !session.ServerResult(b.Type) || b.ToolUseID == "" {
+				continue
+			}
+			sp := ServerSplit{Result: i, Block: b.Type, ID: b.ToolUseID, Call: -1}
+			k1, ok := calls[b.ToolUseID]
+			if !ok {
+				sp.Sure = true
+				for j := range g.Nodes {
+					if hasCall(&g.Nodes[j], b.ToolUseID) {
+						sp.CallLine = g.Nodes[j].Line
+						break
+					}
+				}
+				out = append(out, sp)
+				continue
+			}
+			sp.Call, sp.CallLine = ld.Chain[k1], g.Nodes[ld.Chain[k1]].Line
+			for _, j := range ld.Chain[k1+1 : k] {
+				if split, sure := s.Separate(&g.Nodes[j], g.Nodes[sp.Call].MsgID); split {
+					sp.Seps = append(sp.Seps, j)
+					sp.Sure = sp.Sure || sure
+				}
+			}
+			if len(sp.Seps) > 0 {
+				out = append(out, sp)
+			}
+		}
+	}
+	return out
+}
+
+func hasCall(n *session.Node, id string) bool {
+	for _, b := range n.Blocks {
+		if session.ServerCall(b.Type) && b.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// describe names the entries of nodes, for a message: "line 7 (system
+// local_command), line 8 (user)".
+func describe(g *session.Graph, nodes []int) string {
+	parts := make([]string, 0, len(nodes))
+	for _, i := range nodes {
+		n := &g.Nodes[i]
+		what := n.Type
+		if n.Subtype != "" {
+			what += " " + n.Subtype
+		}
+		parts = append(parts, fmt.Sprintf("line %d (%s)", n.Line, what))
+	}
+	return strings.Join(parts, ", ")
+}
