@@ -96,6 +96,16 @@ import (
 //   - Entries with isApiErrorMessage (model "<synthetic>") are loaded but
 //     never sent; 2.1.73 and later send a system entry's content (local
 //     commands) as user text, older ones do not.
+//   - file-history-snapshot entries name the user message they belong to
+//     by its uuid (messageId; an update names an assistant entry), and a
+//     resume writes the whole run of them again at the end of the file
+//     (#36583 and #24304 call that a collision). Every version above and
+//     2.1.97 sends the same chain with or without them: before or after
+//     their message, updates, the run before a later prompt or at the
+//     end, a 6 MB file (the byte-level dead-branch pruning; 2.1.88 and
+//     2.1.90 too), wild 2.1.81-2.1.97's 5fbb940a. A snapshot line
+//     carrying a uuid and parentUuid of its own (no client writes one) is
+//     ignored too. See damage.SnapshotsNamingMessages.
 //
 // Windows-path sessions (cwd C:\..., folder c--Users-...) resume here like
 // any other once their project folder is moved under the temporary cwd's:

@@ -568,6 +568,15 @@ var Cases = []Case{
 		WriteLines(t, p, ls, true)
 		return p, len(ls)
 	}},
+	{"file-history snapshots naming messages", V88, validate.UUIDConflict, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// Not damage (issue 10; #36583, #24304): a file-history-snapshot's
+		// messageId is the uuid of the user message it belongs to, and a
+		// resume re-records every snapshot at the end of the file. No
+		// client loads it as a message; see SnapshotsNamingMessages. The
+		// "collision" those issues name must not be reported.
+		p, _, run := SnapshotsNamingMessages(t, root)
+		return p, -run
+	}},
 	{"name not a uuid", V88, validate.SessionName, validate.Warning, func(t *testing.T, root string) (string, int) {
 		p := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub", "faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl")
 		np := filepath.Join(filepath.Dir(p), "my session.jsonl")
@@ -753,6 +762,88 @@ func splitServerTool(t testing.TB, path string, n int, sep func(m map[string]any
 	out = append(out, ls[n:]...)
 	WriteLines(t, path, out, true)
 	return n + 2
+}
+
+// SnapshotsNamingMessages writes file-history-snapshot lines into the main
+// transcript of the 2.1.88 store at root as interactive Claude Code writes
+// them, each naming a user message by its uuid (messageId): one for each
+// prompt, right before the first, third... prompt and right after the
+// others, between the prompt and its child (the wild stores hold both); an
+// update (isSnapshotUpdate) naming the first assistant entry that calls a
+// tool; and at the end of the file the run of snapshots a resume writes
+// again, one per prompt, the shape #36583 and #24304 call a collision. It
+// returns the path, the numbers of the lines it wrote and the first line of
+// the run.
+//
+// No client loses history because of them. Resumed with -r by 1.0.128,
+// 2.0.28, 2.0.77, 2.1.29, 2.1.39, 2.1.73, 2.1.87, 2.1.97, 2.1.111, 2.1.136,
+// 2.1.205 and 2.1.330 (e2e TestOracleProbe), crafted transcripts with
+// snapshots before and after their messages, updates naming a user or an
+// assistant message, the resume's run before a later prompt or at the end of
+// the file, a snapshot naming the first message written last, and one of
+// 6 MB (the size from which some versions prune dead branches on the bytes,
+// also run with 2.1.88 and 2.1.90) each sent every message of the chain and
+// nothing else; so did wild 2.1.81-2.1.97's 5fbb940a (36 snapshots a 2.1.97
+// resume re-recorded) with 2.1.81, 2.1.87, 2.1.97, 2.1.111, 2.1.205 and
+// 2.1.330, and this function's output with 2.1.88 and 2.1.330 (the same
+// entries as the store without the snapshots). The loaders keep snapshots in a map of their own, keyed by
+// messageId, and never among the messages the chain is walked through.
+func SnapshotsNamingMessages(t testing.TB, root string) (string, []int, int) {
+	t.Helper()
+	p := MainFile(root)
+	snap := func(id, inner, ts string, update bool, backups string) []byte {
+		return []byte(fmt.Sprintf(`{"type":"file-history-snapshot","messageId":%q,"snapshot":{"messageId":%q,"trackedFileBackups":{%s},"timestamp":%q},"isSnapshotUpdate":%t}`,
+			id, inner, backups, ts, update))
+	}
+	type prompt struct{ uuid, ts string }
+	var prompts []prompt
+	var out [][]byte
+	var wrote []int
+	add := func(l []byte, ours bool) {
+		out = append(out, l)
+		if ours {
+			wrote = append(wrote, len(out))
+		}
+	}
+	updated := false
+	for _, l := range Lines(t, p) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) != nil {
+			add(l, false)
+			continue
+		}
+		id, _ := m["uuid"].(string)
+		ts, _ := m["timestamp"].(string)
+		msg, _ := m["message"].(map[string]any)
+		_, text := msg["content"].(string)
+		isPrompt := m["type"] == "user" && text && m["isMeta"] != true && m["isCompactSummary"] != true
+		if !isPrompt {
+			add(l, false)
+			if !updated && m["type"] == "assistant" && HasBlock("tool_use")(m) && len(prompts) > 0 {
+				last := prompts[len(prompts)-1]
+				add(snap(id, last.uuid, last.ts, true, fmt.Sprintf(`"k.txt":{"backupFileName":"0123456789abcdef@v1","version":1,"backupTime":%q}`, ts)), true)
+				updated = true
+			}
+			continue
+		}
+		if len(prompts)%2 == 0 {
+			add(snap(id, id, ts, false, ""), true)
+			add(l, false)
+		} else {
+			add(l, false)
+			add(snap(id, id, ts, false, ""), true)
+		}
+		prompts = append(prompts, prompt{id, ts})
+	}
+	if len(prompts) < 2 || !updated {
+		t.Fatalf("%s: %d prompts, tool call found: %v", p, len(prompts), updated)
+	}
+	run := len(out) + 1
+	for _, q := range prompts {
+		add(snap(q.uuid, q.uuid, q.ts, false, ""), true)
+	}
+	WriteLines(t, p, out, true)
+	return p, wrote, run
 }
 
 // writeIndex writes a sessions-index.json for the alpha folder listing
