@@ -60,6 +60,7 @@ type fixer struct {
 	useAnywhere, resultAnywhere map[string]bool
 	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
 	lastPrompt                  string                   // leafUuid of the last last-prompt entry
+	lastPromptLine              int                      // and its line
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -469,7 +470,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		}
 		if !e.IsChain() {
 			if e.Type == "last-prompt" && e.LeafUUID != "" {
-				x.lastPrompt = e.LeafUUID
+				x.lastPrompt, x.lastPromptLine = e.LeafUUID, ln.N
 			}
 			continue
 		}
@@ -554,7 +555,7 @@ func (x *fixer) graph() (*session.Graph, []int) {
 			idx = append(idx, i)
 		}
 	}
-	g.LastPrompt = x.lastPrompt
+	g.LastPrompt, g.LastPromptLine = x.lastPrompt, x.lastPromptLine
 	x.g, x.gIdx, x.changed = g, idx, false
 	return g, idx
 }

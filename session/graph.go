@@ -53,16 +53,18 @@ func BlankOnly(blocks []Block) bool {
 type Graph struct {
 	Nodes []Node
 	index map[string]int32 // uuid → first node with it
-	// LastPrompt is the leafUuid of the file's last last-prompt entry: the
-	// entry newer clients resume from (see Loader.LeafLastPrompt).
-	LastPrompt string
+	// LastPrompt is the leafUuid of the file's last last-prompt entry, and
+	// LastPromptLine its line: newer clients resume from that entry when
+	// no message is written after the line (see Loader.LeafLastPrompt).
+	LastPrompt     string
+	LastPromptLine int
 }
 
 // Meta takes in what the graph needs of a metadata entry (one that is not
-// part of the chain): a last-prompt's leafUuid.
-func (g *Graph) Meta(e *Entry) {
+// part of the chain) read at line: a last-prompt's leafUuid.
+func (g *Graph) Meta(e *Entry, line int) {
 	if e.Type == "last-prompt" && e.LeafUUID != "" {
-		g.LastPrompt = e.LeafUUID
+		g.LastPrompt, g.LastPromptLine = e.LeafUUID, line
 	}
 }
 

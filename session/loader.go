@@ -31,8 +31,9 @@ type Loader struct {
 	// timestamp.
 	LeafLastWritten bool
 	// LeafLastPrompt: the resume starts from the entry the file's last
-	// last-prompt entry names (its leafUuid), when it names a message;
-	// else as LeafLastWritten (2.1.120 and later).
+	// last-prompt entry names (its leafUuid), when it names a message and
+	// no message is written after it; else as LeafLastWritten (2.1.120 and
+	// later).
 	LeafLastPrompt bool
 	// RelinkRecent: a message whose parent the file does not hold is
 	// linked to the message written right before it, when that one is
@@ -173,7 +174,14 @@ func (g *Graph) parentOf(l Loader, i int) int {
 func (g *Graph) Load(l Loader, agent bool) Load {
 	ld := Load{Leaf: -1, Cut: -1}
 	if l.LeafLastPrompt && g.LastPrompt != "" {
-		if i := g.Lookup(g.LastPrompt); i >= 0 && l.IsMessage(g.Nodes[i].Type) {
+		trailing := true // no message written after the last-prompt line
+		for i := range g.Nodes {
+			if n := &g.Nodes[i]; n.Line > g.LastPromptLine && l.IsMessage(n.Type) && (agent || !n.Sidechain) {
+				trailing = false
+				break
+			}
+		}
+		if i := g.Lookup(g.LastPrompt); trailing && i >= 0 && l.IsMessage(g.Nodes[i].Type) {
 			ld.Leaf = i
 		}
 	}

@@ -119,8 +119,14 @@ func TestLoadNewerRules(t *testing.T) {
 	if ld := g.Load(lw, false); ld.Cut != 3 {
 		t.Errorf("a predecessor 5.5 s older: cut at %d, want 3", ld.Cut)
 	}
-	g.LastPrompt = "a0"
+	// A trailing last-prompt (no message after its line) names the leaf;
+	// one with messages written after it does not.
+	g.LastPrompt, g.LastPromptLine = "a0", 5
 	if got := uuids(g, g.Load(LoaderFor("2.1.136"), false).Chain); !reflect.DeepEqual(got, []string{"u0", "a0"}) {
-		t.Errorf("2.1.136: chain %v, want the last-prompt's a0", got)
+		t.Errorf("2.1.136, trailing last-prompt: chain %v, want the last-prompt's a0", got)
+	}
+	g.LastPromptLine = 3
+	if ld := g.Load(LoaderFor("2.1.136"), false); ld.Leaf != 3 {
+		t.Errorf("2.1.136, a message after the last-prompt: leaf %d, want the last written (3)", ld.Leaf)
 	}
 }

@@ -258,7 +258,7 @@ func (c *checker) check(f store.File) *fileResult {
 				res.sessionID = e.SessionID
 			}
 			if !e.IsChain() {
-				g.Meta(e)
+				g.Meta(e, ln.N)
 				metaLines++
 				if e.Type == "custom-title" || e.Type == "ai-title" {
 					res.titles = append(res.titles, titleLine{line: ln.N, off: ln.Offset, n: len(ln.Raw), custom: e.Type == "custom-title"})

@@ -54,7 +54,7 @@ func LoadedChain(path string) (*Loaded, error) {
 				continue
 			}
 			if !e.IsChain() {
-				g.Meta(&e)
+				g.Meta(&e, ln.N)
 				continue
 			}
 			if e.Version != "" {
