@@ -214,6 +214,7 @@ func (c *checker) check(f store.File) *fileResult {
 	unknown := map[string][2]int{} // type → {first line, count}
 	metaLines, entries := 0, 0
 	var cwdMatch, cwdOther int
+	lastCWD, lastMatch := "", false
 	firstOther := 0
 	idOther := 0
 	agentOther, agentSessOther := 0, 0
@@ -313,7 +314,11 @@ func (c *checker) check(f store.File) *fileResult {
 				if res.cwd == "" {
 					res.cwd = e.CWD
 				}
-				if store.FolderMatches(f.Project, e.CWD) {
+				if e.CWD != lastCWD {
+					// A file's entries share a few cwds: encode each once.
+					lastCWD, lastMatch = e.CWD, store.FolderMatches(f.Project, e.CWD)
+				}
+				if lastMatch {
 					cwdMatch++
 				} else {
 					if cwdOther == 0 {
