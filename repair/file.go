@@ -390,6 +390,16 @@ func skipped(p *session.Parser, raw []byte, r *lineResult) {
 	}
 }
 
+// remember records tool_use and tool_result ids as present in the file.
+func (x *fixer) remember(uses, results []string) {
+	for _, id := range uses {
+		x.useAnywhere[id] = true
+	}
+	for _, id := range results {
+		x.resultAnywhere[id] = true
+	}
+}
+
 // toolIDs appends the ids of an entry's tool_use and tool_result blocks.
 func toolIDs(e *session.Entry, uses, results []string) ([]string, []string) {
 	for _, b := range e.Blocks {
@@ -418,12 +428,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 	if r.json || len(r.values) > 0 {
 		x.jsonLines++
 	}
-	for _, id := range r.uses {
-		x.useAnywhere[id] = true
-	}
-	for _, id := range r.results {
-		x.resultAnywhere[id] = true
-	}
+	x.remember(r.uses, r.results)
 	if r.skip {
 		return nil
 	}
@@ -460,14 +465,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		}
 		x.entries++
 		e := &hd.e
-		for _, b := range e.Blocks {
-			switch b.Type {
-			case "tool_use", "server_tool_use":
-				x.useAnywhere[b.ID] = true
-			case "tool_result":
-				x.resultAnywhere[b.ToolUseID] = true
-			}
-		}
+		x.remember(toolIDs(e, nil, nil))
 		if !e.IsChain() {
 			if e.Type == "last-prompt" && e.LeafUUID != "" {
 				x.lastPrompt, x.lastPromptLine = e.LeafUUID, ln.N

@@ -114,17 +114,13 @@ func (s *storeCheck) sessionFiles() {
 // leafs resolves the leafUuids files could not resolve themselves, and
 // finds where a stub's transcript lives.
 func (s *storeCheck) leafs() {
-	var missing []string
+	var want []string
 	for _, r := range s.results {
 		for _, l := range r.leafs {
-			if _, ok := s.uuidFile[l.uuid]; !ok {
-				missing = append(missing, l.uuid)
-			}
+			want = append(want, l.uuid)
 		}
 	}
-	if len(missing) > 0 && !s.whole {
-		s.searchStore(missing)
-	}
+	s.lookUp(want)
 	for _, r := range s.results {
 		for _, l := range r.leafs {
 			if _, ok := s.uuidFile[l.uuid]; !ok {
@@ -159,17 +155,13 @@ func (s *storeCheck) leafs() {
 // pointing into a compaction transcript): a notice. One found nowhere is
 // parent-missing: an error where the chain a resume loads is cut there.
 func (s *storeCheck) parents() {
-	var missing []string
+	var want []string
 	for _, r := range s.results {
 		for _, d := range r.dangling {
-			if _, ok := s.uuidFile[d.parent]; !ok {
-				missing = append(missing, d.parent)
-			}
+			want = append(want, d.parent)
 		}
 	}
-	if len(missing) > 0 && !s.whole {
-		s.searchStore(missing)
-	}
+	s.lookUp(want)
 	for _, r := range s.results {
 		for _, d := range r.dangling {
 			if o, ok := s.uuidFile[d.parent]; ok && o != r {
@@ -208,6 +200,20 @@ func (s *storeCheck) parents() {
 			fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store (%s)", d.parent, where)
 			fd.Severity = Warning
 		}
+	}
+}
+
+// lookUp finds, in a targeted run, the files of the uuids that the
+// checked files do not hold (a whole-store run has them all).
+func (s *storeCheck) lookUp(uuids []string) {
+	var missing []string
+	for _, u := range uuids {
+		if _, ok := s.uuidFile[u]; !ok {
+			missing = append(missing, u)
+		}
+	}
+	if len(missing) > 0 && !s.whole {
+		s.searchStore(missing)
 	}
 }
 

@@ -107,6 +107,20 @@ func addThinking(t *testing.T, root, thinking, sig string) (string, int) {
 	return p, n
 }
 
+// orphanLastResult makes the last tool result of the file at p answer a
+// tool_use that is nowhere, and returns p and its line.
+func orphanLastResult(t *testing.T, p string) (string, int) {
+	res := FindLast(t, p, HasBlock("tool_result"))
+	EditLine(t, p, res, func(m map[string]any) {
+		for _, b := range Blocks(m) {
+			if bm := b.(map[string]any); bm["type"] == "tool_result" {
+				bm["tool_use_id"] = "toolu_nobody"
+			}
+		}
+	})
+	return p, res
+}
+
 // EditLine decodes line n, lets edit change it, and writes it back.
 func EditLine(t testing.TB, path string, n int, edit func(m map[string]any)) {
 	t.Helper()
@@ -357,29 +371,11 @@ var Cases = []Case{
 		return p, use
 	}},
 	{"tool_result without use", V88, validate.ToolUseMiss, validate.Warning, func(t *testing.T, root string) (string, int) {
-		p := MainFile(root)
-		res := FindLast(t, p, HasBlock("tool_result"))
-		EditLine(t, p, res, func(m map[string]any) {
-			for _, b := range Blocks(m) {
-				if bm := b.(map[string]any); bm["type"] == "tool_result" {
-					bm["tool_use_id"] = "toolu_nobody"
-				}
-			}
-		})
-		return p, res
+		return orphanLastResult(t, MainFile(root))
 	}},
 	{"tool_result without use, 2.0.x", "2.0.77", validate.ToolUseMiss, validate.Error, func(t *testing.T, root string) (string, int) {
 		// 1.0.x and 2.0.x send an orphan result: the API answers 400.
-		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "bcfb4a37-f117-427a-803b-14bc8ef2f0f7.jsonl")
-		res := FindLast(t, p, HasBlock("tool_result"))
-		EditLine(t, p, res, func(m map[string]any) {
-			for _, b := range Blocks(m) {
-				if bm := b.(map[string]any); bm["type"] == "tool_result" {
-					bm["tool_use_id"] = "toolu_nobody"
-				}
-			}
-		})
-		return p, res
+		return orphanLastResult(t, filepath.Join(root, "projects", "-home-dev-work-alpha", "bcfb4a37-f117-427a-803b-14bc8ef2f0f7.jsonl"))
 	}},
 	{"duplicate tool_use id", V88, validate.ToolUseDuplicate, validate.Error, func(t *testing.T, root string) (string, int) {
 		// A second assistant entry on the resumed chain repeats the last
