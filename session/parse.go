@@ -173,6 +173,28 @@ func (p *Parser) ws() {
 	}
 }
 
+// closes moves past what follows a member of an object ('}') or an element
+// of an array (']'): a ',' (false: another follows) or the closing byte
+// (true). Anything else is a syntax error.
+func (p *Parser) closes(end byte) bool {
+	kind, after := "array", "array element"
+	if end == '}' {
+		kind, after = "object", "object key:value pair"
+	}
+	p.ws()
+	p.expectEnd(kind)
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false
+	case end:
+		p.i++
+		return true
+	}
+	p.fail(fmt.Sprintf("invalid character %s after %s", quoteChar(p.b[p.i]), after))
+	return false
+}
+
 func (p *Parser) expectEnd(what string) {
 	if p.i >= len(p.b) {
 		p.fail("unexpected end of line in " + what)
@@ -295,16 +317,8 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 			}
 			m[key] = v
 		}
-		p.ws()
-		p.expectEnd("object")
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if p.closes('}') {
 			return emptyObject(m, wanted)
-		default:
-			p.fail(fmt.Sprintf("invalid character %s after object key:value pair", quoteChar(p.b[p.i])))
 		}
 	}
 }
@@ -332,16 +346,8 @@ func (p *Parser) array(depth int, build bool, limit int) any {
 		if build {
 			a = append(a, v)
 		}
-		p.ws()
-		p.expectEnd("array")
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if p.closes(']') {
 			return emptyArray(a, wanted)
-		default:
-			p.fail(fmt.Sprintf("invalid character %s after array element", quoteChar(p.b[p.i])))
 		}
 	}
 }

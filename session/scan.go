@@ -399,16 +399,8 @@ func (p *Parser) scanContent(depth, limit int, salt uint64, e *Entry) uint64 {
 			e.Blocks = append(e.Blocks, Block{})
 			h = element(h, p.scanValue(depth+1, limit, 0))
 		}
-		p.ws()
-		p.expectEnd("array")
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if p.closes(']') {
 			return endArray(h, salt)
-		default:
-			p.fail(fmt.Sprintf("invalid character %s after array element", quoteChar(p.b[p.i])))
 		}
 	}
 }
@@ -478,16 +470,8 @@ func (p *Parser) scanArray(depth, limit int, salt uint64) uint64 {
 	for {
 		p.ws()
 		h = element(h, p.scanValue(depth+1, limit, 0))
-		p.ws()
-		p.expectEnd("array")
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if p.closes(']') {
 			return endArray(h, salt)
-		default:
-			p.fail(fmt.Sprintf("invalid character %s after array element", quoteChar(p.b[p.i])))
 		}
 	}
 }
@@ -551,20 +535,7 @@ func (p *Parser) key() (k []byte, w0, w1 uint64) {
 
 // next moves past the ',' or '}' after a field and reports whether it was
 // the '}'.
-func (p *Parser) next() bool {
-	p.ws()
-	p.expectEnd("object")
-	switch p.b[p.i] {
-	case ',':
-		p.i++
-		return false
-	case '}':
-		p.i++
-		return true
-	}
-	p.fail(fmt.Sprintf("invalid character %s after object key:value pair", quoteChar(p.b[p.i])))
-	return false
-}
+func (p *Parser) next() bool { return p.closes('}') }
 
 // seen adds key hash kh to the object whose keys start at mark on the key
 // stack, and ends the Scan when the object already had it (the tree keeps
