@@ -153,6 +153,8 @@ func ResolveTargets(root string, targets []string) (*Layout, error) {
 //     folder is the store (its directory or projects/), a project folder,
 //     a session folder, or else a working directory, whose project folder
 //     (as Claude Code encodes the path) it names;
+//   - Latest ("latest"): the newest session of the current directory's
+//     project folder (a path named latest is ./latest);
 //   - a bare name: a project folder of that name, else a session id
 //     prefix of at least MinPrefix characters, which must name one session
 //     (an *AmbiguousError lists the candidates).
@@ -161,6 +163,9 @@ func ResolveTargets(root string, targets []string) (*Layout, error) {
 func (r *Resolver) Resolve(arg string) (*Target, error) {
 	if arg == "" {
 		return nil, &TargetError{Target: `""`, Reason: "an empty name"}
+	}
+	if arg == Latest {
+		return r.latest()
 	}
 	bare := !strings.ContainsRune(arg, filepath.Separator) && arg != "." && arg != ".."
 	if bare && IsUUID(arg) {
@@ -190,6 +195,42 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 		return nil, fmt.Errorf("target %s: %w", arg, statErr)
 	}
 	return nil, &TargetError{Target: arg}
+}
+
+// Latest names the newest session of the current directory's project:
+// the main transcript written last, as Claude Code's `claude -c` picks it.
+const Latest = "latest"
+
+// latest resolves Latest: the project folder of the working directory (as
+// a directory names one), and in it the session whose main transcript was
+// modified last. Side-run transcripts and empty files are not sessions.
+func (r *Resolver) latest() (*Target, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", Latest, err)
+	}
+	t, err := r.workDir(Latest, wd)
+	if err != nil {
+		var te *TargetError
+		if errors.As(err, &te) {
+			return nil, &TargetError{Target: Latest, Reason: fmt.Sprintf("the current directory %s has no project folder in store %s (Claude Code saved no session there)", wd, r.root)}
+		}
+		return nil, err
+	}
+	var best *File
+	for i := range t.Layout.Files {
+		f := &t.Layout.Files[i]
+		if f.Kind != KindSession || f.Side() || f.Size == 0 {
+			continue
+		}
+		if best == nil || f.ModTime.After(best.ModTime) || f.ModTime.Equal(best.ModTime) && f.Path > best.Path {
+			best = f
+		}
+	}
+	if best == nil {
+		return nil, &TargetError{Target: Latest, Reason: fmt.Sprintf("project folder %s holds no session", t.Project)}
+	}
+	return r.session(Latest, best.Session, t.Project)
 }
 
 // isIDPrefix reports whether s can be the start of a session id: hex

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 const (
@@ -296,5 +297,45 @@ func TestWithin(t *testing.T) {
 		if got := Within(c.dir, c.p); got != c.want {
 			t.Errorf("Within(%s, %s) = %v", c.dir, c.p, got)
 		}
+	}
+}
+
+func TestResolveLatest(t *testing.T) {
+	root, wd, _ := testStore(t)
+	folder := EncodeProject(RealPath(filepath.Dir(filepath.Dir(wd)))) + "-work-proj"
+	dir := filepath.Join(root, "projects", folder)
+	older := "c0c0c0c0-0000-4000-8000-000000000004"
+	writeFile(t, filepath.Join(dir, older+".jsonl"), `{"type":"user","uuid":"u9","sessionId":"`+older+`"}`+"\n")
+	writeFile(t, filepath.Join(dir, "agent-aside_question-1a2b.jsonl"), "{}\n")
+	writeFile(t, filepath.Join(dir, "dddddddd-0000-4000-8000-000000000005.jsonl"), "")
+	now := time.Now()
+	for name, age := range map[string]time.Duration{
+		older + ".jsonl":                             2 * time.Hour,
+		idB + ".jsonl":                               time.Hour,
+		"agent-aside_question-1a2b.jsonl":            0, // a side run, newer, is no session
+		"dddddddd-0000-4000-8000-000000000005.jsonl": 0, // nor is an empty file
+	} {
+		if err := os.Chtimes(filepath.Join(dir, name), now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Chdir(wd)
+	tg := resolve(t, root, Latest)
+	if tg.Kind != TargetSession || tg.Session != idB || tg.Project != folder {
+		t.Errorf("latest: %v %s in %q, want session %s in %s", tg.Kind, tg.Session, tg.Project, idB, folder)
+	}
+	if err := os.Chtimes(filepath.Join(dir, older+".jsonl"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if tg := resolve(t, root, Latest); tg.Session != older {
+		t.Errorf("latest after %s was written: %s", older, tg.Session)
+	}
+
+	t.Chdir(t.TempDir())
+	_, err := NewResolver(root, nil).Resolve(Latest)
+	var te *TargetError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "has no project folder") {
+		t.Errorf("latest in a directory with no sessions: %v", err)
 	}
 }
