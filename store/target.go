@@ -198,7 +198,9 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 }
 
 // Latest names the newest session of the current directory's project:
-// the main transcript written last, as Claude Code's `claude -c` picks it.
+// the main transcript modified last. `claude -c` of 2.1.330 picks the
+// same (measured: a transcript touched later is continued); 1.0.128 picks
+// the session with the newest entry.
 const Latest = "latest"
 
 // latest resolves Latest: the project folder of the working directory (as
