@@ -61,6 +61,7 @@ type fixer struct {
 	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
 	lastPrompt                  string                   // leafUuid of the last last-prompt entry
 	lastPromptLine              int                      // and its line
+	titles                      []validate.TitleLine     // custom-title and ai-title records, as validate counts them
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -251,6 +252,10 @@ type lineResult struct {
 	reasons []string
 	values  []any  // header tree of each record (nil: not an entry)
 	heads   []head // what commit needs of each record, worked out here in parallel
+	// titles: for each custom-title or ai-title record of a line that
+	// parses as JSON as it is (as validate counts them), whether it is a
+	// custom-title.
+	titles []bool
 }
 
 // head is the entry header of a record.
@@ -351,7 +356,15 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		r.values = []any{pr.Value}
 		r.recs = nil // the line's own bytes
 		heads(&r)
+		r.titles = titleKinds(r.titles, &r.heads[0])
 		return r
+	}
+	if pr.Err == nil {
+		var e head
+		for _, v := range append([]any{pr.Value}, pr.More...) {
+			e.ok = session.HeaderOf(v, &e.e)
+			r.titles = titleKinds(r.titles, &e)
+		}
 	}
 	for i, rec := range r.recs {
 		r.recs[i] = append([]byte(nil), rec...)
@@ -372,7 +385,8 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 func skipped(p *session.Parser, raw []byte, r *lineResult) {
 	raw = bytes.ReplaceAll(raw, []byte{0}, nil)
 	var values []any
-	if pr := p.Parse(raw); pr.Err == nil {
+	pr := p.Parse(raw)
+	if pr.Err == nil {
 		values = append([]any{pr.Value}, pr.More...)
 	} else {
 		for _, rec := range session.Salvage(p, raw) {
@@ -381,13 +395,26 @@ func skipped(p *session.Parser, raw []byte, r *lineResult) {
 			}
 		}
 	}
-	var e session.Entry
+	whole := len(values) > 0 && pr.Err == nil
+	var hd head
 	for _, v := range values {
 		r.json = true
-		if session.HeaderOf(v, &e) {
-			r.uses, r.results = toolIDs(&e, r.uses, r.results)
+		if hd.ok = session.HeaderOf(v, &hd.e); hd.ok {
+			r.uses, r.results = toolIDs(&hd.e, r.uses, r.results)
+			if whole {
+				r.titles = titleKinds(r.titles, &hd)
+			}
 		}
 	}
+}
+
+// titleKinds appends whether the record of hd is a custom-title, when it
+// is a custom-title or ai-title entry.
+func titleKinds(kinds []bool, hd *head) []bool {
+	if hd.ok && !hd.e.IsChain() && (hd.e.Type == "custom-title" || hd.e.Type == "ai-title") {
+		kinds = append(kinds, hd.e.Type == "custom-title")
+	}
+	return kinds
 }
 
 // remember records tool_use and tool_result ids as present in the file.
@@ -429,6 +456,9 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		x.jsonLines++
 	}
 	x.remember(r.uses, r.results)
+	for _, custom := range r.titles {
+		x.titles = append(x.titles, validate.TitleLine{Line: ln.N, Offset: ln.Offset, Len: len(ln.Raw), Custom: custom})
+	}
 	if r.skip {
 		return nil
 	}

@@ -152,9 +152,26 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			}
 		}
 	}
-	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly || beyondReach(layout) {
+	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly {
 		if err := storeLevel(opts, layout, allow, cs, unfixed); err != nil {
 			return nil, err
+		}
+	} else if allow(validate.TitleOutOfReach) {
+		// Targets that can hold no store-level fix but a title out of
+		// reach: the fixers kept the title lines, no validate run needed.
+		for i, x := range results {
+			if x == nil || x.f.Kind != store.KindSession || x.expect.Size <= validate.PickerReach || len(x.titles) == 0 {
+				continue
+			}
+			g, err := validate.TitleGapOf(files[i].Path, x.expect.Size, x.titles)
+			if err != nil {
+				return nil, err
+			}
+			if g != nil {
+				if err := planTitle(opts.Root, cs, files[i].Path); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if err := touchedIndexes(opts.Root, allow, cs); err != nil {
@@ -259,18 +276,6 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 		}
 	}
 	return nil
-}
-
-// beyondReach reports whether a layout holds a main transcript longer
-// than the /resume picker reads (validate.PickerReach): its title may be
-// out of reach.
-func beyondReach(l *store.Layout) bool {
-	for _, f := range l.Files {
-		if f.Kind == store.KindSession && f.Size > validate.PickerReach {
-			return true
-		}
-	}
-	return false
 }
 
 // planTitle appends the title line of a transcript again at its end,

@@ -200,6 +200,26 @@ func FindTitleGap(path string) (*TitleGap, error) {
 	return g, err
 }
 
+// TitleLine is a custom-title or ai-title record of a transcript: its
+// line, that line's offset and length, and which of the two it is.
+type TitleLine struct {
+	Line   int
+	Offset int64
+	Len    int
+	Custom bool
+}
+
+// TitleGapOf is FindTitleGap for a caller that has read the transcript
+// (size bytes) itself and kept its title records, in file order, as
+// validate counts them: the records of lines that parse as JSON.
+func TitleGapOf(path string, size int64, lines []TitleLine) (*TitleGap, error) {
+	titles := make([]titleLine, len(lines))
+	for i, t := range lines {
+		titles[i] = titleLine{line: t.Line, off: t.Offset, n: t.Len, custom: t.Custom}
+	}
+	return titleGap(path, size, titles)
+}
+
 // titleReach reports the main transcripts whose title the /resume picker
 // does not find.
 func (s *storeCheck) titleReach() {
