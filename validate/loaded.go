@@ -33,43 +33,76 @@ func LoadedChain(path string) (*Loaded, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	g := session.NewGraph()
-	p := session.NewParser()
-	p.Header = true
-	var e session.Entry
-	version := ""
+	c := NewChainReader()
 	rd := session.NewReader(fh, nil)
 	for rd.Next() {
-		ln := rd.Line()
-		raw := ln.Raw
-		if bytes.IndexByte(raw, 0) >= 0 {
-			raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as validate reads it
-		}
-		r := p.Parse(raw)
-		if r.Err != nil {
-			continue // the loader skips lines it cannot parse
-		}
-		for _, v := range append([]any{r.Value}, r.More...) {
-			if !session.HeaderOf(v, &e) {
-				continue
-			}
-			if !e.IsChain() {
-				g.Meta(&e, ln.N)
-				continue
-			}
-			if e.Version != "" {
-				version = e.Version
-			}
-			g.Add(&e, ln.N)
-		}
+		c.Line(rd.Line())
 	}
 	if err := rd.Err(); err != nil {
 		return nil, err
 	}
-	agent := strings.HasPrefix(filepath.Base(path), "agent-")
-	l := session.LoaderFor(version)
+	out, _ := c.Load(strings.HasPrefix(filepath.Base(path), "agent-"))
+	return out, nil
+}
+
+// ChainReader builds the parentUuid graph of one transcript a line at a
+// time, as LoadedChain reads it, for readers that take more of each line
+// in the same pass. Each node keeps where its record sits in the file
+// (Off, Len, Rec).
+type ChainReader struct {
+	Graph *session.Graph
+	// Version is the version of the last chain entry that names one.
+	Version string
+	p       *session.Parser
+	e       session.Entry
+}
+
+// NewChainReader returns an empty ChainReader.
+func NewChainReader() *ChainReader {
+	p := session.NewParser()
+	p.Header = true
+	return &ChainReader{Graph: session.NewGraph(), p: p}
+}
+
+// Line takes in one line of the transcript, in file order.
+func (c *ChainReader) Line(ln session.Line) {
+	raw := ln.Raw
+	if bytes.IndexByte(raw, 0) >= 0 {
+		raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as validate reads it
+	}
+	r := c.p.Parse(raw)
+	if r.Err != nil {
+		return // the loader skips lines it cannot parse
+	}
+	for k, v := range append([]any{r.Value}, r.More...) {
+		if !session.HeaderOf(v, &c.e) {
+			continue
+		}
+		if !c.e.IsChain() {
+			c.Graph.Meta(&c.e, ln.N)
+			continue
+		}
+		if c.e.Version != "" {
+			c.Version = c.e.Version
+		}
+		if c.Graph.Add(&c.e, ln.N) {
+			n := &c.Graph.Nodes[len(c.Graph.Nodes)-1]
+			n.Rec, n.Off, n.Len, n.Terminated = k, ln.Offset, len(ln.Raw), ln.Terminated
+			if len(r.Spans) > 1 && len(raw) == len(ln.Raw) && k < len(r.Spans) {
+				n.Off, n.Len = ln.Offset+int64(r.Spans[k][0]), r.Spans[k][1]-r.Spans[k][0]
+			}
+		}
+	}
+}
+
+// Load returns what a resume by the client that wrote the transcript
+// loads, and the loader's own account of it (node indexes of Graph).
+// Subagent transcripts pass agent true.
+func (c *ChainReader) Load(agent bool) (*Loaded, session.Load) {
+	g := c.Graph
+	l := session.LoaderFor(c.Version)
 	ld := g.Load(l, agent)
-	out := &Loaded{Version: version, Loader: l.Name, Cut: ld.Cut >= 0, Cycle: ld.Cycle}
+	out := &Loaded{Version: c.Version, Loader: l.Name, Cut: ld.Cut >= 0, Cycle: ld.Cycle}
 	results := map[string]bool{}
 	for _, i := range ld.Chain {
 		out.UUIDs = append(out.UUIDs, g.Nodes[i].UUID)
@@ -88,5 +121,5 @@ func LoadedChain(path string) (*Loaded, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, ld
 }
