@@ -148,7 +148,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	err = session.Pipeline(fh, 0, func() func(session.Line) lineResult {
 		p := session.NewParser()
 		p.Header = true
-		return func(l session.Line) lineResult { return x.work(p, l) }
+		return func(l session.Line) lineResult { return x.work(p, headerShaper, l) }
 	}, func(l session.Line, r lineResult) error {
 		x.lastLine = l.N
 		size = l.Offset + int64(len(l.Raw))
@@ -264,14 +264,39 @@ type head struct {
 	e  session.Entry
 }
 
+// headerShaper counts only the fields HeaderOf reads: Scan skips the rest
+// of a line (checking it) without hashing it.
+var headerShaper = session.NewShaper(nil, map[string]bool{})
+
 // work applies the line-level repairs to one line. It touches no fixer
 // state but x.allow, so lines are worked on in parallel.
-func (x *fixer) work(p *session.Parser, ln session.Line) lineResult {
+func (x *fixer) work(p *session.Parser, sh *session.Shaper, ln session.Line) lineResult {
+	if r, ok := scanned(p, sh, ln); ok {
+		return r
+	}
 	r := x.repairLine(p, ln)
 	if r.skip {
 		skipped(p, ln.Raw, &r)
 	}
 	return r
+}
+
+// scanned is work's fast path, for most lines: a complete line that Scan
+// takes holds one JSON object, valid UTF-8 with no lone surrogate, no
+// \u0000 escape and no NUL byte (one would be a syntax error), so no line
+// repair applies and its header is all commit needs; Scan reads it without
+// building the tree. Any other line gets repairLine.
+func scanned(p *session.Parser, sh *session.Shaper, ln session.Line) (lineResult, bool) {
+	if !ln.Terminated {
+		return lineResult{}, false
+	}
+	r := lineResult{json: true, heads: make([]head, 1)}
+	if _, ok := p.Scan(ln.Raw, sh, &r.heads[0].e); !ok {
+		return lineResult{}, false
+	}
+	r.heads[0].ok = true
+	r.titles = titleKinds(nil, &r.heads[0])
+	return r, true
 }
 
 // repairLine is work's line repair.
