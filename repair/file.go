@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -135,17 +136,17 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	x.notJSON = map[int]bool{}
 	x.useAnywhere, x.resultAnywhere = map[string]bool{}, map[string]bool{}
 	x.unfixed = map[validate.Code]int{}
-	// The hash of what is planned from is computed beside the parse.
-	var fp changeset.Fingerprint
-	var fpErr error
-	hashed := make(chan struct{})
-	go func() {
-		defer close(hashed)
-		fp, fpErr = changeset.FingerprintOf(x.f.Path)
-	}()
+	// The fingerprint: stat first (a change during the read moves the
+	// change time past the one kept), then the hash of the very bytes the
+	// lines are read from, as the reader reads them (no second read).
+	fp, err := changeset.Stat(x.f.Path)
+	if err != nil {
+		return nil, err
+	}
+	hw := changeset.NewHashWriter()
 	seen := map[string]int{} // chain uuid → its first node
 	var size int64
-	err = session.Pipeline(fh, 0, func() func(session.Line) lineResult {
+	err = session.Pipeline(io.TeeReader(fh, hw), 0, func() func(session.Line) lineResult {
 		p := session.NewParser()
 		p.Header = true
 		return func(l session.Line) lineResult { return x.work(p, headerShaper, l) }
@@ -157,14 +158,11 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		}
 		return x.commit(l, r, seen)
 	})
-	<-hashed
 	if err != nil {
 		return nil, err
 	}
-	if fpErr != nil {
-		return nil, fpErr
-	}
-	if fp.Size != size || fp.Size != fi.Size() || !fp.ModTime.Equal(fi.ModTime().UTC()) {
+	fp.SHA256 = hw.Sum()
+	if !fp.Exists || fp.Dir || fp.Size != size || fp.Size != fi.Size() || !fp.ModTime.Equal(fi.ModTime().UTC()) {
 		return nil, fmt.Errorf("%s: changed while cfix read it (Claude Code is writing to it?); try again", x.f.Path)
 	}
 	x.metaOnly = x.lastLine > 0 && len(x.nodes) == 0 && x.entries > 0
