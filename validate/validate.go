@@ -41,10 +41,12 @@ func (s *Severity) UnmarshalText(b []byte) error {
 
 // Report is the result of a validation run.
 type Report struct {
-	Root         string         `json:"root"`
-	FilesChecked int            `json:"files_checked"`
-	Findings     []Finding      `json:"findings"`
-	Counts       map[string]int `json:"counts"`
+	Root         string    `json:"root"`
+	FilesChecked int       `json:"files_checked"`
+	Findings     []Finding `json:"findings"`
+	// Counts holds the number of findings of each severity ("error",
+	// "warning", "notice", always present) and of each code found.
+	Counts map[string]int `json:"counts"`
 }
 
 // Has reports whether the report holds a finding of severity s or worse.
@@ -95,6 +97,7 @@ func Run(opts Options) (*Report, error) {
 			f.Hint = hintFor(f)
 		}
 		rep.Counts[f.Severity.String()]++
+		rep.Counts[string(f.Code)]++
 	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool {
 		a, b := rep.Findings[i], rep.Findings[j]

@@ -50,6 +50,7 @@ the store (a project folder moved to another disk): such a clone is refused.
 			opts.streams(cmd)
 			return runClone(opts)
 		},
+		ValidArgsFunction: completeFirstSession,
 	}
 	opts.register(cmd, true)
 	cmd.Flags().StringVar(&opts.to, "to", "", "the working directory the clone belongs to (required)")

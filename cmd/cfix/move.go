@@ -37,6 +37,7 @@ moved to another disk): such a move is refused.
 			opts.streams(cmd)
 			return runMove(opts)
 		},
+		ValidArgsFunction: completeFirstSession,
 	}
 	opts.register(cmd, true)
 	cmd.Flags().StringVar(&opts.to, "to", "", "the working directory the session is to belong to (required)")

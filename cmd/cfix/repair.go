@@ -47,6 +47,7 @@ out.
 			opts.streams(cmd)
 			return runRepair(opts)
 		},
+		ValidArgsFunction: completeSessions,
 	}
 	opts.register(cmd, true)
 	cmd.Flags().StringSliceVar(&opts.only, "only", nil, "limit the repairs to these finding codes")

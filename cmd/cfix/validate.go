@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -15,18 +17,22 @@ import (
 )
 
 type validateOptions struct {
-	root    string
-	json    bool
-	quiet   bool
-	targets []string
-	out     io.Writer
-	errOut  io.Writer
+	root     string
+	json     bool
+	quiet    bool
+	codes    []string
+	severity string
+	targets  []string
+	out      io.Writer
+	errOut   io.Writer
+	// table prints the counts per code as a table (on a terminal).
+	table bool
 }
 
 func newValidateCmd() *cobra.Command {
 	opts := &validateOptions{}
 	cmd := &cobra.Command{
-		Use:   "validate [--root DIR] [--json] [--quiet] [TARGET...]",
+		Use:   "validate [--root DIR] [--json] [--quiet] [--code CODE,...] [--severity LEVEL] [TARGET...]",
 		Short: "Check a Claude Code store: lines, entry schemas, parentUuid chains, the store against itself",
 		Long: `Validate checks a Claude Code store without changing it.
 
@@ -47,6 +53,10 @@ Each finding is printed as "path:line: severity code: message", followed by a
 "hint:" naming the cfix command that fixes it. Severities: error (data is
 broken, or a resume will fail or silently lose history), warning (suspicious
 or wasteful), notice (worth knowing). Codes are stable; README.md lists them.
+The output ends with the count of each code found (a table on a terminal)
+and the totals. --code and --severity narrow the findings printed (not the
+counts, nor the exit status): --code takes codes, comma-separated;
+--severity the lowest severity printed (error, warning or notice).
 
 Exit status:
   0  no finding of severity error
@@ -57,13 +67,72 @@ Exit status:
 			opts.targets = args
 			opts.out = cmd.OutOrStdout()
 			opts.errOut = cmd.ErrOrStderr()
+			opts.table = isTerminal(opts.out)
 			return runValidate(opts)
 		},
+		ValidArgsFunction: completeSessions,
 	}
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "print only errors, no summary or progress")
+	cmd.Flags().StringSliceVar(&opts.codes, "code", nil, "print only findings of these codes (comma-separated)")
+	cmd.Flags().StringVar(&opts.severity, "severity", "", "print only findings of this severity or worse: error, warning, notice")
+	cmd.RegisterFlagCompletionFunc("code", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []cobra.Completion
+		for _, c := range validate.Codes {
+			out = append(out, cobra.CompletionWithDesc(string(c.Code), c.Severity.String()))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+	cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]cobra.Completion{"error", "warning", "notice"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// findingFilter is what --code, --severity and --quiet let through.
+type findingFilter struct {
+	codes map[validate.Code]bool // nil: every code
+	min   validate.Severity
+}
+
+func (f findingFilter) keep(x validate.Finding) bool {
+	return x.Severity >= f.min && (f.codes == nil || f.codes[x.Code])
+}
+
+// newFindingFilter parses --code and --severity.
+func newFindingFilter(opts *validateOptions) (findingFilter, error) {
+	f := findingFilter{min: validate.Notice}
+	if opts.severity != "" {
+		if err := f.min.UnmarshalText([]byte(opts.severity)); err != nil {
+			return f, fmt.Errorf("--severity %s: not one of error, warning, notice", opts.severity)
+		}
+	}
+	if opts.quiet {
+		f.min = validate.Error
+	}
+	known := map[validate.Code]bool{}
+	for _, c := range validate.Codes {
+		known[c.Code] = true
+	}
+	for _, c := range opts.codes {
+		for _, c := range strings.Split(c, ",") {
+			c = strings.TrimSpace(c)
+			if c == "" {
+				continue
+			}
+			if !known[validate.Code(c)] {
+				var names []string
+				for _, k := range validate.Codes {
+					names = append(names, string(k.Code))
+				}
+				return f, fmt.Errorf("--code %s: no such code; the codes are: %s", c, strings.Join(names, ", "))
+			}
+			if f.codes == nil {
+				f.codes = map[validate.Code]bool{}
+			}
+			f.codes[validate.Code(c)] = true
+		}
+	}
+	return f, nil
 }
 
 func runValidate(opts *validateOptions) error {
@@ -75,6 +144,10 @@ func runValidate(opts *validateOptions) error {
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
 	root, err := store.Resolve(opts.root)
+	if err != nil {
+		return usageError(err)
+	}
+	filter, err := newFindingFilter(opts)
 	if err != nil {
 		return usageError(err)
 	}
@@ -95,10 +168,15 @@ func runValidate(opts *validateOptions) error {
 		// An unknown target and an unreadable store alike: exit 2.
 		return usageError(err)
 	}
+	failed := rep.Has(validate.Error)
 	if opts.json {
-		if rep.Findings == nil {
-			rep.Findings = []validate.Finding{}
+		kept := []validate.Finding{}
+		for _, f := range rep.Findings {
+			if filter.keep(f) {
+				kept = append(kept, f)
+			}
 		}
+		rep.Findings = kept
 		enc := json.NewEncoder(opts.out)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
@@ -106,21 +184,25 @@ func runValidate(opts *validateOptions) error {
 			return usageError(err)
 		}
 	} else {
-		printFindings(opts.out, rep, opts.quiet)
+		printFindings(opts.out, rep, filter, opts.quiet, opts.table)
 	}
-	if rep.Has(validate.Error) {
+	if failed {
 		return &exitError{code: exitFound}
 	}
 	return nil
 }
 
-// printFindings prints findings grouped by file, then a summary line.
-func printFindings(w io.Writer, rep *validate.Report, quiet bool) {
+// printFindings prints the findings filter keeps, grouped by file, then
+// (unless quiet) the count of each code found, as a table when table is
+// set, and the totals.
+func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quiet, table bool) {
 	last := ""
+	shown := 0
 	for _, f := range rep.Findings {
-		if quiet && f.Severity < validate.Error {
+		if !filter.keep(f) {
 			continue
 		}
+		shown++
 		if f.Path != last && last != "" {
 			fmt.Fprintln(w)
 		}
@@ -140,8 +222,63 @@ func printFindings(w io.Writer, rep *validate.Report, quiet bool) {
 	if last != "" {
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%d files checked: %s, %s, %s\n", rep.FilesChecked,
+	printCodeCounts(w, rep, table)
+	fmt.Fprintf(w, "%d files checked: %s, %s, %s", rep.FilesChecked,
 		plural(rep.Counts["error"], "error"), plural(rep.Counts["warning"], "warning"), plural(rep.Counts["notice"], "notice"))
+	if shown < len(rep.Findings) {
+		fmt.Fprintf(w, " (%d shown)", shown)
+	}
+	fmt.Fprintln(w)
+}
+
+// printCodeCounts prints how many findings of each code the run gave,
+// worst severity first, then most found: a table, or one line.
+func printCodeCounts(w io.Writer, rep *validate.Report, table bool) {
+	type row struct {
+		code validate.Code
+		sev  validate.Severity
+		n    int
+	}
+	var rows []row
+	for _, c := range validate.Codes {
+		if n := rep.Counts[string(c.Code)]; n > 0 {
+			sev := validate.Notice // the worst a finding of the code has
+			for _, f := range rep.Findings {
+				if f.Code == c.Code && f.Severity > sev {
+					sev = f.Severity
+				}
+			}
+			rows = append(rows, row{c.Code, sev, n})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if rows[i].sev != rows[j].sev {
+			return rows[i].sev > rows[j].sev
+		}
+		return rows[i].n > rows[j].n
+	})
+	if !table {
+		var parts []string
+		for _, r := range rows {
+			parts = append(parts, fmt.Sprintf("%s %d", r.code, r.n))
+		}
+		fmt.Fprintf(w, "by code: %s\n", strings.Join(parts, ", "))
+		return
+	}
+	width := len("CODE")
+	for _, r := range rows {
+		if len(r.code) > width {
+			width = len(r.code)
+		}
+	}
+	fmt.Fprintf(w, "%-*s  %-8s  %6s\n", width, "CODE", "SEVERITY", "COUNT")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-*s  %-8s  %6d\n", width, r.code, r.sev, r.n)
+	}
+	fmt.Fprintln(w)
 }
 
 func plural(n int, word string) string {

@@ -1,0 +1,722 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/cfix-dev/cfix/store"
+)
+
+type lsOptions struct {
+	root  string
+	json  bool
+	sort  string
+	limit int
+	all   bool
+	up    bool
+	arg   string
+	out   io.Writer
+	// width is the terminal's width (0: not a terminal, nothing is cut).
+	width int
+}
+
+var (
+	lsSessionSorts = []string{"last", "started", "size", "messages", "title", "id"}
+	lsProjectSorts = []string{"last", "path", "size", "sessions"}
+)
+
+func newLsCmd() *cobra.Command {
+	opts := &lsOptions{}
+	cmd := &cobra.Command{
+		Use:   "ls [--root DIR] [--json] [--sort KEY] [--limit N] [--all] [--up] [DIR|PROJECT]",
+		Short: "List the projects of a store, or the sessions of one project",
+		Long: `Ls lists what a Claude Code store holds, reading what the /resume picker
+reads: the first and last 64 KB of each transcript and its size, never a
+whole transcript.
+
+Without an argument: one line per project folder, with its real path (the
+cwd its entries name, else the originalPath of its sessions-index.json, never
+decoded from the folder's name; a folder holding several lists them all),
+sessions, subagents, size, last activity and health; then the transcripts
+Claude Code keeps outside projects/ and never resumes (transcripts/ and
+pre-compact-session-histories/; cfix ls transcripts lists them).
+
+With a directory (resolved as Claude Code does: its own project folder) or a
+project folder: that project's sessions, newest first, with short id, title
+(the custom title, else the AI title, else the summary, else the first
+prompt), start, last activity, messages, size, subagents, version, health,
+and marks: live, stub, empty, warmup. Empty files and Warmup probes are
+left out unless --all. --up walks up from a directory with no sessions to
+the nearest ancestor that has some.
+
+Health is a quick check of what was read (a torn or unterminated last line,
+lines that are not JSON in the head or tail, NUL bytes, metadata-only and
+empty files, entries of another session): errors and warnings, with the
+codes of cfix validate, which is the full check.
+
+Exit status: 0, or 2 for a usage or I/O error.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.arg = args[0]
+			}
+			opts.out = cmd.OutOrStdout()
+			opts.width = termWidth(opts.out)
+			return runLs(opts)
+		},
+		ValidArgsFunction: completeDirs,
+	}
+	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
+	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(lsSessionSorts, ", ")+"; projects "+strings.Join(lsProjectSorts, ", "))
+	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
+	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions and Warmup probes")
+	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
+	return cmd
+}
+
+// termWidth returns $COLUMNS, else the width of the terminal w is, else 0.
+func termWidth(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+func runLs(opts *lsOptions) error {
+	root, err := store.Resolve(opts.root)
+	if err != nil {
+		return usageError(err)
+	}
+	if opts.limit < 0 {
+		return usageError(fmt.Errorf("--limit %d: not a number of rows", opts.limit))
+	}
+	if opts.arg == "" {
+		return lsStore(opts, root)
+	}
+	if k, ok := extrasDir(root, opts.arg); ok {
+		return lsExtras(opts, root, k)
+	}
+	r := store.NewResolver(root, nil)
+	t, err := r.Resolve(opts.arg)
+	var te *store.TargetError
+	if errors.As(err, &te) && opts.up {
+		t, err = resolveUp(r, root, opts.arg)
+	}
+	if err != nil {
+		if userError(err) {
+			if !opts.up && errors.As(err, &te) {
+				err = fmt.Errorf("%w (--up walks up to the nearest directory that has sessions)", err)
+			}
+			return usageError(err)
+		}
+		return usageError(err)
+	}
+	switch t.Kind {
+	case store.TargetStore:
+		return lsStore(opts, root)
+	case store.TargetProject:
+		if opts.up && !hasSessions(t.Layout) {
+			if t2, err := resolveUp(r, root, filepath.Dir(projectDirOf(opts.arg))); err == nil {
+				t = t2
+			}
+		}
+		return lsProject(opts, root, t)
+	}
+	return usageError(fmt.Errorf("%s names a %s: ls takes a directory or a project folder (cfix show SESSION shows a session)", opts.arg, t.Kind))
+}
+
+// projectDirOf returns the absolute path of a directory argument.
+func projectDirOf(arg string) string {
+	abs, err := filepath.Abs(arg)
+	if err != nil {
+		return arg
+	}
+	return abs
+}
+
+// hasSessions reports whether a layout holds a main transcript.
+func hasSessions(l *store.Layout) bool {
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && f.Size > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveUp resolves the nearest ancestor of dir (dir included) whose
+// project folder holds a session.
+func resolveUp(r *store.Resolver, root, dir string) (*store.Target, error) {
+	abs := projectDirOf(dir)
+	for d := abs; ; d = filepath.Dir(d) {
+		if t, err := r.Resolve(d); err == nil && t.Kind == store.TargetProject && hasSessions(t.Layout) {
+			return t, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return nil, &store.TargetError{Target: dir, Reason: fmt.Sprintf("neither it nor a directory above it has sessions in store %s", root)}
+}
+
+// extrasDir tells whether arg names a folder of extras: by its name in the
+// store or by its path.
+func extrasDir(root, arg string) (store.ExtraKind, bool) {
+	for _, k := range []store.ExtraKind{store.ExtraExport, store.ExtraPreCompact} {
+		dir := filepath.Join(root, k.Dir())
+		if arg == k.Dir() {
+			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+				return k, true
+			}
+		}
+		if abs, err := filepath.Abs(arg); err == nil && (abs == dir || store.RealPath(abs) == store.RealPath(dir)) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// --- JSON documents --------------------------------------------------------
+
+type lsHealthJSON struct {
+	Errors   int                  `json:"errors"`
+	Warnings int                  `json:"warnings"`
+	Findings []store.QuickFinding `json:"findings"`
+}
+
+type lsProjectJSON struct {
+	Folder     string    `json:"folder"`
+	Paths      []string  `json:"paths"`
+	PathsFrom  string    `json:"paths_from"`
+	Sessions   int       `json:"sessions"`
+	Hidden     int       `json:"hidden"`
+	Subagents  int       `json:"subagents"`
+	Size       int64     `json:"size"`
+	LastActive time.Time `json:"last_active"`
+	Live       int       `json:"live"`
+	Errors     int       `json:"errors"`
+	Warnings   int       `json:"warnings"`
+}
+
+type lsExtraJSON struct {
+	Kind       string    `json:"kind"`
+	Path       string    `json:"path"`
+	Name       string    `json:"name"`
+	Title      string    `json:"title,omitempty"`
+	Size       int64     `json:"size"`
+	Started    time.Time `json:"started,omitzero"`
+	LastActive time.Time `json:"last_active"`
+	Messages   *int      `json:"messages"`
+	Errors     int       `json:"errors"`
+	Warnings   int       `json:"warnings"`
+}
+
+type lsSessionJSON struct {
+	ID           string       `json:"id"`
+	Path         string       `json:"path"`
+	Title        string       `json:"title"`
+	TitleFrom    string       `json:"title_from"`
+	FirstPrompt  string       `json:"first_prompt"`
+	Started      time.Time    `json:"started,omitzero"`
+	LastActive   time.Time    `json:"last_active"`
+	Messages     *int         `json:"messages"`
+	Size         int64        `json:"size"`
+	Subagents    int          `json:"subagents"`
+	SubagentSize int64        `json:"subagent_size"`
+	Version      string       `json:"version"`
+	CWDs         []string     `json:"cwds"`
+	Live         bool         `json:"live"`
+	Stub         bool         `json:"stub"`
+	Empty        bool         `json:"empty"`
+	Warmup       bool         `json:"warmup"`
+	Health       lsHealthJSON `json:"health"`
+}
+
+func healthJSON(g *store.Glance) lsHealthJSON {
+	h := lsHealthJSON{Errors: g.Errors(), Warnings: g.Warnings(), Findings: g.Quick}
+	if g.Err != nil {
+		h.Findings = append(h.Findings, store.QuickFinding{Code: "read-failed", Severity: "error", Message: g.Err.Error()})
+	}
+	if h.Findings == nil {
+		h.Findings = []store.QuickFinding{}
+	}
+	return h
+}
+
+func messagesJSON(g *store.Glance) *int {
+	if !g.MessagesKnown {
+		return nil
+	}
+	n := g.Messages
+	return &n
+}
+
+// --- the store ---------------------------------------------------------------
+
+func lsStore(opts *lsOptions, root string) error {
+	l, err := store.Scan(root)
+	if err != nil {
+		return usageError(fmt.Errorf("store %s: %w", root, err))
+	}
+	live, err := liveSessions(root)
+	if err != nil {
+		return usageError(err)
+	}
+	ss := store.SessionsOf(l, live)
+	ps := store.ProjectsOf(l, ss)
+	extras, err := store.Extras(root)
+	if err != nil {
+		return usageError(fmt.Errorf("store %s: %w", root, err))
+	}
+	if err := sortProjects(ps, opts.sort); err != nil {
+		return err
+	}
+	if !opts.all {
+		keep := ps[:0]
+		for _, p := range ps {
+			if p.Sessions > 0 || p.Hidden == 0 {
+				keep = append(keep, p)
+			}
+		}
+		ps = keep
+	}
+	shown := ps
+	if opts.limit > 0 && len(shown) > opts.limit {
+		shown = shown[:opts.limit]
+	}
+	if opts.json {
+		doc := struct {
+			Root     string          `json:"root"`
+			Projects []lsProjectJSON `json:"projects"`
+			Extras   []lsExtraJSON   `json:"extras"`
+		}{Root: root, Projects: []lsProjectJSON{}, Extras: []lsExtraJSON{}}
+		for _, p := range shown {
+			doc.Projects = append(doc.Projects, projectJSON(p))
+		}
+		for _, x := range extras {
+			doc.Extras = append(doc.Extras, extraJSON(x, nil))
+		}
+		return jsonOut(opts.out, doc)
+	}
+	w := opts.out
+	if len(shown) > 0 {
+		fmt.Fprintf(w, "%-16s  %8s  %9s  %9s  %-12s  %s\n", "LAST ACTIVE", "SESSIONS", "SUBAGENTS", "SIZE", "HEALTH", "PATH")
+	}
+	var total int64
+	sessions, hidden := 0, 0
+	for _, p := range ps {
+		total += p.Size
+		sessions += p.Sessions
+		hidden += p.Hidden
+	}
+	for _, p := range shown {
+		n := strconv.Itoa(p.Sessions)
+		if p.Live > 0 {
+			n = fmt.Sprintf("%d (%d live)", p.Sessions, p.Live)
+		}
+		fmt.Fprintf(w, "%-16s  %8s  %9d  %9s  %-12s  %s\n", stamp(p.LastActive), n, p.Subagents, humanSize(p.Size),
+			health(p.Errors, p.Warnings), projectPaths(p))
+	}
+	if len(extras) > 0 {
+		fmt.Fprintf(w, "\nNot resumable (Claude Code keeps these outside projects/; cfix ls FOLDER lists them):\n")
+		for _, k := range []store.ExtraKind{store.ExtraExport, store.ExtraPreCompact} {
+			n, size, last := 0, int64(0), time.Time{}
+			for _, x := range extras {
+				if x.Kind == k {
+					n++
+					size += x.Size
+					if x.ModTime.After(last) {
+						last = x.ModTime
+					}
+				}
+			}
+			if n > 0 {
+				fmt.Fprintf(w, "%-16s  %8d  %9s  %9s  %-12s  %s\n", stamp(last), n, "", humanSize(size), "", filepath.Join(root, k.Dir())+"/ ("+pluralCount(n, k.String())+")")
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%s, %s, %s in projects/", pluralCount(len(ps), "project"), pluralCount(sessions, "session"), humanSize(total))
+	if len(shown) < len(ps) {
+		fmt.Fprintf(w, " (%d listed)", len(shown))
+	}
+	if hidden > 0 && !opts.all {
+		fmt.Fprintf(w, "; %s not counted (--all counts them)", pluralCount(hidden, "empty or Warmup session"))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func pluralCount(n int, w string) string { return fmt.Sprintf("%d %s", n, pluralWord(n, w)) }
+
+func projectJSON(p store.ProjectInfo) lsProjectJSON {
+	paths := p.Paths
+	if paths == nil {
+		paths = []string{}
+	}
+	return lsProjectJSON{Folder: p.Folder, Paths: paths, PathsFrom: p.PathsFrom, Sessions: p.Sessions, Hidden: p.Hidden,
+		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings}
+}
+
+func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
+	j := lsExtraJSON{Kind: x.Kind.Dir(), Path: x.Path, Name: x.Name, Size: x.Size, LastActive: x.ModTime.UTC()}
+	if g != nil {
+		j.Title, j.Started, j.LastActive = g.FirstPrompt, g.Started.UTC(), g.LastActive.UTC()
+		j.Messages, j.Errors, j.Warnings = messagesJSON(g), g.Errors(), g.Warnings()
+	}
+	return j
+}
+
+// projectPaths is the PATH column of a project: its real paths, or its
+// folder when none is known.
+func projectPaths(p store.ProjectInfo) string {
+	switch {
+	case len(p.Paths) == 0:
+		return "? (folder " + p.Folder + ")"
+	case p.PathsFrom == "index":
+		return p.Paths[0] + " (from sessions-index.json)"
+	}
+	return strings.Join(p.Paths, ", ")
+}
+
+func sortProjects(ps []store.ProjectInfo, key string) error {
+	var less func(a, b *store.ProjectInfo) bool
+	switch key {
+	case "last":
+		less = func(a, b *store.ProjectInfo) bool { return a.LastActive.After(b.LastActive) }
+	case "path":
+		less = func(a, b *store.ProjectInfo) bool { return projectPaths(*a) < projectPaths(*b) }
+	case "size":
+		less = func(a, b *store.ProjectInfo) bool { return a.Size > b.Size }
+	case "sessions":
+		less = func(a, b *store.ProjectInfo) bool { return a.Sessions > b.Sessions }
+	default:
+		return usageError(fmt.Errorf("--sort %s: projects sort by %s", key, strings.Join(lsProjectSorts, ", ")))
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		if less(&ps[i], &ps[j]) {
+			return true
+		}
+		if less(&ps[j], &ps[i]) {
+			return false
+		}
+		return ps[i].Folder < ps[j].Folder
+	})
+	return nil
+}
+
+// --- one project -------------------------------------------------------------
+
+func lsProject(opts *lsOptions, root string, t *store.Target) error {
+	live, err := liveSessions(root)
+	if err != nil {
+		return usageError(err)
+	}
+	ss := store.SessionsOf(t.Layout, live)
+	ps := store.ProjectsOf(t.Layout, ss)
+	if err := sortSessions(ss, opts.sort); err != nil {
+		return err
+	}
+	hidden := 0
+	var shown []store.SessionInfo
+	for _, s := range ss {
+		if s.Hidden() && !opts.all {
+			hidden++
+			continue
+		}
+		shown = append(shown, s)
+	}
+	more := 0
+	if opts.limit > 0 && len(shown) > opts.limit {
+		more = len(shown) - opts.limit
+		shown = shown[:opts.limit]
+	}
+	var p store.ProjectInfo
+	if len(ps) > 0 {
+		p = ps[0]
+	}
+	if opts.json {
+		doc := struct {
+			Root      string          `json:"root"`
+			Folder    string          `json:"folder"`
+			Paths     []string        `json:"paths"`
+			PathsFrom string          `json:"paths_from"`
+			Sessions  []lsSessionJSON `json:"sessions"`
+			Hidden    int             `json:"hidden"`
+		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []lsSessionJSON{}, Hidden: hidden}
+		if doc.Paths == nil {
+			doc.Paths = []string{}
+		}
+		for i := range shown {
+			doc.Sessions = append(doc.Sessions, sessionJSON(&shown[i]))
+		}
+		return jsonOut(opts.out, doc)
+	}
+	w := opts.out
+	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), filepath.Join(store.ProjectsDir(root), t.Project))
+	if len(shown) > 0 {
+		printSessions(w, shown, opts.width)
+	}
+	fmt.Fprintf(w, "\n%s", pluralCount(len(shown), "session"))
+	if more > 0 {
+		fmt.Fprintf(w, " listed, %d more (--limit)", more)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "; %s not listed (--all lists them)", pluralCount(hidden, "empty or Warmup session"))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// printSessions prints the session table. A terminal narrower than 110
+// columns leaves out STARTED, VERSION and SUB, and shows the marks before
+// the title; the title takes the rest of the width.
+func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
+	wide := width == 0 || width >= 110
+	head := fmt.Sprintf("%-8s  ", "ID")
+	if wide {
+		head += fmt.Sprintf("%-16s  ", "STARTED")
+	}
+	head += fmt.Sprintf("%-16s  %5s  %8s  ", "LAST ACTIVE", "MSGS", "SIZE")
+	if wide {
+		head += fmt.Sprintf("%3s  %-9s  ", "SUB", "VERSION")
+	}
+	head += fmt.Sprintf("%-10s  ", "HEALTH")
+	if wide {
+		head += fmt.Sprintf("%-6s  ", "MARK")
+	}
+	fmt.Fprintln(w, head+"TITLE")
+	for i := range ss {
+		s := &ss[i]
+		line := fmt.Sprintf("%-8s  ", short(s.Session))
+		if wide {
+			line += fmt.Sprintf("%-16s  ", stamp(s.Started))
+		}
+		msgs := "-"
+		if s.MessagesKnown {
+			msgs = strconv.Itoa(s.Messages)
+		}
+		line += fmt.Sprintf("%-16s  %5s  %8s  ", stamp(s.LastActive), msgs, humanSize(s.Size+s.SubagentBytes))
+		if wide {
+			line += fmt.Sprintf("%3d  %-9s  ", s.Subagents, cut(s.Version, 9))
+		}
+		line += fmt.Sprintf("%-10s  ", health(s.Errors(), s.Warnings()))
+		title := oneLine(s.Title)
+		if wide {
+			line += fmt.Sprintf("%-6s  ", marks(s))
+		} else if m := marks(s); m != "" {
+			title = "[" + m + "] " + title
+		}
+		if width > 0 {
+			room := width - utf8.RuneCountInString(line)
+			if room < 12 {
+				room = 12
+			}
+			title = cut(title, room)
+		}
+		fmt.Fprintln(w, strings.TrimRight(line+title, " "))
+	}
+}
+
+func sessionJSON(s *store.SessionInfo) lsSessionJSON {
+	cwds := s.CWDs
+	if cwds == nil {
+		cwds = []string{}
+	}
+	return lsSessionJSON{ID: s.Session, Path: s.Path, Title: s.Title, TitleFrom: s.TitleFrom, FirstPrompt: s.FirstPrompt,
+		Started: s.Started.UTC(), LastActive: s.LastActive.UTC(), Messages: messagesJSON(&s.Glance), Size: s.Size,
+		Subagents: s.Subagents, SubagentSize: s.SubagentBytes, Version: s.Version, CWDs: cwds, Live: s.Live,
+		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Health: healthJSON(&s.Glance)}
+}
+
+func sortSessions(ss []store.SessionInfo, key string) error {
+	var less func(a, b *store.SessionInfo) bool
+	switch key {
+	case "last":
+		less = func(a, b *store.SessionInfo) bool { return a.LastActive.After(b.LastActive) }
+	case "started":
+		less = func(a, b *store.SessionInfo) bool { return a.Started.After(b.Started) }
+	case "size":
+		less = func(a, b *store.SessionInfo) bool { return a.Size+a.SubagentBytes > b.Size+b.SubagentBytes }
+	case "messages":
+		less = func(a, b *store.SessionInfo) bool { return a.Messages > b.Messages }
+	case "title":
+		less = func(a, b *store.SessionInfo) bool { return strings.ToLower(a.Title) < strings.ToLower(b.Title) }
+	case "id":
+		less = func(a, b *store.SessionInfo) bool { return a.Session < b.Session }
+	default:
+		return usageError(fmt.Errorf("--sort %s: sessions sort by %s", key, strings.Join(lsSessionSorts, ", ")))
+	}
+	sort.SliceStable(ss, func(i, j int) bool {
+		if less(&ss[i], &ss[j]) {
+			return true
+		}
+		if less(&ss[j], &ss[i]) {
+			return false
+		}
+		return ss[i].Path < ss[j].Path
+	})
+	return nil
+}
+
+// --- extras ------------------------------------------------------------------
+
+func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
+	all, err := store.Extras(root)
+	if err != nil {
+		return usageError(fmt.Errorf("store %s: %w", root, err))
+	}
+	var xs []store.Extra
+	for _, x := range all {
+		if x.Kind == k {
+			xs = append(xs, x)
+		}
+	}
+	gs := make([]store.Glance, len(xs))
+	for i, x := range xs {
+		gs[i] = store.GlanceExtra(x)
+	}
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return gs[idx[a]].LastActive.After(gs[idx[b]].LastActive) })
+	if opts.limit > 0 && len(idx) > opts.limit {
+		idx = idx[:opts.limit]
+	}
+	if opts.json {
+		doc := struct {
+			Root   string        `json:"root"`
+			Kind   string        `json:"kind"`
+			Extras []lsExtraJSON `json:"extras"`
+		}{Root: root, Kind: k.Dir(), Extras: []lsExtraJSON{}}
+		for _, i := range idx {
+			doc.Extras = append(doc.Extras, extraJSON(xs[i], &gs[i]))
+		}
+		return jsonOut(opts.out, doc)
+	}
+	w := opts.out
+	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", filepath.Join(root, k.Dir()), k)
+	if len(idx) > 0 {
+		fmt.Fprintf(w, "%-16s  %5s  %8s  %-10s  %s\n", "LAST ACTIVE", "MSGS", "SIZE", "HEALTH", "NAME  FIRST PROMPT")
+	}
+	for _, i := range idx {
+		g := &gs[i]
+		msgs := "-"
+		if g.MessagesKnown {
+			msgs = strconv.Itoa(g.Messages)
+		}
+		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, humanSize(g.Size), health(g.Errors(), g.Warnings()), xs[i].Name)
+		title := oneLine(g.FirstPrompt)
+		if opts.width > 0 {
+			room := opts.width - utf8.RuneCountInString(line)
+			if room < 16 {
+				room = 16
+			}
+			title = cut(title, room)
+		}
+		fmt.Fprintln(w, strings.TrimRight(line+title, " "))
+	}
+	fmt.Fprintf(w, "\n%s\n", pluralCount(len(xs), k.String()))
+	return nil
+}
+
+// --- formatting --------------------------------------------------------------
+
+func jsonOut(w io.Writer, v any) error {
+	if err := printJSON(w, v); err != nil {
+		return usageError(err)
+	}
+	return nil
+}
+
+// stamp formats a time in local time to the minute; "-" for none.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+// short is the first 8 characters of a session id.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// health is the HEALTH column: "ok", or the errors and warnings.
+func health(errs, warns int) string {
+	switch {
+	case errs == 0 && warns == 0:
+		return "ok"
+	case warns == 0:
+		return pluralCount(errs, "error")
+	case errs == 0:
+		return pluralCount(warns, "warning")
+	}
+	return fmt.Sprintf("%dE %dW", errs, warns)
+}
+
+// marks is the MARK column of a session.
+func marks(s *store.SessionInfo) string {
+	var m []string
+	if s.Live {
+		m = append(m, "live")
+	}
+	if s.Empty {
+		m = append(m, "empty")
+	}
+	if s.MetaOnly {
+		m = append(m, "stub")
+	}
+	if s.Warmup {
+		m = append(m, "warmup")
+	}
+	return strings.Join(m, ",")
+}
+
+// oneLine folds a title's whitespace (newlines included) into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// cut shortens s to n characters, ending in "…" when cut.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if n < 1 {
+		return ""
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// humanSize formats a byte count with binary units.
+func humanSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+}

@@ -1,0 +1,484 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cfix-dev/cfix/session"
+)
+
+// GlanceReach is how much of each end of a transcript a glance reads: what
+// Claude Code's /resume picker reads (validate.PickerReach, 65536 bytes).
+const GlanceReach = 64 << 10
+
+// Where a glance took a session's title from, in the order it looks.
+const (
+	TitleCustom      = "custom-title"
+	TitleAI          = "ai-title"
+	TitleSummary     = "summary"
+	TitleFirstPrompt = "first-prompt"
+)
+
+// QuickFinding is what a glance's quick check found. Code and Severity are
+// those of the validate finding a full check gives for the same thing.
+type QuickFinding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Line     int    `json:"line"` // 0 when the glance cannot number it (a line of the tail)
+	Message  string `json:"message"`
+}
+
+// QuickCodes lists the codes a glance's quick check can give, with their
+// severities.
+var QuickCodes = map[string]string{
+	"session-empty":         "warning",
+	"session-stub":          "warning",
+	"session-unwritten":     "warning",
+	"line-torn":             "error",
+	"final-newline-missing": "warning",
+	"json-invalid":          "error",
+	"line-glued":            "error",
+	"nul-bytes":             "error",
+	"utf8-invalid":          "error",
+	"surrogate-lone":        "error",
+	"entry-not-object":      "error",
+	"session-id-mismatch":   "warning",
+}
+
+// Glance is what the first and last GlanceReach bytes of a main transcript
+// say of its session, read as the /resume picker reads it: never the whole
+// file (a file of at most twice GlanceReach is read whole, once).
+type Glance struct {
+	File
+	// Title is the session's name as the picker finds it: the last
+	// custom-title of the tail, else the title sidecar
+	// <id>/custom-title.json, else the last custom-title of the head, else
+	// the last ai-title of the tail, then of the head; then the last
+	// summary, else the first prompt. TitleFrom says which ("" when none).
+	Title, TitleFrom string
+	FirstPrompt      string
+	// CWDs are the working directories the entries read name, in the
+	// order met, each once.
+	CWDs []string
+	// Version is the Claude Code version of the last entry read that
+	// names one.
+	Version string
+	// Started is the timestamp of the first main-chain entry of the head,
+	// LastActive that of the last one of the tail (the file's mtime when
+	// no entry read has one: Timed is false then).
+	Started, LastActive time.Time
+	Timed               bool
+	// Messages counts user and assistant entries (as validate counts
+	// them); it is known (MessagesKnown) only when the whole file was
+	// read.
+	Messages      int
+	MessagesKnown bool
+	// Whole reports that the whole file was read.
+	Whole bool
+	// Empty: 0 bytes. MetaOnly: the whole file was read and holds no
+	// chain entry (a stub, or a transcript never written). Warmup: the
+	// first prompt is "Warmup", the probe 2.0.x sends at every start.
+	Empty, MetaOnly, Warmup bool
+	// Quick holds what the quick check found in what was read.
+	Quick []QuickFinding
+	// Err is set when the file could not be read.
+	Err error
+}
+
+// Errors and Warnings count the quick findings of each severity.
+func (g *Glance) Errors() int   { return g.count("error") }
+func (g *Glance) Warnings() int { return g.count("warning") }
+
+func (g *Glance) count(sev string) int {
+	n := 0
+	for _, q := range g.Quick {
+		if q.Severity == sev {
+			n++
+		}
+	}
+	if g.Err != nil && sev == "error" {
+		n++
+	}
+	return n
+}
+
+func (g *Glance) add(code string, line int, msg string) {
+	g.Quick = append(g.Quick, QuickFinding{Code: code, Severity: QuickCodes[code], Line: line, Message: msg})
+}
+
+var glanceBufs = sync.Pool{New: func() any { b := make([]byte, 2*GlanceReach+1); return &b }}
+
+// GlanceAt glances at one transcript.
+func GlanceAt(f File) Glance {
+	g := Glance{File: f}
+	gl := newGlancer()
+	gl.glance(&g)
+	return g
+}
+
+// GlanceExtra glances at a transcript Claude Code keeps outside projects/
+// (see Extras): its first prompt, times and messages, and the quick check
+// of its lines. It is no session: Session is "" and no session check
+// applies.
+func GlanceExtra(x Extra) Glance {
+	g := Glance{File: File{Path: x.Path, Kind: KindSession, Size: x.Size, ModTime: x.ModTime}}
+	gl := newGlancer()
+	gl.export = x.Kind == ExtraExport
+	gl.glance(&g)
+	var keep []QuickFinding
+	for _, q := range g.Quick {
+		if q.Code != "session-stub" && q.Code != "session-unwritten" && q.Code != "session-empty" {
+			keep = append(keep, q)
+		}
+	}
+	g.Quick, g.MetaOnly = keep, false
+	return g
+}
+
+// GlanceAll glances at the files on every core; the result is in the order
+// of files.
+func GlanceAll(files []File) []Glance {
+	out := make([]Glance, len(files))
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(files) {
+		workers = len(files)
+	}
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gl := newGlancer()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(files) {
+					return
+				}
+				out[i].File = files[i]
+				gl.glance(&out[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+type glancer struct {
+	export bool // the file is a transcript export (ExtraExport)
+	p      *session.Parser
+	sh     *session.Shaper
+	e      session.Entry
+}
+
+func newGlancer() *glancer {
+	return &glancer{p: session.NewParser(), sh: session.NewShaper(nil, nil)}
+}
+
+// titleAt is a title line met: where it lies and what it says.
+type titleAt struct {
+	kind       string
+	head, tail bool // within the head's or the tail's reach
+	text       string
+}
+
+func (gl *glancer) glance(g *Glance) {
+	if g.Size == 0 {
+		g.Empty, g.Whole, g.MessagesKnown = true, true, true
+		g.LastActive = g.ModTime
+		g.add("session-empty", 0, "session file is empty (0 bytes)")
+		return
+	}
+	bp := glanceBufs.Get().(*[]byte)
+	defer glanceBufs.Put(bp)
+	buf := *bp
+	fh, err := os.Open(g.Path)
+	if err != nil {
+		g.Err = err
+		return
+	}
+	defer fh.Close()
+	size := g.Size
+	var head, tail []byte
+	if size <= 2*GlanceReach {
+		n, err := fh.ReadAt(buf[:size], 0)
+		if err != nil && !errors.Is(err, io.EOF) {
+			g.Err = err
+			return
+		}
+		head, g.Whole = buf[:n], true
+		size = int64(n)
+	} else {
+		if _, err := fh.ReadAt(buf[:GlanceReach], 0); err != nil {
+			g.Err = err
+			return
+		}
+		head = buf[:GlanceReach]
+		// One byte more before the tail tells whether it starts a line.
+		if _, err := fh.ReadAt(buf[GlanceReach:2*GlanceReach+1], size-GlanceReach-1); err != nil && !errors.Is(err, io.EOF) {
+			g.Err = err
+			return
+		}
+		tail = buf[GlanceReach : 2*GlanceReach+1]
+	}
+	var titles []titleAt
+	var leaf, chain bool
+	var lastNoNL []byte // the last line when the file does not end with a newline
+	// line handles one complete line (or the unterminated last one: last).
+	line := func(raw []byte, n int, off int64, inHead, last bool) {
+		if len(raw) == 0 {
+			return
+		}
+		if bytes.IndexByte(raw, 0) >= 0 {
+			if !last {
+				g.add("nul-bytes", n, "a line holds NUL bytes (a crash or power loss left them)")
+			}
+			return
+		}
+		e := &gl.e
+		if _, ok := gl.p.Scan(raw, gl.sh, e); !ok {
+			r := gl.p.Parse(raw)
+			switch {
+			case last:
+				if r.Err != nil {
+					return // torn: told below
+				}
+			case r.Err != nil:
+				g.add("json-invalid", n, "a line is not valid JSON: "+r.Err.Error())
+				return
+			case r.GluedAt >= 0:
+				g.add("line-glued", n, "two or more records were written on one line")
+				return
+			case r.BadUTF8 >= 0:
+				g.add("utf8-invalid", n, "a line holds bytes that are not valid UTF-8")
+			case r.Surrogates > 0:
+				g.add("surrogate-lone", n, "a line holds a \\uD800-\\uDFFF escape without its pair")
+			}
+			if !session.HeaderOf(r.Value, e) {
+				g.add("entry-not-object", n, "a line is valid JSON but not an object")
+				return
+			}
+		}
+		inTail := off >= size-GlanceReach
+		headOK := off+int64(len(raw)) <= GlanceReach
+		switch e.Type {
+		case "custom-title", "ai-title", "summary":
+			var v struct {
+				CustomTitle string `json:"customTitle"`
+				AITitle     string `json:"aiTitle"`
+				Summary     string `json:"summary"`
+				LeafUUID    string `json:"leafUuid"`
+			}
+			if json.Unmarshal(raw, &v) == nil {
+				t := v.CustomTitle
+				switch e.Type {
+				case "ai-title":
+					t = v.AITitle
+				case "summary":
+					t = v.Summary
+					leaf = leaf || v.LeafUUID != ""
+				}
+				if t = strings.TrimSpace(t); t != "" {
+					titles = append(titles, titleAt{kind: e.Type, head: headOK && (inHead || g.Whole), tail: inTail, text: t})
+				}
+			}
+		}
+		if e.SessionID != "" && g.Session != "" && e.SessionID != g.Session && g.Kind == KindSession && !e.IsSidechain {
+			if !g.hasCode("session-id-mismatch") {
+				g.add("session-id-mismatch", n, "entry's sessionId "+e.SessionID+" differs from the file's session id "+g.Session)
+			}
+		}
+		// An export's lines carry no uuid: its user and assistant lines
+		// are its messages.
+		if !e.IsChain() && !(gl.export && (e.Type == "user" || e.Type == "assistant")) {
+			return
+		}
+		chain = true
+		if e.Type == "user" || e.Type == "assistant" {
+			g.Messages++
+		}
+		if e.CWD != "" {
+			g.addCWD(e.CWD)
+		}
+		if e.Version != "" {
+			g.Version = e.Version
+		}
+		if e.IsSidechain {
+			return
+		}
+		if t, err := time.Parse(time.RFC3339Nano, e.Timestamp); err == nil {
+			if g.Started.IsZero() && inHead {
+				g.Started = t
+			}
+			g.LastActive = t
+		}
+		if inHead && g.FirstPrompt == "" && e.Type == "user" && !e.IsMeta {
+			if t := promptText(gl.p, raw); t != "" {
+				g.FirstPrompt = t
+				g.Warmup = t == "Warmup"
+			}
+		}
+	}
+	each := func(b []byte, base int64, inHead bool, first int) int {
+		n := first
+		for len(b) > 0 {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				if base+int64(len(b)) == size {
+					lastNoNL = b
+					line(b, n, base, inHead, true)
+				}
+				return n
+			}
+			line(b[:i], n, base, inHead, false)
+			base += int64(i + 1)
+			b = b[i+1:]
+			n++
+		}
+		return n
+	}
+	if g.Whole {
+		each(head, 0, true, 1)
+	} else {
+		// The head's last line may run past it: only complete ones.
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			each(head[:i+1], 0, true, 1)
+		}
+		// The tail starts after the first newline it holds (tail[0] is
+		// the byte before it: a newline there makes tail[1:] a line).
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+			each(tail[i+1:], size-int64(len(tail)-i-1), false, 0)
+		}
+		g.Messages = 0
+	}
+	g.MessagesKnown = g.Whole
+	if lastNoNL != nil {
+		if r := gl.p.Parse(lastNoNL); r.Err != nil {
+			g.add("line-torn", 0, "the last line was cut off mid-write (no final newline, not valid JSON)")
+		} else {
+			g.add("final-newline-missing", 0, "the last line is complete but has no final newline")
+		}
+	}
+	if g.Whole && !chain {
+		g.MetaOnly = true
+		if leaf {
+			g.add("session-stub", 0, "stub: metadata lines and no conversation")
+		} else {
+			g.add("session-unwritten", 0, "metadata lines and no conversation: the conversation was never written, or lives in another file")
+		}
+	}
+	g.Timed = !g.LastActive.IsZero()
+	if !g.Timed {
+		g.LastActive = g.ModTime
+	}
+	g.pickTitle(titles)
+}
+
+func (g *Glance) hasCode(c string) bool {
+	for _, q := range g.Quick {
+		if q.Code == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Glance) addCWD(c string) {
+	for _, o := range g.CWDs {
+		if o == c {
+			return
+		}
+	}
+	if len(g.CWDs) < 16 {
+		g.CWDs = append(g.CWDs, c)
+	}
+}
+
+// pickTitle takes the title as the picker does (see Glance.Title).
+func (g *Glance) pickTitle(titles []titleAt) {
+	last := func(kind string, in func(t titleAt) bool) string {
+		for i := len(titles) - 1; i >= 0; i-- {
+			if titles[i].kind == kind && in(titles[i]) {
+				return titles[i].text
+			}
+		}
+		return ""
+	}
+	tail := func(t titleAt) bool { return t.tail }
+	head := func(t titleAt) bool { return t.head }
+	any := func(titleAt) bool { return true }
+	set := func(t, from string) bool {
+		if t == "" {
+			return false
+		}
+		g.Title, g.TitleFrom = t, from
+		return true
+	}
+	_ = set(last(TitleCustom, tail), TitleCustom) ||
+		set(sidecarTitle(g.Path), TitleCustom) ||
+		set(last(TitleCustom, head), TitleCustom) ||
+		set(last(TitleAI, tail), TitleAI) ||
+		set(last(TitleAI, head), TitleAI) ||
+		set(last(TitleSummary, any), TitleSummary) ||
+		set(g.FirstPrompt, TitleFirstPrompt)
+}
+
+// sidecarTitle reads <folder>/<session-id>/custom-title.json, the title
+// sidecar 2.1.330 writes when a session is renamed.
+func sidecarTitle(path string) string {
+	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), id, "custom-title.json"))
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		CustomTitle string `json:"customTitle"`
+	}
+	json.Unmarshal(b, &v)
+	return strings.TrimSpace(v.CustomTitle)
+}
+
+// promptText returns the text a user entry's line prompts with: its string
+// content or first text block, "" for tool results and for the markup
+// Claude Code writes for commands and their output (<command-name>, ...).
+func promptText(p *session.Parser, raw []byte) string {
+	r := p.Parse(raw)
+	m, _ := r.Value.(map[string]any)
+	c := m["content"] // a transcript export's line
+	if msg, ok := m["message"].(map[string]any); ok {
+		c = msg["content"]
+	}
+	var t string
+	switch c := c.(type) {
+	case string:
+		t = c
+	case []any:
+		for _, b := range c {
+			bm, _ := b.(map[string]any)
+			if bm["type"] == "tool_result" {
+				return ""
+			}
+			if s, ok := bm["text"].(string); ok && bm["type"] == "text" {
+				t = s
+				break
+			}
+		}
+	}
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "<") || strings.HasPrefix(t, "Caveat:") {
+		return ""
+	}
+	return t
+}

@@ -1,0 +1,245 @@
+package store
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// SessionInfo is a session of a store as a listing shows it: the glance at
+// its main transcript and what its subagents add.
+type SessionInfo struct {
+	Glance
+	Subagents     int   // subagent transcripts, both layouts
+	SubagentBytes int64 // their bytes
+	Live          bool  // a running process has it open (LiveSessions)
+}
+
+// Hidden reports whether a listing leaves the session out unless asked
+// for all: an empty file, or a Warmup probe.
+func (s *SessionInfo) Hidden() bool { return s.Empty || s.Warmup }
+
+// SessionsOf glances at the main transcripts of l (never reading more than
+// the head and tail of each) and counts their subagents; live names the
+// live sessions. Side-run transcripts are subagents, never sessions. The
+// result is in the order of l.Files.
+func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
+	var mains []File
+	type key struct{ project, id string }
+	at := map[key]int{}
+	ids := map[string]int{} // main transcripts of each id with a conversation
+	for _, f := range l.Files {
+		if f.Kind == KindSession {
+			at[key{f.Project, f.Session}] = len(mains)
+			mains = append(mains, f)
+		}
+	}
+	gs := GlanceAll(mains)
+	out := make([]SessionInfo, len(gs))
+	for i, g := range gs {
+		out[i] = SessionInfo{Glance: g, Live: live[g.Session]}
+		if !g.MetaOnly && !g.Empty {
+			ids[g.Session]++
+		}
+	}
+	for _, f := range l.Files {
+		id := f.Session
+		switch f.Kind {
+		case KindSession:
+			continue
+		case KindAgentFlat:
+			id = FlatAgentSession(f.Path)
+		}
+		if i, ok := at[key{f.Project, id}]; ok {
+			out[i].Subagents++
+			out[i].SubagentBytes += f.Size
+		}
+	}
+	// A file too big to count whole takes the messageCount of its
+	// sessions-index.json entry when the entry is of the file as it is.
+	for _, ix := range l.Indexes {
+		for _, e := range indexCounts(ix) {
+			i, ok := at[key{filepath.Base(filepath.Dir(ix)), e.SessionID}]
+			if ok && !out[i].MessagesKnown && e.FileMtime == out[i].ModTime.UnixMilli() && e.MessageCount > 0 {
+				out[i].Messages, out[i].MessagesKnown = e.MessageCount, true
+			}
+		}
+	}
+	// A metadata-only file whose session has a conversation elsewhere is a
+	// stub, whatever its lines say.
+	for i := range out {
+		s := &out[i]
+		if !s.MetaOnly || ids[s.Session] == 0 {
+			continue
+		}
+		for j := range s.Quick {
+			if s.Quick[j].Code == "session-unwritten" {
+				s.Quick[j] = QuickFinding{Code: "session-stub", Severity: QuickCodes["session-stub"],
+					Message: "stub: metadata lines and no conversation; session " + s.Session + " has its transcript in another file"}
+			}
+		}
+	}
+	return out
+}
+
+// ProjectInfo is a project folder as a listing of the store shows it.
+type ProjectInfo struct {
+	Folder string
+	// Paths are the real paths of the folder's working directories: the
+	// cwds its sessions' entries name that encode to the folder (all of
+	// them when none does), else the originalPath of its
+	// sessions-index.json. PathsFrom says which: "cwd", "index" or "".
+	Paths     []string
+	PathsFrom string
+	// Sessions counts the sessions a listing shows; Hidden the empty and
+	// Warmup ones it leaves out unless asked for all.
+	Sessions, Hidden int
+	Subagents        int
+	Size             int64 // every file under the folder
+	LastActive       time.Time
+	Errors, Warnings int // of the quick checks of its sessions
+	Live             int
+}
+
+// ProjectsOf sums up the project folders of l from its sessions (from
+// SessionsOf). The result is sorted by folder name.
+func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
+	by := map[string]*ProjectInfo{}
+	cwds := map[string]map[string]int{}   // every cwd named
+	firsts := map[string]map[string]int{} // the first cwd of each session
+	untimed := map[string]time.Time{}     // last mtime of files with no timestamp
+	for _, p := range l.Projects {
+		by[p] = &ProjectInfo{Folder: p}
+		cwds[p], firsts[p] = map[string]int{}, map[string]int{}
+	}
+	for i := range sessions {
+		s := &sessions[i]
+		p := by[s.Project]
+		if p == nil {
+			p = &ProjectInfo{Folder: s.Project}
+			by[s.Project] = p
+			cwds[s.Project], firsts[s.Project] = map[string]int{}, map[string]int{}
+		}
+		if s.Hidden() {
+			p.Hidden++
+		} else {
+			p.Sessions++
+		}
+		p.Subagents += s.Subagents
+		if !s.Timed {
+			if s.LastActive.After(untimed[s.Project]) {
+				untimed[s.Project] = s.LastActive
+			}
+		} else if s.LastActive.After(p.LastActive) {
+			p.LastActive = s.LastActive
+		}
+		p.Errors += s.Errors()
+		p.Warnings += s.Warnings()
+		if s.Live {
+			p.Live++
+		}
+		for _, c := range s.CWDs {
+			cwds[s.Project][c]++
+		}
+		if len(s.CWDs) > 0 {
+			firsts[s.Project][s.CWDs[0]]++
+		}
+	}
+	out := make([]ProjectInfo, 0, len(by))
+	for folder, p := range by {
+		if p.LastActive.IsZero() {
+			p.LastActive = untimed[folder]
+		}
+		p.Paths = realPaths(folder, cwds[folder], firsts[folder])
+		if len(p.Paths) > 0 {
+			p.PathsFrom = "cwd"
+		} else if op := indexPath(filepath.Join(ProjectsDir(l.Root), folder, "sessions-index.json")); op != "" {
+			p.Paths, p.PathsFrom = []string{op}, "index"
+		}
+		p.Size = treeSize(filepath.Join(ProjectsDir(l.Root), folder))
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
+	return out
+}
+
+// realPaths picks the working directories of a folder from the cwds its
+// entries name (with how many sessions name each): those that encode to
+// the folder, else the first cwd of each session (a session can change
+// directory); most named first.
+func realPaths(folder string, cwds, firsts map[string]int) []string {
+	var all []string
+	for c := range cwds {
+		if FolderMatches(folder, c) {
+			all = append(all, c)
+		}
+	}
+	if len(all) == 0 {
+		cwds = firsts
+		for c := range firsts {
+			all = append(all, c)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if cwds[all[i]] != cwds[all[j]] {
+			return cwds[all[i]] > cwds[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	return all
+}
+
+type indexCount struct {
+	SessionID    string `json:"sessionId"`
+	FileMtime    int64  `json:"fileMtime"`
+	MessageCount int    `json:"messageCount"`
+}
+
+// indexCounts reads the entries of a sessions-index.json ("" on error).
+func indexCounts(path string) []indexCount {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var v struct {
+		Entries []indexCount `json:"entries"`
+	}
+	json.Unmarshal(b, &v)
+	return v.Entries
+}
+
+// indexPath returns the originalPath of a sessions-index.json, or "".
+func indexPath(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var v struct {
+		OriginalPath string `json:"originalPath"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return ""
+	}
+	return v.OriginalPath
+}
+
+// treeSize sums the sizes of the regular files under dir (through dir
+// itself when it is a symbolic link).
+func treeSize(dir string) int64 {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
