@@ -280,8 +280,8 @@ func (c *checker) check(f store.File) *fileResult {
 			if e.Type == "user" || e.Type == "assistant" {
 				res.messages++
 			}
-			if e.Type == "user" && bytes.Contains(ln.Raw, store.SlugKey) {
-				res.addSlugs(ln.Raw)
+			if e.Type == "user" {
+				res.addSlugs(ln.Raw) // one search: none on most lines
 			}
 			for _, b := range e.Blocks {
 				if b.Type == "tool_result" && b.ToolUseID != "" {

@@ -44,8 +44,12 @@ func (s *storeCheck) add(code Code, path string, line int, format string, args .
 
 func (s *storeCheck) run() {
 	s.sessions = map[string][]*fileResult{}
-	s.uuidFile = map[string]*fileResult{}
-	s.byPath = map[string]*fileResult{}
+	n := 0
+	for _, r := range s.results {
+		n += len(r.uuids)
+	}
+	s.uuidFile = make(map[string]*fileResult, n) // sized once: no rehash as it fills
+	s.byPath = make(map[string]*fileResult, len(s.results))
 	for _, r := range s.results {
 		s.byPath[r.file.Path] = r
 		if r.file.Kind == store.KindSession {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/show"
+)
+
+type exportOptions struct {
+	root     string
+	format   string
+	branches bool
+	output   string
+	session  string
+	out      io.Writer
+}
+
+func newExportCmd() *cobra.Command {
+	opts := &exportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export SESSION [--root DIR] [--format md|html|jsonl] [--branches] [-o FILE]",
+		Short: "Write a session's conversation as Markdown, one HTML file, or its chain's JSONL lines",
+		Long: `Export writes a session's conversation as a person reads it, without changing
+the store: the chain a resume loads (as the version that wrote the transcript
+loads it), after the history its compactions summarized; with --branches,
+every entry of the transcript in file order, those a resume does not load
+marked. Tool calls are folded together with their results, thinking is
+marked and folded, the conversation of a subagent sits under the Task or
+Agent call that started it (found by the call's result, the subagent's
+.meta.json or its first prompt, in both layouts and in older transcripts
+that hold their subagents inline), and compactions are shown.
+
+  --format md     Markdown for GitHub (the default): folded parts are
+                  <details> blocks; text is escaped so that nothing in it
+                  breaks the document
+  --format html   one self-contained HTML file: no script, nothing fetched,
+                  light and dark colours
+  --format jsonl  the chain's entries, each record's bytes as written, in
+                  the order a resume loads them
+
+SESSION is a session id, a unique prefix of one, the path of its .jsonl
+transcript, its session folder, or latest. The output goes to stdout, or to
+FILE with -o.
+
+Exit status:
+  0  written
+  2  usage or I/O error (a SESSION that names no session, an unknown format)`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.session = args[0]
+			opts.out = cmd.OutOrStdout()
+			return runExport(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.Flags().StringVar(&opts.format, "format", "md", "md, html or jsonl")
+	cmd.Flags().BoolVar(&opts.branches, "branches", false, "every branch, not only the chain a resume loads")
+	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "write to FILE instead of stdout")
+	return cmd
+}
+
+func runExport(opts *exportOptions) error {
+	switch opts.format {
+	case "md", "html", "jsonl":
+	default:
+		return usageError(fmt.Errorf("--format %s: want md, html or jsonl", opts.format))
+	}
+	root, err := resolveRoot(opts.root)
+	if err != nil {
+		return err
+	}
+	fam, err := show.Resolve(root, opts.session)
+	if err != nil {
+		return usageError(err)
+	}
+	w := opts.out
+	var tmp *os.File
+	if opts.output != "" {
+		// Written beside FILE and renamed into place: a failed export
+		// leaves no half-written FILE.
+		tmp, err = os.CreateTemp(filepath.Dir(opts.output), "."+filepath.Base(opts.output)+".*")
+		if err != nil {
+			return usageError(err)
+		}
+		defer os.Remove(tmp.Name())
+		w = tmp
+	}
+	err = export.Write(w, fam, export.Options{Format: opts.format, Branches: opts.branches})
+	if tmp != nil {
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			os.Chmod(tmp.Name(), 0o644)
+			err = os.Rename(tmp.Name(), opts.output)
+		}
+	}
+	if err != nil {
+		// A session export cannot take as named, and an I/O error alike.
+		return usageError(err)
+	}
+	return nil
+}

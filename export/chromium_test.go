@@ -1,0 +1,92 @@
+package export
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/show"
+)
+
+// chromium is the browser the HTML export is checked in.
+const chromium = "/usr/bin/chromium"
+
+// TestHTMLInChromium renders the HTML export of a corpus session (one with
+// a subagent, a compaction, thinking and tool calls) in headless Chromium
+// and checks that the page it loaded holds the conversation, and that the
+// file names no resource to fetch.
+func TestHTMLInChromium(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("%s: %v: the HTML export is tested in headless Chromium; install it (as root: apt-get install -y chromium)", chromium, err)
+	}
+	root, err := filepath.Abs("../testdata/corpus/2.1.88/.claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fam, err := show.Resolve(root, "3ba86ea1-3a44-408b-917b-a10e19d813f0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := Write(&page, fam, Options{Format: "html"}); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing to fetch: no src, no link, no url() and no absolute URL in
+	// an attribute; the Content-Security-Policy forbids it besides.
+	for _, re := range []string{`(?i)\ssrc=`, `(?i)<link\b`, `(?i)url\(`, `(?i)(href|action)="?https?:`, `(?i)<script\b`} {
+		if loc := regexp.MustCompile(re).FindIndex(page.Bytes()); loc != nil {
+			t.Errorf("the export names a resource (%s): %q", re, page.Bytes()[loc[0]:min(loc[1]+40, page.Len())])
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "session.html")
+	if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile")}
+	run := func(extra ...string) []byte {
+		cmd := exec.Command(chromium, append(append([]string(nil), args...), extra...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		done := make(chan struct{})
+		timer := time.AfterFunc(90*time.Second, func() { cmd.Process.Kill(); close(done) })
+		out, err := cmd.Output()
+		if !timer.Stop() {
+			<-done
+		}
+		if err != nil {
+			t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.Bytes())
+		}
+		return out
+	}
+	dom := string(run("--dump-dom", "file://"+file))
+	for _, want := range []string{
+		`<section class="msg user">`,
+		`hello, first session`,
+		`<details class="thinking">`,
+		`<details class="tool agent">`,
+		`Subagent conversation`,
+		`inspect the tree BASH: ls /home/dev/work`,
+		`<div class="compaction">Conversation compacted (manual, 15 tokens before)`,
+		`<div class="text">/compact</div>`,
+		`&lt;local-command-caveat&gt;`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the page Chromium loaded lacks %q", want)
+		}
+	}
+	if n := strings.Count(dom, "<details"); n != strings.Count(dom, "</details>") || n < 8 {
+		t.Errorf("the page holds %d <details> and %d </details>", n, strings.Count(dom, "</details>"))
+	}
+	run("--screenshot="+shot, "--window-size=1280,2000", "file://"+file)
+	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10000 {
+		t.Errorf("no screenshot of the page: %v", err)
+	}
+}

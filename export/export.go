@@ -1,0 +1,800 @@
+// Package export writes a session as a person reads it: the chain a resume
+// loads (or every branch), with tool calls and their results folded,
+// thinking marked, subagent conversations under the call that started
+// them and compactions shown, as Markdown, one self-contained HTML file,
+// or the chain's own JSONL lines.
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/show"
+	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// Formats are the formats Write knows.
+var Formats = []string{"md", "html", "jsonl"}
+
+// Options says what to write.
+type Options struct {
+	Format string // md, html or jsonl
+	// Branches writes every entry of the transcript in file order, those
+	// a resume does not load marked, instead of the resumed chain.
+	Branches bool
+}
+
+// InputError reports a request that cannot be met as asked.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// maxDepth bounds the nesting of subagent conversations.
+const maxDepth = 4
+
+// Write writes the family's conversation to w.
+func Write(w io.Writer, fam *show.Family, opts Options) error {
+	main, err := mainFile(fam)
+	if err != nil {
+		return err
+	}
+	x := &exporter{fam: fam, opts: opts}
+	t, err := x.open(main, false)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if opts.Format == "jsonl" {
+		for _, i := range t.sel {
+			raw, err := t.raw(i)
+			if err != nil {
+				return err
+			}
+			bw.Write(raw)
+			if err := bw.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}
+	var r renderer
+	switch opts.Format {
+	case "md":
+		r = &markdown{w: bw}
+	case "html":
+		r = &htmlOut{w: bw}
+	default:
+		return &InputError{Msg: fmt.Sprintf("format %q: want one of %s", opts.Format, strings.Join(Formats, ", "))}
+	}
+	x.r = r
+	r.begin(x.header(t))
+	if err := x.conversation(t, 0); err != nil {
+		return err
+	}
+	r.end()
+	return bw.Flush()
+}
+
+// mainFile picks the transcript to export: the family's one main
+// transcript, or the file named.
+func mainFile(fam *show.Family) (store.File, error) {
+	if fam.Loose != "" {
+		return store.File{Path: fam.Loose, Kind: store.KindSession}, nil
+	}
+	var mains []store.File
+	for _, f := range fam.Layout.Files {
+		if f.Kind == store.KindSession {
+			mains = append(mains, f)
+		}
+	}
+	switch len(mains) {
+	case 1:
+		return mains[0], nil
+	case 0:
+		return store.File{}, &InputError{Msg: fmt.Sprintf("session %s has no main transcript, only subagents: name a subagent transcript by its path", fam.Session)}
+	}
+	var paths []string
+	for _, f := range mains {
+		paths = append(paths, f.Path)
+	}
+	return store.File{}, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders; name the one to export by its path: %s",
+		fam.Session, len(mains), strings.Join(paths, ", "))}
+}
+
+type exporter struct {
+	fam  *show.Family
+	opts Options
+	r    renderer
+	used map[string]bool // subagent transcripts already nested
+	last string          // the message written last
+}
+
+// transcript is one transcript open for export: its graph (where each
+// record sits) and the records to write, in order.
+type transcript struct {
+	path  string
+	fh    *os.File
+	g     *session.Graph
+	sel   []int
+	other map[int]bool // Branches: records a resume does not load
+	// results maps a tool_use id to the node holding its result.
+	results map[string]int
+	// agentOf maps a tool_use id to the agent id its result names
+	// (toolUseResult.agentId).
+	agentOf map[string]string
+	// roots maps the prompt of an inline subagent's first entry to it.
+	roots   map[string]int
+	shown   map[string]bool // tool results shown with their call
+	pending map[int]*entry  // entries read ahead for their results
+	loaded  int
+	version string
+	loader  string
+	cut     bool
+	loose   bool
+	stats   *show.Stats
+}
+
+func (t *transcript) close() { t.fh.Close() }
+
+// open reads a transcript once: its graph, with where each record sits,
+// and what links its calls to subagents.
+func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string]int{},
+		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != ""}
+	c := validate.NewChainReader()
+	seen := 0
+	st, err := show.ReadLines(f.Path, c, func(ln session.Line) {
+		if bytes.Contains(ln.Raw, []byte(`"agentId"`)) && bytes.Contains(ln.Raw, []byte(`"toolUseResult"`)) {
+			var v struct {
+				Message struct {
+					Content []struct {
+						ToolUseID string `json:"tool_use_id"`
+					} `json:"content"`
+				} `json:"message"`
+				Result struct {
+					AgentID string `json:"agentId"`
+				} `json:"toolUseResult"`
+			}
+			if json.Unmarshal(ln.Raw, &v) == nil && v.Result.AgentID != "" {
+				for _, b := range v.Message.Content {
+					if b.ToolUseID != "" {
+						t.agentOf[b.ToolUseID] = v.Result.AgentID
+					}
+				}
+			}
+		}
+		for ; seen < len(c.Graph.Nodes); seen++ {
+			n := &c.Graph.Nodes[seen]
+			if !agent && n.Sidechain && n.Parent == "" && n.Type == "user" {
+				var v struct {
+					Message struct {
+						Content any `json:"content"`
+					} `json:"message"`
+				}
+				if json.Unmarshal(ln.Raw, &v) == nil {
+					if p := promptText(v.Message.Content); p != "" {
+						t.roots[p] = seen
+					}
+				}
+			}
+		}
+	})
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	t.stats = st
+	t.g = c.Graph
+	loaded, ld := c.Load(agent)
+	t.version, t.loader, t.cut, t.loaded = loaded.Version, loaded.Loader, loaded.Cut, len(ld.Chain)
+	g := t.g
+	switch {
+	case t.loose && len(ld.Chain) == 0:
+		// No chain (a transcript export): every record in file order.
+		for i := range g.Nodes {
+			t.sel = append(t.sel, i)
+		}
+	case x.opts.Branches:
+		on := map[int]bool{}
+		for _, i := range append(show.Compacted(g, ld.Chain), ld.Chain...) {
+			on[i] = true
+		}
+		t.other = map[int]bool{}
+		for i := range g.Nodes {
+			if g.Nodes[i].Sidechain && !agent {
+				continue // shown under the call that started it
+			}
+			t.sel = append(t.sel, i)
+			if !on[i] {
+				t.other[i] = true
+			}
+		}
+	default:
+		t.sel = append(show.Compacted(g, ld.Chain), ld.Chain...)
+	}
+	for _, i := range t.sel {
+		for _, b := range g.Nodes[i].Blocks {
+			if b.Type == "tool_result" {
+				if _, ok := t.results[b.ToolUseID]; !ok {
+					t.results[b.ToolUseID] = i
+				}
+			}
+		}
+	}
+	return t, nil
+}
+
+// raw reads the record of node i again, by its offset.
+func (t *transcript) raw(i int) ([]byte, error) {
+	n := &t.g.Nodes[i]
+	buf := make([]byte, n.Len)
+	if _, err := t.fh.ReadAt(buf, n.Off); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
+	}
+	return buf, nil
+}
+
+// entry reads node i's entry (once, when read ahead for a result).
+func (t *transcript) entry(i int) (*entry, error) {
+	if e, ok := t.pending[i]; ok {
+		return e, nil
+	}
+	raw, err := t.raw(i)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{}
+	if err := json.Unmarshal(raw, e); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", t.path, t.g.Nodes[i].Line, err)
+	}
+	e.line = t.g.Nodes[i].Line
+	return e, nil
+}
+
+// entry is what the export reads of a transcript entry.
+type entry struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	Timestamp        string          `json:"timestamp"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	Content          json.RawMessage `json:"content"` // system entries
+	CompactMetadata  struct {
+		Trigger   string `json:"trigger"`
+		PreTokens int64  `json:"preTokens"`
+	} `json:"compactMetadata"`
+	Message struct {
+		Role    string          `json:"role"`
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Attachment json.RawMessage `json:"attachment"`
+	line       int
+}
+
+// block is one content block.
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    struct {
+		MediaType string `json:"media_type"`
+	} `json:"source"`
+}
+
+// blocks decodes message content: a string is one text block.
+func blocks(raw json.RawMessage) []block {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		json.Unmarshal(raw, &s)
+		return []block{{Type: "text", Text: s}}
+	}
+	var bs []block
+	if json.Unmarshal(raw, &bs) != nil {
+		return []block{{Type: "text", Text: string(raw)}}
+	}
+	return bs
+}
+
+// resultText renders a tool result's content: its text blocks, images
+// named.
+func resultText(raw json.RawMessage) string {
+	var parts []string
+	for _, b := range blocks(raw) {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image":
+			parts = append(parts, fmt.Sprintf("[image %s]", b.Source.MediaType))
+		default:
+			parts = append(parts, fmt.Sprintf("[%s]", b.Type))
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// promptText returns the text of a prompt: a string, or its text blocks.
+func promptText(c any) string {
+	switch v := c.(type) {
+	case string:
+		return v
+	case []any:
+		var parts []string
+		for _, b := range v {
+			if m, ok := b.(map[string]any); ok && m["type"] == "text" {
+				s, _ := m["text"].(string)
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "\n")
+	}
+	return ""
+}
+
+// header is what the top of an export says.
+type header struct {
+	Title, Session, Path, What string
+	Facts                      [][2]string
+}
+
+func (x *exporter) header(t *transcript) header {
+	h := header{Session: x.fam.Session, Path: t.path}
+	if st := t.stats; st != nil {
+		for _, k := range []string{"custom-title", "ai-title", "summary"} {
+			for _, ti := range st.Titles {
+				if ti.Kind == k && h.Title == "" {
+					h.Title = ti.Text
+				}
+			}
+		}
+		add := func(k string, vs []string) {
+			if len(vs) > 0 {
+				h.Facts = append(h.Facts, [2]string{k, strings.Join(vs, ", ")})
+			}
+		}
+		add("cwd", st.CWDs)
+		add("versions", st.Versions)
+		add("models", st.Models)
+		if st.First != "" {
+			h.Facts = append(h.Facts, [2]string{"time", when(st.First) + " to " + when(st.Last) + " UTC"})
+		}
+	}
+	if h.Title == "" {
+		h.Title = "Session " + x.fam.Session
+		if x.fam.Session == "" {
+			h.Title = t.path
+		}
+	}
+	switch {
+	case t.loose:
+		h.What = "Not a resumable session: " + x.fam.Why + "."
+	case x.opts.Branches:
+		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d entries).", orNone(t.version), t.loader, t.loaded)
+	default:
+		h.What = fmt.Sprintf("The chain a resume loads (%d entries; %s, loader %s), after the history its compactions summarized.", t.loaded, orNone(t.version), t.loader)
+	}
+	if t.cut {
+		h.What += " The chain is cut at a parent the file does not hold."
+	}
+	return h
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "no version"
+	}
+	return v
+}
+
+// conversation writes the selected entries of a transcript.
+func (x *exporter) conversation(t *transcript, depth int) error {
+	for _, i := range t.sel {
+		e, err := t.entry(i)
+		if err != nil {
+			return err
+		}
+		delete(t.pending, i)
+		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" {
+			x.last = ""
+		}
+		if err := x.write(t, i, e, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write writes one entry.
+func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
+	r := x.r
+	other := t.other[i]
+	switch e.Type {
+	case "user", "assistant":
+	case "system":
+		var text string
+		json.Unmarshal(e.Content, &text)
+		if e.Subtype == "compact_boundary" {
+			s := "Conversation compacted"
+			if e.CompactMetadata.Trigger != "" {
+				s += fmt.Sprintf(" (%s, %d tokens before)", e.CompactMetadata.Trigger, e.CompactMetadata.PreTokens)
+			}
+			r.compaction(s, when(e.Timestamp))
+			return nil
+		}
+		if strings.TrimSpace(text) == "" {
+			return nil
+		}
+		r.note("system "+e.Subtype, text, when(e.Timestamp), other)
+		return nil
+	case "attachment":
+		if len(e.Attachment) > 0 {
+			r.note("attachment", prettyJSON(e.Attachment), when(e.Timestamp), other)
+		}
+		return nil
+	case "progress":
+		return nil
+	default:
+		if t.loose {
+			raw, _ := t.raw(i)
+			r.note(e.Type, prettyJSON(raw), when(e.Timestamp), other)
+		}
+		return nil
+	}
+	bs := blocks(e.Message.Content)
+	role := e.Type
+	switch {
+	case e.IsCompactSummary:
+		x.last = ""
+		r.endMessage()
+		r.folded("Summary of the conversation before the compaction", resultTextOf(bs), "summary")
+		return nil
+	case e.IsMeta:
+		x.last = ""
+		r.endMessage()
+		r.folded("Context Claude Code added (meta)", resultTextOf(bs), "meta")
+		return nil
+	}
+	if len(bs) == 1 && bs[0].Type == "text" && role == "user" {
+		if out, ok := commandOutput(bs[0].Text); ok {
+			x.last = ""
+			r.note("command output", out, when(e.Timestamp), other)
+			return nil
+		}
+		if cmd, ok := command(bs[0].Text); ok {
+			bs[0].Text = cmd
+		}
+	}
+	// Tool results shown with their calls leave nothing to write.
+	var rest []block
+	for _, b := range bs {
+		if b.Type == "tool_result" && t.shown[b.ToolUseID] {
+			continue
+		}
+		rest = append(rest, b)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	label := "User"
+	if role == "assistant" {
+		label = "Assistant"
+	}
+	// The entries Claude Code writes for the blocks of one reply are one
+	// message.
+	key := fmt.Sprintf("%p %d", t, i)
+	if role == "assistant" && t.g.Nodes[i].MsgID != "" {
+		key = fmt.Sprintf("%p %s %v", t, t.g.Nodes[i].MsgID, other)
+	}
+	if key != x.last {
+		r.message(label, e.Message.Model, when(e.Timestamp), other)
+		x.last = key
+	}
+	for _, b := range rest {
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) != "" {
+				r.text(b.Text)
+			}
+		case "thinking":
+			r.folded("Thinking", b.Thinking, "thinking")
+		case "redacted_thinking":
+			r.folded("Thinking (redacted)", "", "thinking")
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			if err := x.call(t, b, depth); err != nil {
+				return err
+			}
+		case "tool_result":
+			r.tool(toolCall{Name: "result", Summary: "of call " + b.ToolUseID + " (its call is not on this chain)", Result: resultText(b.Content), HasResult: true, IsError: b.IsError}, nil)
+		case "image":
+			r.text(fmt.Sprintf("[image %s]", b.Source.MediaType))
+		default:
+			r.folded(b.Type, prettyJSON(mustJSON(b)), "block")
+		}
+	}
+	return nil
+}
+
+// when renders a timestamp.
+func when(ts string) string {
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		return t.UTC().Format("2006-01-02 15:04:05")
+	}
+	return ts
+}
+
+// tagged returns the text inside <tag>...</tag> in s, if s holds it.
+func tagged(s, tag string) (string, bool) {
+	i := strings.Index(s, "<"+tag+">")
+	j := strings.LastIndex(s, "</"+tag+">")
+	if i < 0 || j < i {
+		return "", false
+	}
+	return s[i+len(tag)+2 : j], true
+}
+
+// command renders a slash command or a shell command the person typed
+// (<command-name>, <bash-input>) as they typed it.
+func command(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "<command-name>") || strings.HasPrefix(s, "<command-message>") {
+		name, _ := tagged(s, "command-name")
+		args, _ := tagged(s, "command-args")
+		if name == "" {
+			return "", false
+		}
+		return strings.TrimSpace(name + " " + args), true
+	}
+	if in, ok := tagged(s, "bash-input"); ok && strings.HasPrefix(s, "<bash-input>") {
+		return "! " + in, true
+	}
+	return "", false
+}
+
+// commandOutput returns the output of a slash command or a shell command
+// that a user entry holds.
+func commandOutput(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "<local-command-std") && !strings.HasPrefix(s, "<bash-std") {
+		return "", false
+	}
+	var parts []string
+	for _, tag := range []string{"local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr"} {
+		if v, ok := tagged(s, tag); ok && strings.TrimSpace(v) != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, "\n"), true
+}
+
+func resultTextOf(bs []block) string {
+	var parts []string
+	for _, b := range bs {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// toolCall is a tool call with its result, as written.
+type toolCall struct {
+	Name, Summary, Input string
+	Result               string
+	HasResult, IsError   bool
+	Agent                string // the subagent transcript nested under it
+}
+
+// call writes a tool call, its result, and the subagent it started.
+func (x *exporter) call(t *transcript, b block, depth int) error {
+	c := toolCall{Name: b.Name, Summary: summary(b.Name, b.Input), Input: prettyJSON(b.Input)}
+	if j, ok := t.results[b.ID]; ok {
+		e, err := t.entry(j)
+		if err != nil {
+			return err
+		}
+		t.pending[j] = e
+		for _, rb := range blocks(e.Message.Content) {
+			if rb.Type == "tool_result" && rb.ToolUseID == b.ID {
+				c.Result, c.HasResult, c.IsError = resultText(rb.Content), true, rb.IsError
+				t.shown[b.ID] = true
+			}
+		}
+	}
+	var sub func() error
+	if (b.Name == "Task" || b.Name == "Agent") && depth < maxDepth {
+		sub = x.subagent(t, b, depth, &c)
+	}
+	return x.r.tool(c, sub)
+}
+
+// subagent finds the conversation a Task or Agent call started: the
+// transcript its result names (toolUseResult.agentId), the one whose
+// .meta.json names the call (toolUseId), or the one whose first prompt is
+// the call's prompt (flat files and inline sidechains of older versions).
+func (x *exporter) subagent(t *transcript, b block, depth int, c *toolCall) func() error {
+	var in struct {
+		Prompt string `json:"prompt"`
+	}
+	json.Unmarshal(b.Input, &in)
+	if x.used == nil {
+		x.used = map[string]bool{}
+	}
+	var found *store.File
+	if x.fam.Layout != nil {
+		files := x.fam.Layout.Files
+		id := t.agentOf[b.ID]
+		for k := range files {
+			f := &files[k]
+			if f.Kind == store.KindSession || f.Side() || x.used[f.Path] {
+				continue
+			}
+			if id != "" && f.Agent == id {
+				found = f
+				break
+			}
+			if m, _ := show.MetaOf(f.Path); m.ToolUseID != "" && m.ToolUseID == b.ID {
+				found = f
+				break
+			}
+		}
+		if found == nil && in.Prompt != "" && id == "" {
+			for k := range files {
+				f := &files[k]
+				if f.Kind == store.KindSession || f.Side() || x.used[f.Path] {
+					continue
+				}
+				if firstPrompt(f.Path) == in.Prompt {
+					found = f
+					break
+				}
+			}
+		}
+	}
+	if found != nil {
+		x.used[found.Path] = true
+		c.Agent = found.Path
+		f := *found
+		return func() error {
+			st, err := x.open(f, true)
+			if err != nil {
+				return err
+			}
+			defer st.close()
+			x.last = ""
+			defer func() { x.last = "" }()
+			return x.conversation(st, depth+1)
+		}
+	}
+	if root, ok := t.roots[in.Prompt]; ok && in.Prompt != "" {
+		delete(t.roots, in.Prompt)
+		c.Agent = "inline"
+		return func() error {
+			st := &transcript{path: t.path, fh: t.fh, g: t.g, results: map[string]int{}, agentOf: t.agentOf, roots: map[string]int{},
+				shown: map[string]bool{}, pending: map[int]*entry{}}
+			st.sel = descendants(t.g, root)
+			for _, i := range st.sel {
+				for _, bl := range t.g.Nodes[i].Blocks {
+					if bl.Type == "tool_result" {
+						st.results[bl.ToolUseID] = i
+					}
+				}
+			}
+			x.last = ""
+			defer func() { x.last = "" }()
+			return x.conversation(st, depth+1)
+		}
+	}
+	return nil
+}
+
+// descendants returns root and the sidechain nodes under it, in file order.
+func descendants(g *session.Graph, root int) []int {
+	in := map[int]bool{root: true}
+	out := []int{root}
+	for i := root + 1; i < len(g.Nodes); i++ {
+		n := &g.Nodes[i]
+		if !n.Sidechain {
+			continue
+		}
+		if p := g.Lookup(n.Parent); p >= 0 && in[p] {
+			in[i] = true
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// firstPrompt returns the prompt of a subagent transcript's first user
+// entry.
+func firstPrompt(path string) string {
+	fh, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	rd := session.NewReader(fh, nil)
+	for k := 0; k < 16 && rd.Next(); k++ {
+		var v struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content any `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(rd.Line().Raw, &v) == nil && v.Type == "user" {
+			return promptText(v.Message.Content)
+		}
+	}
+	return ""
+}
+
+// summary is the one line that stands for a tool call when folded.
+func summary(name string, input json.RawMessage) string {
+	var m map[string]any
+	json.Unmarshal(input, &m)
+	for _, k := range []string{"description", "command", "file_path", "path", "pattern", "url", "query", "prompt", "subject"} {
+		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+			s = strings.TrimSpace(s)
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				s = s[:i] + " …"
+			}
+			if len([]rune(s)) > 100 {
+				s = string([]rune(s)[:100]) + "…"
+			}
+			return s
+		}
+	}
+	return ""
+}
+
+func prettyJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// renderer writes one format.
+type renderer interface {
+	begin(h header)
+	message(role, model, ts string, other bool)
+	endMessage()
+	text(s string)
+	folded(title, body, class string)
+	// tool writes a call and its result; sub, when not nil, writes the
+	// subagent's conversation inside it.
+	tool(c toolCall, sub func() error) error
+	note(kind, body, ts string, other bool)
+	compaction(s, ts string)
+	end()
+}

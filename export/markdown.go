@@ -1,0 +1,241 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"strings"
+)
+
+// markdown writes GitHub-flavoured Markdown. Folded parts are <details>
+// blocks, which GitHub renders; text is escaped so that nothing in it (a
+// fence left open, a tag such as </details>) can break the document.
+type markdown struct {
+	w *bufio.Writer
+}
+
+func (m *markdown) begin(h header) {
+	fmt.Fprintf(m.w, "# %s\n\n", mdLine(h.Title))
+	if h.Session != "" {
+		fmt.Fprintf(m.w, "- session: `%s`\n", h.Session)
+	}
+	fmt.Fprintf(m.w, "- transcript: %s\n", codeSpan(h.Path))
+	for _, f := range h.Facts {
+		fmt.Fprintf(m.w, "- %s: %s\n", f[0], mdLine(f[1]))
+	}
+	fmt.Fprintf(m.w, "\n_%s_\n\n", mdLine(h.What))
+}
+
+func (m *markdown) message(role, model, ts string, other bool) {
+	head := "#### " + role
+	if model != "" {
+		head += " · " + mdLine(model)
+	}
+	if ts != "" {
+		head += " · " + mdLine(ts)
+	}
+	if other {
+		head += " · _other branch: a resume does not load it_"
+	}
+	fmt.Fprintf(m.w, "%s\n\n", head)
+}
+
+func (m *markdown) endMessage() {}
+
+func (m *markdown) text(s string) { fmt.Fprintf(m.w, "%s\n\n", mdText(s)) }
+
+func (m *markdown) folded(title, body, class string) {
+	fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n", html.EscapeString(title))
+	switch {
+	case strings.TrimSpace(body) == "":
+	case class == "thinking" || class == "summary":
+		fmt.Fprintf(m.w, "%s\n\n", mdText(body))
+	default:
+		fmt.Fprintf(m.w, "%s\n\n", fenced(body, ""))
+	}
+	m.w.WriteString("</details>\n\n")
+}
+
+func (m *markdown) tool(c toolCall, sub func() error) error {
+	title := "<code>" + html.EscapeString(c.Name) + "</code>"
+	if c.Summary != "" {
+		title += " " + html.EscapeString(c.Summary)
+	}
+	if c.IsError {
+		title += " (error)"
+	}
+	fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n", title)
+	if c.Input != "" && c.Input != "{}" {
+		fmt.Fprintf(m.w, "%s\n\n", fenced(c.Input, "json"))
+	}
+	if c.HasResult {
+		label := "Result"
+		if c.IsError {
+			label = "Error"
+		}
+		fmt.Fprintf(m.w, "**%s**\n\n%s\n\n", label, fenced(c.Result, ""))
+	}
+	if sub != nil {
+		fmt.Fprintf(m.w, "**Subagent conversation**\n\n")
+		if err := sub(); err != nil {
+			return err
+		}
+		fmt.Fprintf(m.w, "**End of the subagent conversation**\n\n")
+	}
+	m.w.WriteString("</details>\n\n")
+	return nil
+}
+
+func (m *markdown) note(kind, body, ts string, other bool) {
+	title := kind
+	if other {
+		title += " (other branch)"
+	}
+	m.folded(title, body, "note")
+}
+
+func (m *markdown) compaction(s, ts string) {
+	fmt.Fprintf(m.w, "---\n\n**%s** · %s\n\n---\n\n", mdLine(s), mdLine(ts))
+}
+
+func (m *markdown) end() {}
+
+// fenced puts s in a fenced code block whose fence is longer than any run
+// of backticks in s.
+func fenced(s, info string) string {
+	run, longest := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			if run > longest {
+				longest = run
+			}
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	return f + info + "\n" + strings.TrimRight(s, "\n") + "\n" + f
+}
+
+// codeSpan puts s in an inline code span.
+func codeSpan(s string) string {
+	f := "`"
+	for strings.Contains(s, f) {
+		f += "`"
+	}
+	return f + " " + s + " " + f
+}
+
+// mdLine escapes one line of plain text for Markdown.
+func mdLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '<':
+			b.WriteString("&lt;")
+		case '&':
+			b.WriteString("&amp;")
+		case '\\', '`', '*', '_', '[', ']', '#', '|':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// mdText makes a message's text, which is Markdown, safe to embed: a fence
+// it leaves open is closed, and outside code, < and & are escaped so that
+// no HTML in it (</details>, <script>) is taken as HTML.
+func mdText(s string) string {
+	var out []string
+	fence := ""
+	indented, prevBlank := false, true
+	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		t := strings.TrimLeft(line, " ")
+		indent := len(line) - len(t)
+		blank := strings.TrimSpace(line) == ""
+		switch {
+		case fence != "":
+			out = append(out, line)
+			if c := strings.TrimRight(t, " \t"); indent <= 3 && len(c) >= len(fence) && strings.Trim(c, fence[:1]) == "" {
+				fence = ""
+			}
+		case indent <= 3 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			run := len(t) - len(strings.TrimLeft(t, t[:1]))
+			if t[0] == '`' && strings.Contains(t[run:], "`") {
+				out = append(out, escapeInline(line))
+				break
+			}
+			fence = t[:run]
+			out = append(out, line)
+		case !blank && indent >= 4 && (prevBlank || indented):
+			indented = true
+			out = append(out, line)
+		default:
+			if !blank {
+				indented = false
+			}
+			out = append(out, escapeInline(line))
+		}
+		prevBlank = blank
+	}
+	if fence != "" {
+		out = append(out, fence)
+	}
+	return strings.Join(out, "\n")
+}
+
+// escapeInline escapes < and & outside the code spans of a line.
+func escapeInline(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c == '`' {
+			n := 0
+			for i+n < len(line) && line[i+n] == '`' {
+				n++
+			}
+			if end := closingRun(line[i+n:], n); end >= 0 {
+				b.WriteString(line[i : i+n+end+n])
+				i += n + end + n
+				continue
+			}
+			b.WriteString(line[i : i+n])
+			i += n
+			continue
+		}
+		switch c {
+		case '<':
+			b.WriteString("&lt;")
+		case '&':
+			b.WriteString("&amp;")
+		default:
+			b.WriteByte(c)
+		}
+		i++
+	}
+	return b.String()
+}
+
+// closingRun returns where in s a run of exactly n backticks starts, or -1.
+func closingRun(s string, n int) int {
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		k := 0
+		for i+k < len(s) && s[i+k] == '`' {
+			k++
+		}
+		if k == n {
+			return i
+		}
+		i += k
+	}
+	return -1
+}

@@ -1,0 +1,342 @@
+package show
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// Text writes the report for a person: the session's figures, its files
+// as a tree, and validate's findings.
+func Text(w io.Writer, r *Report) error {
+	b := &strings.Builder{}
+	row := func(k, v string) { fmt.Fprintf(b, "%-12s %s\n", k, v) }
+	if r.Resumable {
+		fmt.Fprintf(b, "session %s\n", r.Session)
+	} else {
+		fmt.Fprintf(b, "file %s\n", r.Files[0].Path)
+		row("resumable", "no: "+r.NotResumable)
+	}
+	if len(r.Titles) > 0 {
+		var ts []string
+		for _, t := range r.Titles {
+			ts = append(ts, fmt.Sprintf("%q (%s)", t.Text, t.Kind))
+		}
+		row("titles", strings.Join(ts, ", "))
+	}
+	list := func(k string, vs []string) {
+		if len(vs) > 0 {
+			row(k, strings.Join(vs, ", "))
+		}
+	}
+	list("slug", r.Slugs)
+	list("cwd", r.CWDs)
+	list("versions", r.Versions)
+	list("models", r.Models)
+	if r.First != "" {
+		row("time", span(r.First, r.Last))
+	}
+	row("turns", plural(r.Turns, "prompt"))
+	row("entries", fmt.Sprintf("%d%s", r.Entries, types(r.Types)))
+	u := r.Usage
+	row("tokens", fmt.Sprintf("%d input, %d output, %d cache write, %d cache read (all transcripts)", u.Input, u.Output, u.CacheCreation, u.CacheRead))
+	row("compactions", fmt.Sprint(r.Compactions))
+	for _, f := range r.Files {
+		if f.Resume == nil {
+			continue
+		}
+		rs := f.Resume
+		s := fmt.Sprintf("%s (loader %s) loads %s", orNone(rs.Version), rs.Loader, plural(rs.Loaded, "entry"))
+		if rs.Leaf > 0 {
+			s += fmt.Sprintf(" up to line %d", rs.Leaf)
+		}
+		var more []string
+		if rs.Compacted > 0 {
+			more = append(more, fmt.Sprintf("%d behind compactions", rs.Compacted))
+		}
+		more = append(more, fmt.Sprintf("%d on other branches", rs.Branches))
+		if rs.Sidechain > 0 {
+			more = append(more, fmt.Sprintf("%d inline subagent entries", rs.Sidechain))
+		}
+		if rs.Dropped > 0 {
+			more = append(more, fmt.Sprintf("%d unanswered tool calls dropped", rs.Dropped))
+		}
+		if rs.Cut {
+			more = append(more, "cut at a missing parent")
+		}
+		if rs.Cycle {
+			more = append(more, "stopped at a cycle")
+		}
+		s += "; " + strings.Join(more, ", ")
+		if mains(r) > 1 {
+			s = rel(r.Root, f.Path) + ": " + s
+		}
+		row("resume", s)
+	}
+	b.WriteString("\n")
+	tree(b, r)
+	if r.Resumable {
+		b.WriteString("\n")
+		shown := map[string]int{}
+		for _, f := range r.Findings {
+			// A run of one notice: the first few, then how many more.
+			k := f.Path + "\x00" + string(f.Code)
+			if shown[k]++; f.Severity < validate.Error && shown[k] > 3 {
+				continue
+			}
+			loc := rel(r.Root, f.Path)
+			if f.Line > 0 {
+				loc = fmt.Sprintf("%s:%d", loc, f.Line)
+			}
+			fmt.Fprintf(b, "%s: %s %s: %s\n", loc, f.Severity, f.Code, f.Message)
+			if f.Hint != "" {
+				fmt.Fprintf(b, "  hint: %s\n", f.Hint)
+			}
+		}
+		for _, f := range r.Findings {
+			k := f.Path + "\x00" + string(f.Code)
+			if n := shown[k]; n > 3 && f.Severity < validate.Error {
+				fmt.Fprintf(b, "%s: %d more %s findings (cfix validate lists them)\n", rel(r.Root, f.Path), n-3, f.Code)
+				shown[k] = 0
+			}
+		}
+		fmt.Fprintf(b, "validate: %s, %s, %s\n", plural(r.Counts["error"], "error"), plural(r.Counts["warning"], "warning"), plural(r.Counts["notice"], "notice"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mains(r *Report) int {
+	n := 0
+	for _, f := range r.Files {
+		if f.Kind == "main" {
+			n++
+		}
+	}
+	return n
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no version"
+	}
+	return s
+}
+
+// span renders a time span: its ends and how long it lasted.
+func span(first, last string) string {
+	a, err1 := time.Parse(time.RFC3339Nano, first)
+	z, err2 := time.Parse(time.RFC3339Nano, last)
+	if err1 != nil || err2 != nil {
+		return first + " to " + last
+	}
+	const layout = "2006-01-02 15:04:05"
+	return fmt.Sprintf("%s to %s UTC (%s)", a.UTC().Format(layout), z.UTC().Format(layout), z.Sub(a).Round(time.Second))
+}
+
+// types renders the entry counts by type, most first.
+func types(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for _, k := range keys {
+		name := k
+		if name == "" {
+			name = "(no type)"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", name, m[k]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "y") {
+		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Size renders a byte count.
+func Size(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+}
+
+func rel(root, p string) string {
+	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+// SideName names a side run's label.
+func SideName(label string) string {
+	switch label {
+	case "acompact":
+		return "compaction"
+	case "aprompt_suggestion":
+		return "prompt suggestion"
+	case "aside_question":
+		return "side question"
+	}
+	return strings.TrimPrefix(label, "a")
+}
+
+// label describes a transcript in the tree.
+func (f *File) label() string {
+	var what string
+	switch f.Kind {
+	case "main":
+		what = "main transcript"
+	case "side":
+		what = "side file: " + SideName(f.Side) + ", never resumed"
+	case "workflow":
+		what = "workflow subagent"
+	case "loose":
+		what = "not resumable"
+	default:
+		what = "subagent"
+	}
+	if f.Layout == "flat" {
+		what += " (flat)"
+	}
+	if f.AgentType != "" {
+		what += " " + f.AgentType
+	}
+	if f.Description != "" {
+		what += fmt.Sprintf(": %q", f.Description)
+	}
+	s := f.Stats
+	what += ", " + plural(s.Entries, "entry")
+	if f.Kind != "main" && f.Kind != "loose" {
+		if t := s.Usage.Total(); t > 0 {
+			what += fmt.Sprintf(", %d tokens", t)
+		}
+	}
+	if s.NotJSON > 0 {
+		what += fmt.Sprintf(", %d lines not JSON", s.NotJSON)
+	}
+	return what + ", " + Size(f.Size)
+}
+
+func (s *Sidecar) label() string {
+	var parts []string
+	if s.Kind != filepath.Base(s.Path) && s.Kind != filepath.Base(filepath.Dir(s.Path)) && s.Kind != "session folder" {
+		parts = append(parts, s.Kind)
+	}
+	if s.Dir {
+		parts = append(parts, plural(s.Files, "file"))
+	}
+	return strings.Join(append(parts, Size(s.Size)), ", ")
+}
+
+type node struct {
+	name     string
+	label    string
+	children map[string]*node
+	order    []string
+}
+
+func (n *node) child(name string) *node {
+	if n.children == nil {
+		n.children = map[string]*node{}
+	}
+	c, ok := n.children[name]
+	if !ok {
+		c = &node{name: name}
+		n.children[name] = c
+		n.order = append(n.order, name)
+	}
+	return c
+}
+
+// tree writes the family's files as a tree of their paths under the store.
+func tree(b *strings.Builder, r *Report) {
+	top := &node{}
+	put := func(path, label string) {
+		n := top
+		dir := strings.HasSuffix(path, "/")
+		parts := strings.Split(filepath.ToSlash(rel(r.Root, strings.TrimSuffix(path, "/"))), "/")
+		if dir {
+			parts[len(parts)-1] += "/"
+		}
+		for _, part := range parts {
+			n = n.child(part)
+		}
+		n.label = label
+	}
+	for i := range r.Files {
+		put(r.Files[i].Path, r.Files[i].label())
+	}
+	for i := range r.Sidecars {
+		p := r.Sidecars[i].Path
+		if r.Sidecars[i].Dir {
+			p += "/"
+		}
+		put(p, r.Sidecars[i].label())
+	}
+	var walk func(n *node, prefix string)
+	walk = func(n *node, prefix string) {
+		names := append([]string(nil), n.order...)
+		// A transcript before its session folder: x.jsonl, then x/.
+		key := func(name string) string {
+			if n == top && name == "projects" {
+				return "\x00" // the transcripts first
+			}
+			if n.children[name].children != nil {
+				return name + "/"
+			}
+			return name
+		}
+		sort.Slice(names, func(i, j int) bool { return key(names[i]) < key(names[j]) })
+		for i, name := range names {
+			c := n.children[name]
+			branch, next := "├── ", "│   "
+			if i == len(names)-1 {
+				branch, next = "└── ", "    "
+			}
+			if prefix == "" && n == top {
+				branch, next = "", ""
+			}
+			// Fold a folder of one folder into one line (projects/<folder>/).
+			shown := name
+			for c.label == "" && len(c.order) == 1 && c.children[c.order[0]].children != nil && c.children[c.order[0]].label == "" {
+				shown += "/" + c.order[0]
+				c = c.children[c.order[0]]
+			}
+			if c.label != "" {
+				fmt.Fprintf(b, "%s%s%s  %s\n", prefix, branch, shown, c.label)
+			} else {
+				fmt.Fprintf(b, "%s%s%s/\n", prefix, branch, shown)
+			}
+			walk(c, prefix+next)
+		}
+	}
+	walk(top, "")
+}
