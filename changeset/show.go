@@ -56,6 +56,13 @@ func OpStats(op *Op) Stats {
 		if op.From != "" && len(op.Edits) == 0 && op.FromExpect != nil {
 			s.BytesAdded = op.FromExpect.Size
 			s.BytesRemoved = op.Expect.Size
+			if op.Transform != nil {
+				s.BytesAdded -= op.Transform.Saved
+			}
+			return s
+		}
+		if op.Transform != nil && op.From == "" {
+			s.BytesRemoved = op.Transform.Saved
 			return s
 		}
 		for _, e := range op.Edits {
@@ -187,6 +194,10 @@ func diffOp(w *bufio.Writer, op *Op) error {
 		fmt.Fprintf(w, "--- %s\n+++ /dev/null\n", op.Path)
 		return listFile(w, op.Path, "-", op.Reason)
 	case Create:
+		if op.Transform != nil && len(op.Transform.Trim) > 0 && op.From != "" {
+			fmt.Fprintf(w, "--- %s\n+++ %s\n", op.From, op.Path)
+			return diffTrim(w, op)
+		}
 		fmt.Fprintf(w, "--- /dev/null\n+++ %s\n", op.Path)
 		if (op.HasData || op.Data != nil) || op.From == "" || len(op.Edits) > 0 || op.Transform != nil {
 			r, err := op.content()
@@ -199,6 +210,9 @@ func diffOp(w *bufio.Writer, op *Op) error {
 		return listFile(w, op.From, "+", op.Reason)
 	case Rewrite:
 		fmt.Fprintf(w, "--- %s\n+++ %s\n", op.Path, op.Path)
+		if op.Transform != nil && len(op.Transform.Trim) > 0 {
+			return diffTrim(w, op)
+		}
 		if len(op.Edits) > 0 && !op.HasData && op.Data == nil && op.From == "" {
 			return diffEdits(w, op)
 		}
@@ -587,6 +601,63 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 	fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(from+1, aTo-from), hunkRange(from+1, bTo-from), reason)
 	for _, l := range regionDiff(old, nw) {
 		fmt.Fprintln(w, l)
+	}
+	return nil
+}
+
+// maxTrimHunks bounds the lines a trim's diff shows.
+const maxTrimHunks = 200
+
+// diffTrim shows the lines a Transform's Trim changes, each as a hunk of
+// its own (old line, new line), reading the source once. The rest of the
+// transform (a new session id, a new cwd) is said in the op's reason and
+// left out of the lines shown, so the diff shows what the trim removes.
+func diffTrim(w *bufio.Writer, op *Op) error {
+	base := op.From
+	if base == "" {
+		base = op.Path
+	}
+	f, err := os.Open(base)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fmt.Fprintf(w, "@@ %s @@\n", op.Reason)
+	trims := op.Transform.Trim
+	rd := session.NewReader(f, nil)
+	ti, dropped, shown := 0, 0, 0
+	for ti < len(trims) && rd.Next() {
+		l := rd.Line()
+		if trims[ti].Line != l.N {
+			continue
+		}
+		lt := &trims[ti]
+		ti++
+		nb, err := lt.apply(l.Raw)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", l.N, err)
+		}
+		if shown++; shown > maxTrimHunks {
+			if lt.Drop {
+				dropped++
+			}
+			continue
+		}
+		if nb == nil {
+			fmt.Fprintf(w, "@@ -%d +%d,0 @@ %s\n-%s\n", l.N, l.N-dropped-1, lt.Describe(), shorten(l.Raw))
+			dropped++
+			continue
+		}
+		fmt.Fprintf(w, "@@ -%d +%d @@ %s\n", l.N, l.N-dropped, lt.Describe())
+		for _, s := range regionDiff([]string{string(l.Raw)}, []string{string(nb)}) {
+			fmt.Fprintln(w, s)
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	if shown > maxTrimHunks {
+		fmt.Fprintf(w, "… %d more lines changed\n", shown-maxTrimHunks)
 	}
 	return nil
 }

@@ -43,6 +43,79 @@ type Transform struct {
 	// Agents renames subagent ids: a top-level "agentId" and
 	// "toolUseResult.agentId" found here take the mapped value.
 	Agents map[string]string `json:"agents,omitempty"`
+	// Trim edits lines of the source by number (cfix trim and fork): a
+	// line goes, loses thinking, tool output or images, or gets another
+	// parentUuid, before the fields above are rewritten. Sorted by line.
+	Trim []LineTrim `json:"trim,omitempty"`
+	// Saved is how many bytes the Trim edits take out of the source, as
+	// the planner counted them (for the summary).
+	Saved int64 `json:"saved,omitempty"`
+}
+
+// LineTrim is what a Transform does to one line of its source.
+type LineTrim struct {
+	Line int `json:"line"` // 1-based
+	// Drop leaves the line out.
+	Drop bool `json:"drop,omitempty"`
+	// Parent, when set, is the line's new parentUuid ("" for null).
+	Parent *string `json:"parent,omitempty"`
+	// What session.TrimEntry takes out of the entry.
+	Thinking   bool `json:"thinking,omitempty"`
+	ToolOutput bool `json:"tool_output,omitempty"`
+	Images     bool `json:"images,omitempty"`
+}
+
+// options are the line's session.TrimOptions.
+func (lt *LineTrim) options() session.TrimOptions {
+	return session.TrimOptions{Thinking: lt.Thinking, ToolOutput: lt.ToolOutput, Images: lt.Images}
+}
+
+// Describe says what the trim does to its line, for a diff.
+func (lt *LineTrim) Describe() string {
+	if lt.Drop {
+		return "drop the entry"
+	}
+	var parts []string
+	if lt.Thinking {
+		parts = append(parts, "drop thinking")
+	}
+	if lt.ToolOutput {
+		parts = append(parts, "replace tool output by a marker")
+	}
+	if lt.Images {
+		parts = append(parts, "replace images by a marker")
+	}
+	if lt.Parent != nil {
+		parts = append(parts, "re-parent over a dropped entry")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// apply returns the line with the trim applied (nil when it is dropped).
+func (lt *LineTrim) apply(raw []byte) ([]byte, error) {
+	if lt.Drop {
+		return nil, nil
+	}
+	out := raw
+	if o := lt.options(); o.Thinking || o.ToolOutput || o.Images {
+		nb, _, err := session.TrimEntry(out, o)
+		if err != nil {
+			return nil, err
+		}
+		out = nb
+	}
+	if lt.Parent != nil {
+		val := []byte("null")
+		if *lt.Parent != "" {
+			val = quote(*lt.Parent)
+		}
+		nb, err := session.SetField(out, "parentUuid", val)
+		if err != nil {
+			return nil, err
+		}
+		out = nb
+	}
+	return out, nil
 }
 
 // TransformRetarget is the Kind of a transform that moves entries to
@@ -67,6 +140,11 @@ func (t *Transform) Check() error {
 	}
 	if t.RewritePaths && t.OldDir == "" {
 		return errors.New("transform: rewrite_paths needs old_dir")
+	}
+	for i, lt := range t.Trim {
+		if lt.Line < 1 || i > 0 && lt.Line <= t.Trim[i-1].Line {
+			return errors.New("transform: trim lines out of order")
+		}
 	}
 	return nil
 }
@@ -116,9 +194,24 @@ func (op *Op) transformed() (io.ReadCloser, error) {
 func (t *Transform) Stream(w io.Writer, r io.Reader) error {
 	rd := session.NewReader(r, nil)
 	var buf []byte
+	ti := 0
 	for rd.Next() {
 		l := rd.Line()
-		out, changed := t.appendLine(buf, l.Raw)
+		raw := l.Raw
+		for ti < len(t.Trim) && t.Trim[ti].Line < l.N {
+			ti++
+		}
+		if ti < len(t.Trim) && t.Trim[ti].Line == l.N {
+			nb, err := t.Trim[ti].apply(raw)
+			if err != nil {
+				return fmt.Errorf("line %d: %w", l.N, err)
+			}
+			if nb == nil {
+				continue
+			}
+			raw = nb
+		}
+		out, changed := t.appendLine(buf, raw)
 		if changed && cap(out) <= 4<<20 {
 			buf = out // keep the buffer, unless a long line grew it
 		}
