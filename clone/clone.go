@@ -34,6 +34,17 @@ type Options struct {
 	// RewritePaths also rewrites paths under the old directory inside
 	// message content and tool inputs (clone only).
 	RewritePaths bool
+
+	// Lines, for cfix trim and fork, edits lines of the main transcript
+	// as it is copied (Saved: the bytes they take out; Removed: the
+	// entries they drop). To may then be "": the copy stays in the
+	// session's project folder, cwd fields as they are.
+	Lines   []changeset.LineTrim
+	Saved   int64
+	Removed int
+	// Command names the change set (default "clone"); What says what the
+	// copy is, in the reasons of its changes.
+	Command, What string
 }
 
 // Plan is a change set and what it makes.
@@ -84,7 +95,10 @@ func planSession(o Options, move bool) (*Plan, error) {
 	command := "clone"
 	if move {
 		command = "move"
+	} else if o.Command != "" {
+		command = o.Command
 	}
+	sameFolder := o.To == "" && o.Lines != nil
 	root := o.Root
 	l, err := store.Scan(root)
 	if err != nil {
@@ -94,9 +108,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := NormDir(o.To)
-	if err != nil {
-		return nil, err
+	var dir string
+	if !sameFolder {
+		if dir, err = NormDir(o.To); err != nil {
+			return nil, err
+		}
 	}
 	id := src.Session
 	newID := id
@@ -106,7 +122,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 			// Derived from the source and DIR, skipping ids in use: the
 			// dry run shows the id the apply will use.
 			for n := 0; ; n++ {
-				newID = DerivedUUID(fmt.Sprintf("clone\x00%s\x00%s\x00%d", id, dir, n))
+				newID = DerivedUUID(fmt.Sprintf("%s\x00%s\x00%s\x00%d", command, id, dir, n))
 				if used(root, l, newID) == "" {
 					break
 				}
@@ -118,9 +134,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 			return nil, inputErr("--id %s: the session id is already used (%s)", newID, where)
 		}
 	}
-	folderName := TargetFolder(root, dir)
-	dst := filepath.Join(store.ProjectsDir(root), folderName)
 	srcDir := filepath.Dir(src.Path)
+	dst := srcDir
+	if !sameFolder {
+		dst = filepath.Join(store.ProjectsDir(root), TargetFolder(root, dir))
+	}
 	cs := changeset.New(root, command)
 	p := &Plan{ChangeSet: cs, SessionID: newID, Dir: dir, Folder: dst}
 	if move && dst == srcDir {
@@ -165,6 +183,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		return nil, err
 	}
 	oldDir := main.cwd
+	if sameFolder {
+		dir, p.Dir = oldDir, oldDir
+	}
 	t := &changeset.Transform{Kind: changeset.TransformRetarget}
 	if newID != id {
 		t.OldSession, t.NewSession = id, newID
@@ -211,10 +232,22 @@ func planSession(o Options, move bool) (*Plan, error) {
 	if !move {
 		what = fmt.Sprintf("clone of session %s as %s in %s", id, newID, dir)
 	}
+	if o.What != "" {
+		what = o.What + " as " + newID
+	}
 
 	mainDst := filepath.Join(dst, newID+".jsonl")
+	mt := t
+	if o.Lines != nil {
+		// The main transcript's own transform: the subagents get t.
+		mt = &changeset.Transform{Kind: changeset.TransformRetarget}
+		if t != nil {
+			*mt = *t
+		}
+		mt.Trim, mt.Saved = o.Lines, o.Saved
+	}
 	cs.Add(changeset.Op{Action: changeset.Create, Path: mainDst, From: src.Path, FromExpect: fp(main.fp),
-		Transform: t, Mode: main.fp.Mode, ModTime: mtime, Session: newID, EntriesAdded: main.lines,
+		Transform: mt, Mode: main.fp.Mode, ModTime: mtime, Session: newID, EntriesAdded: main.lines - o.Removed,
 		Reason: what + ": main transcript" + describe(t)})
 
 	var flatScans []*scan
@@ -303,7 +336,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 				Reason: what + ": remove the original session folder"})
 		}
 	}
-	if !move {
+	if o.What != "" {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("the new session's id is %s; resume it with: %s", newID, p.ResumeCommand()))
+	} else if !move {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("the clone's session id is %s; resume it with: %s", newID, p.ResumeCommand()))
 	} else {
 		cs.Notes = append(cs.Notes, "resume it with: "+p.ResumeCommand())
@@ -497,6 +532,12 @@ func findSession(root string, l *store.Layout, arg, command string) (store.File,
 	}
 	return store.File{}, inputErr("session %s has transcripts in %d folders; name the one to %s by its path: %s",
 		t.Session, len(found), command, strings.Join(paths, ", "))
+}
+
+// FindSession resolves what the user names as the one main transcript of
+// a session, as clone does; command names the command in messages.
+func FindSession(root string, l *store.Layout, arg, command string) (store.File, error) {
+	return findSession(root, l, arg, command)
 }
 
 // used returns where the session id is already used, or "".
