@@ -1,0 +1,216 @@
+// Package trim plans cfix trim (a session with less context: thinking,
+// old tool output, images or progress entries taken out, as a new session
+// or in place) and cfix fork (a new session holding the history up to one
+// entry). Both read the transcript once, streamed, and describe the new
+// transcript as line edits of a changeset.Transform; a new session is
+// written by clone's planner, with the sidecars a clone carries.
+package trim
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/session"
+)
+
+// line is what the planners keep of one line of the transcript.
+type line struct {
+	n         int
+	typ       string
+	uuid      string
+	parent    string
+	logical   string // logicalParentUuid
+	leaf      string // leafUuid (summary, last-prompt)
+	messageID string // file-history-snapshot: the message it belongs to
+	chain     bool   // a chain entry (uuid and parentUuid)
+	sidechain bool
+	prompt    bool // a user prompt: starts a turn
+	tools     []string
+	results   []string
+	msgID     string
+	time      string
+	version   string
+	cwd       string
+	off       int64
+	len       int
+	usage     int64 // assistant: input tokens of its request, from message.usage
+	trim      session.TrimStats
+}
+
+// scanned is a transcript as the planners read it.
+type scanned struct {
+	path    string
+	lines   []line
+	g       *session.Graph
+	node    []int // graph node → index in lines
+	version string
+	cwd     string
+	fp      changeset.Fingerprint
+}
+
+// scanFile reads path once, in parallel (session.Pipeline): the graph of
+// its chain entries, what each line is, and what o would take out of it.
+func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	s := &scanned{path: path, g: session.NewGraph()}
+	var fpErr error
+	hashed := make(chan struct{})
+	go func() {
+		defer close(hashed)
+		if hash {
+			s.fp, fpErr = changeset.FingerprintOf(path)
+		}
+	}()
+	var size int64
+	err = session.Pipeline(fh, 0, func() func(session.Line) line {
+		p := session.NewParser()
+		sh := session.NewShaper(nil, nil)
+		var e session.Entry
+		return func(l session.Line) line { return readLine(p, sh, &e, l, o) }
+	}, func(l session.Line, r line) error {
+		size = l.Offset + int64(len(l.Raw))
+		if l.Terminated {
+			size++
+		}
+		r.n, r.off, r.len = l.N, l.Offset, len(l.Raw)
+		if r.chain {
+			e := session.Entry{Type: r.typ, UUID: r.uuid, Parent: r.parent, HasParent: true, LogicalParent: r.logical,
+				IsSidechain: r.sidechain, MessageID: r.msgID, Timestamp: r.time}
+			for _, id := range r.tools {
+				e.Blocks = append(e.Blocks, session.Block{Type: "tool_use", ID: id})
+			}
+			for _, id := range r.results {
+				e.Blocks = append(e.Blocks, session.Block{Type: "tool_result", ToolUseID: id})
+			}
+			if r.version != "" {
+				s.version = r.version
+			}
+			if s.cwd == "" && !r.sidechain {
+				s.cwd = r.cwd
+			}
+			if s.g.Add(&e, l.N) {
+				s.node = append(s.node, len(s.lines))
+			}
+		} else if r.typ == "last-prompt" && r.leaf != "" {
+			s.g.Meta(&session.Entry{Type: r.typ, LeafUUID: r.leaf}, l.N)
+		}
+		s.lines = append(s.lines, r)
+		return nil
+	})
+	<-hashed
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if fpErr != nil {
+		return nil, fpErr
+	}
+	if hash && (s.fp.Size != size || s.fp.Size != fi.Size()) {
+		return nil, fmt.Errorf("%s: changed while cfix read it (Claude Code is writing to it?); try again", path)
+	}
+	return s, nil
+}
+
+var (
+	keyUsage   = []byte(`"usage":{`)
+	keyCompact = []byte(`"isCompactSummary":true`)
+)
+
+// readLine is the per-line work of scanFile.
+func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session.Line, o session.TrimOptions) line {
+	var r line
+	if _, ok := p.Scan(l.Raw, sh, e); !ok {
+		res := p.Parse(l.Raw)
+		if res.Err != nil || res.GluedAt >= 0 || !session.HeaderOf(res.Value, e) {
+			return r
+		}
+	}
+	r.typ, r.uuid, r.parent, r.logical, r.leaf = e.Type, e.UUID, e.Parent, e.LogicalParent, e.LeafUUID
+	r.chain, r.sidechain, r.msgID = e.IsChain(), e.IsSidechain, e.MessageID
+	r.time, r.version, r.cwd = e.Timestamp, e.Version, e.CWD
+	if r.typ == "file-history-snapshot" {
+		if s, en, ok := session.Find(l.Raw, "messageId"); ok {
+			r.messageID, _ = changeset.DecodeJSONString(l.Raw[s:en])
+		}
+	}
+	hasText, hasResult := len(e.Blocks) == 0 && !e.BlankString, false
+	for _, b := range e.Blocks {
+		switch b.Type {
+		case "tool_use":
+			r.tools = append(r.tools, b.ID)
+		case "tool_result":
+			r.results = append(r.results, b.ToolUseID)
+			hasResult = true
+		case "text", "image":
+			hasText = true
+		}
+	}
+	r.prompt = r.chain && r.typ == "user" && !e.IsMeta && !e.IsSidechain && hasText && !hasResult &&
+		!bytes.Contains(l.Raw, keyCompact)
+	if r.typ == "assistant" && bytes.Contains(l.Raw, keyUsage) {
+		r.usage = usageTokens(l.Raw)
+	}
+	if r.chain {
+		r.trim.Content = -1
+		if _, st, err := session.TrimEntry(l.Raw, o); err == nil {
+			r.trim = st
+		}
+		if r.trim.Content < 0 {
+			r.trim.Content = contentSize(l.Raw)
+		}
+	}
+	return r
+}
+
+// contentSize is the size of message.content, 0 when there is none.
+func contentSize(raw []byte) int64 {
+	s, e, ok := session.Find(raw, "message", "content")
+	if !ok {
+		return 0
+	}
+	return int64(e - s)
+}
+
+// usageTokens is what message.usage says the request of an assistant
+// reply held: input, cache creation and cache read tokens.
+func usageTokens(raw []byte) int64 {
+	s, _, ok := session.Find(raw, "message", "usage")
+	if !ok || raw[s] != '{' {
+		return 0
+	}
+	fields, _, err := session.Fields(raw, s)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, f := range fields {
+		switch f.Key {
+		case "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens":
+			var v int64
+			fmt.Sscan(string(raw[f.Start:f.End]), &v)
+			n += v
+		}
+	}
+	return n
+}
+
+// raw reads line i of the file again.
+func (s *scanned) raw(i int) ([]byte, error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, s.lines[i].len)
+	_, err = f.ReadAt(b, s.lines[i].off)
+	return b, err
+}

@@ -1,0 +1,327 @@
+package trim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// copyStore copies a store (the .claude folder of a corpus or wild
+// version) into a temporary folder.
+func copyStore(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), ".claude")
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// stores are the corpus and wild stores the tests run on.
+func stores(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pat := range []string{"../testdata/corpus/*/.claude", "../testdata/wild/*/.claude"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 10 {
+		t.Fatalf("found %d stores", len(out))
+	}
+	return out
+}
+
+func mains(t *testing.T, root string) []store.File {
+	t.Helper()
+	l, err := store.Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.File
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && store.IsUUID(f.Session) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func apply(t *testing.T, cs *changeset.ChangeSet) {
+	t.Helper()
+	if _, err := changeset.Apply(cs, changeset.ApplyOptions{Force: true, JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// codes returns the finding codes validate reports for one file.
+func codes(t *testing.T, root, path string) map[string]int {
+	t.Helper()
+	rep, err := validate.Run(validate.Options{Root: root, Targets: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, f := range rep.Findings {
+		if f.Path == path {
+			out[string(f.Code)]++
+		}
+	}
+	return out
+}
+
+func lines(t *testing.T, path string) [][]byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.SplitAfter(raw, []byte("\n"))
+}
+
+// TestTrimInPlace trims every main transcript of the corpus and wild
+// stores in place, with every option and the last turn kept, and holds
+// the result to what trim promises: lines it does not list are byte for
+// byte the same, the dropped entries are the only ones the loaded chain
+// loses, and validate finds no code it did not find before.
+func TestTrimInPlace(t *testing.T) {
+	for _, src := range stores(t) {
+		name := filepath.Base(filepath.Dir(src))
+		t.Run(name, func(t *testing.T) {
+			root := copyStore(t, src)
+			for _, f := range mains(t, root) {
+				before := lines(t, f.Path)
+				beforeCodes := codes(t, root, f.Path)
+				ld0, err := validate.LoadedChain(f.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := Trim(Options{Root: root, Session: f.Path, Thinking: true, ToolOutput: true, Images: true, Progress: true, KeepTurns: 1, InPlace: true})
+				if err != nil {
+					t.Fatalf("%s: %v", f.Path, err)
+				}
+				if p.ChangeSet.Empty() {
+					continue
+				}
+				trims := p.ChangeSet.Ops[0].Transform.Trim
+				apply(t, p.ChangeSet)
+				after := lines(t, f.Path)
+				// Lines not listed are the same bytes; dropped ones are gone.
+				dropped := map[string]bool{}
+				j, ti := 0, 0
+				for i, l := range before {
+					if len(l) == 0 {
+						continue
+					}
+					if ti < len(trims) && trims[ti].Line == i+1 {
+						lt := trims[ti]
+						ti++
+						if lt.Drop {
+							dropped[uuidOf(l)] = true
+							continue
+						}
+						if j >= len(after) || uuidOf(after[j]) != uuidOf(l) {
+							t.Fatalf("%s:%d: the trimmed line is not the same entry", f.Path, i+1)
+						}
+						j++
+						continue
+					}
+					if j >= len(after) || !bytes.Equal(after[j], l) {
+						t.Fatalf("%s:%d: a line trim does not list changed", f.Path, i+1)
+					}
+					j++
+				}
+				if fig := p.Figures; fig.Entries != len(dropped) {
+					t.Errorf("%s: the plan says %d entries go, %d went", f.Path, fig.Entries, len(dropped))
+				}
+				var gotBytes int64
+				for _, l := range before {
+					gotBytes += int64(len(l))
+				}
+				for _, l := range after {
+					gotBytes -= int64(len(l))
+				}
+				if gotBytes != p.Figures.Bytes {
+					t.Errorf("%s: the plan says %d bytes go, %d went", f.Path, p.Figures.Bytes, gotBytes)
+				}
+				ld1, err := validate.LoadedChain(f.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := slices.DeleteFunc(slices.Clone(ld0.UUIDs), func(u string) bool { return dropped[u] })
+				if !slices.Equal(want, ld1.UUIDs) {
+					t.Errorf("%s: the loaded chain after the trim is not the one before less the dropped entries: %s", f.Path, firstDiff(want, ld1.UUIDs))
+				}
+				for c, n := range codes(t, root, f.Path) {
+					if beforeCodes[c] == 0 && !strings.HasPrefix(c, "index-") {
+						t.Errorf("%s: validate finds %d %s after the trim, none before", f.Path, n, c)
+					}
+				}
+			}
+		})
+	}
+}
+
+// uuidOf is the uuid of an entry line ("" for none).
+func uuidOf(l []byte) string {
+	var e struct {
+		UUID string `json:"uuid"`
+	}
+	json.Unmarshal(l, &e)
+	return e.UUID
+}
+
+// TestForkTurns forks every main transcript of the corpus stores at each
+// turn and holds the fork's loaded chain to the source's, cut after the
+// fork's last entry.
+func TestForkTurns(t *testing.T) {
+	srcs, _ := filepath.Glob("../testdata/corpus/*/.claude")
+	for _, src := range srcs {
+		name := filepath.Base(filepath.Dir(src))
+		t.Run(name, func(t *testing.T) {
+			root := copyStore(t, src)
+			for _, f := range mains(t, root) {
+				ld0, err := validate.LoadedChain(f.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for turn := 1; ; turn++ {
+					p, err := Fork(ForkOptions{Root: root, Session: f.Path, Turn: turn})
+					if err != nil {
+						if strings.Contains(err.Error(), "turns") || strings.Contains(err.Error(), "turn ") {
+							break
+						}
+						t.Fatalf("%s: fork --turn %d: %v", f.Path, turn, err)
+					}
+					apply(t, p.ChangeSet)
+					path := filepath.Join(filepath.Dir(f.Path), p.SessionID+".jsonl")
+					ld1, err := validate.LoadedChain(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					k := slices.Index(ld0.UUIDs, p.Leaf)
+					if k < 0 {
+						t.Fatalf("%s: the fork's leaf %s is not on the loaded chain", f.Path, p.Leaf)
+					}
+					if !slices.Equal(ld1.UUIDs, ld0.UUIDs[:k+1]) {
+						t.Errorf("%s: fork --turn %d: the fork's loaded chain is not the source's up to %s: %s", f.Path, turn, p.Leaf, firstDiff(ld0.UUIDs[:k+1], ld1.UUIDs))
+					}
+					for c := range codes(t, root, path) {
+						if c != "cwd-mismatch" && !strings.HasPrefix(c, "index-") && c != "chain-forks" {
+							t.Errorf("%s: fork --turn %d: validate finds %s", f.Path, turn, c)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// firstDiff describes where two uuid lists part.
+func firstDiff(want, got []string) string {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	at := func(l []string) string {
+		if i < len(l) {
+			return l[i]
+		}
+		return "(end)"
+	}
+	return fmt.Sprintf("%d and %d entries, first difference at %d: want %s, got %s", len(want), len(got), i, at(want), at(got))
+}
+
+// TestTrimRefuses: a live session is never trimmed in place (a new
+// session may still be made from it), and options that make no sense are
+// usage errors.
+func TestTrimRefuses(t *testing.T) {
+	root := copyStore(t, "../testdata/corpus/2.1.330/.claude")
+	const id = "140fbe06-16c3-4bec-9598-7770985558f2"
+	if err := os.MkdirAll(filepath.Join(root, "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	live := fmt.Sprintf(`{"pid":%d,"sessionId":%q}`, os.Getpid(), id)
+	if err := os.WriteFile(filepath.Join(root, "sessions", fmt.Sprint(os.Getpid())+".json"), []byte(live), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Trim(Options{Root: root, Session: id, Thinking: true, InPlace: true, KeepTurns: 1})
+	var ce *clone.ConflictError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "live") {
+		t.Errorf("trim --in-place of a live session: %v, want a refusal", err)
+	}
+	if p, err := Trim(Options{Root: root, Session: id, Thinking: true, ToolOutput: true, KeepTurns: 0}); err != nil || p.ChangeSet.Empty() {
+		t.Errorf("trim of a live session into a new one: %v", err)
+	}
+	var ie *clone.InputError
+	for _, o := range []Options{
+		{Root: root, Session: id},
+		{Root: root, Session: id, Thinking: true, KeepTurns: -1},
+		{Root: root, Session: id, Thinking: true, InPlace: true, To: "/tmp"},
+		{Root: root, Session: "nope", Thinking: true},
+	} {
+		if _, err := Trim(o); !errors.As(err, &ie) {
+			t.Errorf("trim %+v: %v, want a usage error", o, err)
+		}
+	}
+	for _, o := range []ForkOptions{
+		{Root: root, Session: id},
+		{Root: root, Session: id, At: "x", Turn: 1},
+		{Root: root, Session: id, Turn: 99},
+		{Root: root, Session: id, At: "ffffffff"},
+	} {
+		if _, err := Fork(o); !errors.As(err, &ie) {
+			t.Errorf("fork %+v: %v, want a usage error", o, err)
+		}
+	}
+}
+
+// TestForkAtCall: a fork at an entry whose reply made tool calls takes the
+// rest of the reply and the results, so no call is left unanswered.
+func TestForkAtCall(t *testing.T) {
+	for _, src := range []string{"../testdata/corpus/2.1.330/.claude", "../testdata/corpus/2.0.77/.claude", "../testdata/corpus/1.0.128/.claude"} {
+		root := copyStore(t, src)
+		for _, f := range mains(t, root) {
+			for i, l := range lines(t, f.Path) {
+				if !bytes.Contains(l, []byte(`"type":"tool_use"`)) || !bytes.Contains(l, []byte(`"type":"assistant"`)) || bytes.Contains(l, []byte(`"isSidechain":true`)) {
+					continue
+				}
+				u := uuidOf(l)
+				p, err := Fork(ForkOptions{Root: root, Session: f.Path, At: u})
+				if err != nil {
+					t.Fatalf("%s:%d: fork --at %s: %v", f.Path, i+1, u, err)
+				}
+				apply(t, p.ChangeSet)
+				path := filepath.Join(filepath.Dir(f.Path), p.SessionID+".jsonl")
+				ld, err := validate.LoadedChain(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ld.DroppedToolUses) > 0 {
+					t.Errorf("%s:%d: the fork at %s leaves calls unanswered: %v", f.Path, i+1, u, ld.DroppedToolUses)
+				}
+				if p.Leaf == u {
+					t.Errorf("%s:%d: the fork at a call ends at the call", f.Path, i+1)
+				}
+				for c := range codes(t, root, path) {
+					if c != "cwd-mismatch" && !strings.HasPrefix(c, "index-") && c != "chain-forks" {
+						t.Errorf("%s:%d: fork --at %s: validate finds %s", f.Path, i+1, u, c)
+					}
+				}
+			}
+		}
+	}
+}
