@@ -157,7 +157,11 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != ""}
 	c := validate.NewChainReader()
 	seen := 0
+	var lines []session.Node // a loose file's lines, for one with no chain
 	st, err := show.ReadLines(f.Path, c, func(ln session.Line) {
+		if t.loose && len(bytes.TrimSpace(ln.Raw)) > 0 {
+			lines = append(lines, session.Node{UUID: fmt.Sprintf("line %d", ln.N), Line: ln.N, Off: ln.Offset, Len: len(ln.Raw)})
+		}
 		if bytes.Contains(ln.Raw, []byte(`"agentId"`)) && bytes.Contains(ln.Raw, []byte(`"toolUseResult"`)) {
 			var v struct {
 				Message struct {
@@ -204,10 +208,13 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 	g := t.g
 	switch {
 	case t.loose && len(ld.Chain) == 0:
-		// No chain (a transcript export): every record in file order.
-		for i := range g.Nodes {
-			t.sel = append(t.sel, i)
+		// No chain (a transcript export): every line in file order.
+		t.g = session.NewGraph()
+		for _, n := range lines {
+			t.g.AddNode(n)
+			t.sel = append(t.sel, len(t.g.Nodes)-1)
 		}
+		g = t.g
 	case x.opts.Branches:
 		on := map[int]bool{}
 		for _, i := range append(show.Compacted(g, ld.Chain), ld.Chain...) {
@@ -465,6 +472,9 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		return nil
 	}
 	bs := blocks(e.Message.Content)
+	if len(bs) == 0 && t.loose {
+		bs = blocks(e.Content) // a transcript export's {type, content}
+	}
 	role := e.Type
 	switch {
 	case e.IsCompactSummary:
