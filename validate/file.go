@@ -19,12 +19,13 @@ type checker struct {
 	schema *schemas.Cache
 	buf    []byte
 	seed   maphash.Seed
+	slugs  bool // read the plan slugs user entries name (see Run)
 }
 
 func newChecker() *checker {
 	p := session.NewParser()
 	p.TopKeys = topKeys
-	return &checker{parser: p, schema: schemas.NewCache(), seed: maphash.MakeSeed()}
+	return &checker{parser: p, schema: schemas.NewCache(), seed: maphash.MakeSeed(), slugs: true}
 }
 
 // topKeys are the top-level fields the checks and schemas read; the parser
@@ -280,8 +281,8 @@ func (c *checker) check(f store.File) *fileResult {
 			if e.Type == "user" || e.Type == "assistant" {
 				res.messages++
 			}
-			if e.Type == "user" {
-				res.addSlugs(ln.Raw) // one search: none on most lines
+			if c.slugs && e.Type == "user" {
+				res.addSlugs(ln.Raw)
 			}
 			for _, b := range e.Blocks {
 				if b.Type == "tool_result" && b.ToolUseID != "" {

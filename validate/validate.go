@@ -80,7 +80,7 @@ func Run(opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	results := checkFiles(l.Files, opts)
+	results := checkFiles(l.Files, opts, whole && hasPlans(opts.Root))
 	st := &storeCheck{root: opts.Root, layout: l, results: results, whole: whole}
 	st.run()
 
@@ -112,8 +112,16 @@ func Run(opts Options) (*Report, error) {
 	return rep, nil
 }
 
-// checkFiles checks transcripts in parallel, keeping the layout's order.
-func checkFiles(files []store.File, opts Options) []*fileResult {
+// hasPlans reports whether the store keeps plans (plans/<slug>.md): only
+// then are the slugs transcripts name read, to find the plans none names.
+func hasPlans(root string) bool {
+	ps, err := store.Plans(root)
+	return err == nil && len(ps) > 0
+}
+
+// checkFiles checks transcripts in parallel, keeping the layout's order;
+// slugs: read the plan slugs of user entries.
+func checkFiles(files []store.File, opts Options, slugs bool) []*fileResult {
 	n := opts.Workers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -128,6 +136,7 @@ func checkFiles(files []store.File, opts Options) []*fileResult {
 		go func() {
 			defer wg.Done()
 			c := newChecker()
+			c.slugs = slugs
 			for i := range jobs {
 				results[i] = c.check(files[i])
 				if opts.Progress != nil {
