@@ -1,0 +1,111 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/show"
+	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// TestJSONLIsTheChain: on every main transcript of the corpus and wild
+// stores, --format jsonl writes records of the file byte for byte, in the
+// order of the history behind its compactions and then the chain
+// validate.LoadedChain models a resume to load; Markdown and HTML of the
+// same are written without error and balance their <details>.
+func TestJSONLIsTheChain(t *testing.T) {
+	stores, _ := filepath.Glob("../testdata/corpus/*/.claude")
+	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
+	stores = append(stores, wild...)
+	n := 0
+	for _, root := range stores {
+		root, _ = filepath.Abs(root)
+		l, err := store.Scan(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range l.Files {
+			if f.Kind != store.KindSession || f.Size == 0 {
+				continue
+			}
+			n++
+			fam, err := show.Resolve(root, f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := Write(&out, fam, Options{Format: "jsonl"}); err != nil {
+				t.Fatalf("%s: %v", f.Path, err)
+			}
+			want := chainOf(t, f.Path)
+			raw, err := os.ReadFile(f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+			if out.Len() == 0 {
+				got = nil
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s: %d records written, the chain has %d", f.Path, len(got), len(want))
+				continue
+			}
+			for i, line := range got {
+				var v struct {
+					UUID string `json:"uuid"`
+				}
+				if json.Unmarshal([]byte(line), &v) != nil || v.UUID != want[i] {
+					t.Errorf("%s: record %d is %.80s, want the entry %s", f.Path, i+1, line, want[i])
+					break
+				}
+				if !bytes.Contains(raw, []byte(line)) {
+					t.Errorf("%s: record %d is not a record of the file as written", f.Path, i+1)
+					break
+				}
+			}
+			for _, format := range []string{"md", "html"} {
+				out.Reset()
+				if err := Write(&out, fam, Options{Format: format}); err != nil {
+					t.Fatalf("%s: %s: %v", f.Path, format, err)
+				}
+				s := out.String()
+				if a, b := strings.Count(s, "<details"), strings.Count(s, "</details>"); a != b {
+					t.Errorf("%s: %s: %d <details> and %d </details>", f.Path, format, a, b)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d transcripts found", n)
+	}
+}
+
+// chainOf returns the uuids a resume loads, after those behind its
+// compactions, as validate and show model them.
+func chainOf(t *testing.T, path string) []string {
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	c := validate.NewChainReader()
+	rd := session.NewReader(fh, nil)
+	for rd.Next() {
+		c.Line(rd.Line())
+	}
+	loaded, ld := c.Load(false)
+	var out []string
+	for _, i := range show.Compacted(c.Graph, ld.Chain) {
+		out = append(out, c.Graph.Nodes[i].UUID)
+	}
+	if lc, err := validate.LoadedChain(path); err != nil || len(lc.UUIDs) != len(loaded.UUIDs) {
+		t.Fatalf("%s: LoadedChain disagrees with ChainReader: %v", path, err)
+	}
+	return append(out, loaded.UUIDs...)
+}
