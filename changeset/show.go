@@ -605,13 +605,18 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 	return nil
 }
 
-// maxTrimHunks bounds the lines a trim's diff shows.
-const maxTrimHunks = 200
+// maxTrimHunks bounds the hunks a trim's diff shows, and maxTrimRun the
+// lines shown of a run of dropped lines.
+const (
+	maxTrimHunks = 200
+	maxTrimRun   = 3
+)
 
-// diffTrim shows the lines a Transform's Trim changes, each as a hunk of
-// its own (old line, new line), reading the source once. The rest of the
-// transform (a new session id, a new cwd) is said in the op's reason and
-// left out of the lines shown, so the diff shows what the trim removes.
+// diffTrim shows the lines a Transform's Trim changes, reading the source
+// once: a changed line as a hunk of its own (old line, new line), a run of
+// dropped lines as one hunk. The rest of the transform (a new session id,
+// a new cwd) is said in the op's reason and left out of the lines shown,
+// so the diff shows what the trim changes.
 func diffTrim(w *bufio.Writer, op *Op) error {
 	base := op.From
 	if base == "" {
@@ -625,7 +630,30 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	fmt.Fprintf(w, "@@ %s @@\n", op.Reason)
 	trims := op.Transform.Trim
 	rd := session.NewReader(f, nil)
-	ti, dropped, shown := 0, 0, 0
+	ti, dropped, hunks := 0, 0, 0
+	// The run of dropped lines being gathered.
+	var run []string
+	runFrom, runN := 0, 0
+	flush := func() {
+		if runN == 0 {
+			return
+		}
+		if hunks++; hunks <= maxTrimHunks {
+			what := "drop the entry"
+			if runN > 1 {
+				what = fmt.Sprintf("drop %d lines", runN)
+			}
+			fmt.Fprintf(w, "@@ -%s +%d,0 @@ %s\n", hunkRange(runFrom, runN), runFrom-dropped-1, what)
+			for _, l := range run {
+				fmt.Fprintln(w, "-"+l)
+			}
+			if runN > len(run) {
+				fmt.Fprintf(w, "-… %d more lines\n", runN-len(run))
+			}
+		}
+		dropped += runN
+		run, runN = run[:0], 0
+	}
 	for ti < len(trims) && rd.Next() {
 		l := rd.Line()
 		if trims[ti].Line != l.N {
@@ -633,19 +661,25 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		}
 		lt := &trims[ti]
 		ti++
+		if lt.Drop {
+			if runN > 0 && runFrom+runN != l.N {
+				flush()
+			}
+			if runN == 0 {
+				runFrom = l.N
+			}
+			if runN < maxTrimRun {
+				run = append(run, shorten(l.Raw))
+			}
+			runN++
+			continue
+		}
+		flush()
 		nb, err := lt.apply(l.Raw)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", l.N, err)
 		}
-		if shown++; shown > maxTrimHunks {
-			if lt.Drop {
-				dropped++
-			}
-			continue
-		}
-		if nb == nil {
-			fmt.Fprintf(w, "@@ -%d +%d,0 @@ %s\n-%s\n", l.N, l.N-dropped-1, lt.Describe(), shorten(l.Raw))
-			dropped++
+		if hunks++; hunks > maxTrimHunks {
 			continue
 		}
 		fmt.Fprintf(w, "@@ -%d +%d @@ %s\n", l.N, l.N-dropped, lt.Describe())
@@ -653,11 +687,12 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 			fmt.Fprintln(w, s)
 		}
 	}
+	flush()
 	if err := rd.Err(); err != nil {
 		return err
 	}
-	if shown > maxTrimHunks {
-		fmt.Fprintf(w, "… %d more lines changed\n", shown-maxTrimHunks)
+	if hunks > maxTrimHunks {
+		fmt.Fprintf(w, "… %d more hunks\n", hunks-maxTrimHunks)
 	}
 	return nil
 }

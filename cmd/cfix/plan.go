@@ -25,9 +25,11 @@ type planFlags struct {
 	exitCode bool
 	force    bool
 	planOut  string
-	in       io.Reader
-	out      io.Writer
-	errOut   io.Writer
+	// trim and fork, when set, go into the --json document as such.
+	trim, fork any
+	in         io.Reader
+	out        io.Writer
+	errOut     io.Writer
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -61,6 +63,8 @@ type planJSON struct {
 	Applied bool         `json:"applied"`
 	Journal string       `json:"journal,omitempty"`
 	Error   string       `json:"error,omitempty"`
+	Trim    any          `json:"trim,omitempty"`
+	Fork    any          `json:"fork,omitempty"`
 }
 
 type changeJSON struct {
@@ -108,6 +112,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	pj := toJSON(cs)
+	pj.Trim, pj.Fork = f.trim, f.fork
 	if !f.json {
 		if err := changeset.Show(f.out, cs); err != nil {
 			return &exitError{code: exitFound, err: err}

@@ -67,6 +67,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(newValidateCmd(), newRepairCmd(), newPruneCmd(), newApplyCmd(), newUndoCmd(), newCloneCmd(), newMoveCmd(), newMoveProjectCmd())
 	root.AddCommand(newShowCmd(), newExportCmd())
+	root.AddCommand(newTrimCmd(), newForkCmd())
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	return root
