@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/session"
 )
@@ -145,11 +146,24 @@ func GlanceExtra(x Extra) Glance {
 
 // GlanceAll glances at the files on every core; the result is in the order
 // of files.
-func GlanceAll(files []File) []Glance {
+func GlanceAll(files []File) []Glance { return glanceAll(files, nil) }
+
+func glanceAll(files []File, dirs map[string]bool) []Glance {
 	out := make([]Glance, len(files))
+	parallel(len(files), func(gl *glancer, i int) {
+		gl.dirs = dirs
+		out[i].File = files[i]
+		gl.glance(&out[i])
+	})
+	return out
+}
+
+// parallel calls fn for 0 <= i < n on every core, each worker with a
+// glancer of its own.
+func parallel(n int, fn func(gl *glancer, i int)) {
 	workers := runtime.GOMAXPROCS(0)
-	if workers > len(files) {
-		workers = len(files)
+	if workers > n {
+		workers = n
 	}
 	var next int
 	var mu sync.Mutex
@@ -164,23 +178,71 @@ func GlanceAll(files []File) []Glance {
 				i := next
 				next++
 				mu.Unlock()
-				if i >= len(files) {
+				if i >= n {
 					return
 				}
-				out[i].File = files[i]
-				gl.glance(&out[i])
+				fn(gl, i)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// flatSessions returns the session each flat subagent transcript names
+// (FlatAgentSession's answer), read on every core with pooled buffers.
+func flatSessions(files []File) []string {
+	out := make([]string, len(files))
+	parallel(len(files), func(gl *glancer, i int) {
+		out[i] = gl.flatSession(files[i].Path)
+	})
 	return out
+}
+
+// flatSession is FlatAgentSession: the sessionId of the first of the
+// first 8 lines of the file's head that names one.
+func (gl *glancer) flatSession(path string) string {
+	fh, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	bp := glanceBufs.Get().(*[]byte)
+	defer glanceBufs.Put(bp)
+	b := (*bp)[:GlanceReach]
+	n, err := fh.ReadAt(b, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	b = b[:n]
+	for i := 0; i < 8 && len(b) > 0; i++ {
+		j := bytes.IndexByte(b, '\n')
+		line := b
+		if j >= 0 {
+			line, b = b[:j], b[j+1:]
+		} else {
+			b = nil
+		}
+		if _, ok := gl.p.Scan(line, gl.sh, &gl.e); ok && gl.e.SessionID != "" {
+			return gl.e.SessionID
+		}
+		var v struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(line, &v) == nil && v.SessionID != "" {
+			return v.SessionID
+		}
+	}
+	return ""
 }
 
 type glancer struct {
 	export bool // the file is a transcript export (ExtraExport)
-	p      *session.Parser
-	sh     *session.Shaper
-	e      session.Entry
+	// dirs, when set, holds the session folders that exist: a transcript
+	// with none has no title sidecar to read.
+	dirs map[string]bool
+	p    *session.Parser
+	sh   *session.Shaper
+	e    session.Entry
 }
 
 func newGlancer() *glancer {
@@ -290,12 +352,13 @@ func (gl *glancer) glance(g *Glance) {
 					t = v.Summary
 					leaf = leaf || v.LeafUUID != ""
 				}
-				if t = strings.TrimSpace(t); t != "" {
+				if t = clip(strings.TrimSpace(t)); t != "" {
 					titles = append(titles, titleAt{kind: e.Type, head: headOK && (inHead || g.Whole), tail: inTail, text: t})
 				}
 			}
 		}
-		if e.SessionID != "" && g.Session != "" && e.SessionID != g.Session && g.Kind == KindSession && !e.IsSidechain {
+		// As validate: a main transcript named by a session id.
+		if e.SessionID != "" && e.SessionID != g.Session && g.Kind == KindSession && IsUUID(g.Session) {
 			if !g.hasCode("session-id-mismatch") {
 				g.add("session-id-mismatch", n, "entry's sessionId "+e.SessionID+" differs from the file's session id "+g.Session)
 			}
@@ -383,7 +446,11 @@ func (gl *glancer) glance(g *Glance) {
 	if !g.Timed {
 		g.LastActive = g.ModTime
 	}
-	g.pickTitle(titles)
+	sidecar := ""
+	if dir := strings.TrimSuffix(g.Path, ".jsonl"); gl.dirs == nil || gl.dirs[dir] {
+		sidecar = sidecarTitle(g.Path)
+	}
+	g.pickTitle(titles, sidecar)
 }
 
 func (g *Glance) hasCode(c string) bool {
@@ -407,7 +474,7 @@ func (g *Glance) addCWD(c string) {
 }
 
 // pickTitle takes the title as the picker does (see Glance.Title).
-func (g *Glance) pickTitle(titles []titleAt) {
+func (g *Glance) pickTitle(titles []titleAt, sidecar string) {
 	last := func(kind string, in func(t titleAt) bool) string {
 		for i := len(titles) - 1; i >= 0; i-- {
 			if titles[i].kind == kind && in(titles[i]) {
@@ -427,7 +494,7 @@ func (g *Glance) pickTitle(titles []titleAt) {
 		return true
 	}
 	_ = set(last(TitleCustom, tail), TitleCustom) ||
-		set(sidecarTitle(g.Path), TitleCustom) ||
+		set(sidecar, TitleCustom) ||
 		set(last(TitleCustom, head), TitleCustom) ||
 		set(last(TitleAI, tail), TitleAI) ||
 		set(last(TitleAI, head), TitleAI) ||
@@ -447,7 +514,7 @@ func sidecarTitle(path string) string {
 		CustomTitle string `json:"customTitle"`
 	}
 	json.Unmarshal(b, &v)
-	return strings.TrimSpace(v.CustomTitle)
+	return clip(strings.TrimSpace(v.CustomTitle))
 }
 
 // promptText returns the text a user entry's line prompts with: its string
@@ -480,5 +547,21 @@ func promptText(p *session.Parser, raw []byte) string {
 	if strings.HasPrefix(t, "<") || strings.HasPrefix(t, "Caveat:") {
 		return ""
 	}
-	return t
+	return clip(t)
+}
+
+// TitleMax is the most bytes of a title or first prompt a glance keeps (a
+// pasted prompt can be megabytes): a listing of many sessions stays small.
+const TitleMax = 1024
+
+// clip cuts s to TitleMax bytes, at a character boundary.
+func clip(s string) string {
+	if len(s) <= TitleMax {
+		return s
+	}
+	i := TitleMax
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }

@@ -37,7 +37,11 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			mains = append(mains, f)
 		}
 	}
-	gs := GlanceAll(mains)
+	dirs := map[string]bool{}
+	for _, d := range l.SessionDirs {
+		dirs[d.Path] = true
+	}
+	gs := glanceAll(mains, dirs)
 	out := make([]SessionInfo, len(gs))
 	for i, g := range gs {
 		out[i] = SessionInfo{Glance: g, Live: live[g.Session]}
@@ -45,13 +49,22 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			ids[g.Session]++
 		}
 	}
+	var flat []File
+	for _, f := range l.Files {
+		if f.Kind == KindAgentFlat {
+			flat = append(flat, f)
+		}
+	}
+	flatIDs := flatSessions(flat)
+	nflat := 0
 	for _, f := range l.Files {
 		id := f.Session
 		switch f.Kind {
 		case KindSession:
 			continue
 		case KindAgentFlat:
-			id = FlatAgentSession(f.Path)
+			id = flatIDs[nflat]
+			nflat++
 		}
 		if i, ok := at[key{f.Project, id}]; ok {
 			out[i].Subagents++
@@ -159,9 +172,12 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 		} else if op := indexPath(filepath.Join(ProjectsDir(l.Root), folder, "sessions-index.json")); op != "" {
 			p.Paths, p.PathsFrom = []string{op}, "index"
 		}
-		p.Size = treeSize(filepath.Join(ProjectsDir(l.Root), folder))
 		out = append(out, *p)
 	}
+	// The sizes: a walk of each folder, on every core.
+	parallel(len(out), func(_ *glancer, i int) {
+		out[i].Size = treeSize(filepath.Join(ProjectsDir(l.Root), out[i].Folder))
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out
 }

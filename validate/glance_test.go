@@ -1,0 +1,162 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/store"
+)
+
+// TestGlanceCodes: the quick check of a glance speaks validate's codes,
+// with their severities, and reads as far as the picker does.
+func TestGlanceCodes(t *testing.T) {
+	if store.GlanceReach != PickerReach {
+		t.Errorf("store.GlanceReach %d, validate.PickerReach %d", store.GlanceReach, PickerReach)
+	}
+	for code, sev := range store.QuickCodes {
+		if _, ok := codeSeverity[Code(code)]; !ok {
+			t.Errorf("quick code %s is no validate code", code)
+			continue
+		}
+		if got := SeverityOf(Code(code)).String(); got != sev {
+			t.Errorf("quick code %s: severity %s, validate says %s", code, sev, got)
+		}
+	}
+}
+
+// TestGlanceStores: on every main transcript of the corpus and wild
+// stores, what a glance reads of the head and tail agrees with a full
+// read (the messages, first and last timestamps of a file it reads whole),
+// and every quick finding is one validate reports for the same file.
+func TestGlanceStores(t *testing.T) {
+	roots, _ := filepath.Glob("../testdata/corpus/*/.claude")
+	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
+	roots = append(roots, wild...)
+	if len(roots) < 18 {
+		t.Fatalf("%d stores found", len(roots))
+	}
+	files, quick := 0, 0
+	for _, root := range roots {
+		rep, err := Run(Options{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reported := map[string]bool{}
+		for _, f := range rep.Findings {
+			reported[f.Path+" "+string(f.Code)] = true
+		}
+		l, err := store.Scan(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range store.SessionsOf(l, nil) {
+			files++
+			if s.Err != nil {
+				t.Errorf("%s: %v", s.Path, s.Err)
+			}
+			for _, q := range s.Quick {
+				quick++
+				if !reported[s.Path+" "+q.Code] {
+					t.Errorf("%s: quick %s %s, which validate does not report", s.Path, q.Code, q.Message)
+				}
+			}
+			if !s.Whole {
+				continue
+			}
+			sum, err := store.Summarize(s.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.MessagesKnown || s.Messages != sum.Messages {
+				t.Errorf("%s: %d messages (known %v), a full read counts %d", s.Path, s.Messages, s.MessagesKnown, sum.Messages)
+			}
+			if sum.First != "" && !s.Started.Equal(ts(t, sum.First)) {
+				t.Errorf("%s: started %v, a full read says %s", s.Path, s.Started, sum.First)
+			}
+			if sum.Last != "" && !s.LastActive.Equal(ts(t, sum.Last)) {
+				t.Errorf("%s: last active %v, a full read says %s", s.Path, s.LastActive, sum.Last)
+			}
+		}
+	}
+	t.Logf("%d stores, %d transcripts, %d quick findings", len(roots), files, quick)
+	if quick == 0 {
+		t.Error("no quick finding on any store: the test would not see a wrong one")
+	}
+}
+
+func ts(t *testing.T, s string) time.Time {
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestGlanceReach: in a transcript bigger than twice the reach, a glance
+// sees only the head and the tail: the title the picker shows (as
+// FindTitleGap finds it), the first prompt, the last timestamp, a torn
+// last line, and no message count.
+func TestGlanceReach(t *testing.T) {
+	dir := t.TempDir()
+	id := "aaaaaaaa-0000-4000-8000-000000000001"
+	path := filepath.Join(dir, id+".jsonl")
+	entry := func(i int, typ, text string) string {
+		parent := "null"
+		if i > 0 {
+			parent = fmt.Sprintf(`"u%d"`, i-1)
+		}
+		return fmt.Sprintf(`{"type":%q,"uuid":"u%d","parentUuid":%s,"sessionId":%q,"timestamp":"2026-01-01T00:%02d:%02dZ","cwd":"/w","version":"2.1.30","message":{"role":%q,"content":%q}}`,
+			typ, i, parent, id, i/60%60, i%60, typ, text)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"type":"ai-title","aiTitle":"head title","sessionId":"` + id + `"}` + "\n")
+	b.WriteString(entry(0, "user", "the first prompt") + "\n")
+	i := 1
+	for ; b.Len() < 3*store.GlanceReach; i++ {
+		typ := "assistant"
+		if i%2 == 0 {
+			typ = "user"
+		}
+		b.WriteString(entry(i, typ, strings.Repeat("x", 900)) + "\n")
+		if i == 80 {
+			b.WriteString(`{"type":"custom-title","customTitle":"lost in the middle","sessionId":"` + id + `"}` + "\n")
+		}
+	}
+	b.WriteString(entry(i, "assistant", "last") + "\n")
+	b.WriteString(`{"type":"assistant","uuid":"torn`)
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	g := store.GlanceAt(store.File{Path: path, Project: "-w", Kind: store.KindSession, Session: id, Size: fi.Size(), ModTime: fi.ModTime()})
+	gap, err := FindTitleGap(path)
+	if err != nil || gap == nil {
+		t.Fatalf("FindTitleGap: %v, %v", gap, err)
+	}
+	if g.Title != gap.Picked || g.Title != "head title" || g.TitleFrom != store.TitleAI {
+		t.Errorf("title %q from %s; the picker shows %q", g.Title, g.TitleFrom, gap.Picked)
+	}
+	if g.FirstPrompt != "the first prompt" || g.Whole || g.MessagesKnown {
+		t.Errorf("first prompt %q, whole %v, messages known %v", g.FirstPrompt, g.Whole, g.MessagesKnown)
+	}
+	if want := ts(t, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", i/60%60, i%60)); !g.LastActive.Equal(want) || !g.Timed {
+		t.Errorf("last active %v, want %v", g.LastActive, want)
+	}
+	if len(g.Quick) != 1 || g.Quick[0].Code != string(LineTorn) {
+		t.Errorf("quick %+v, want one line-torn", g.Quick)
+	}
+	// The title once appended again at the end is in reach.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\n" + `{"type":"custom-title","customTitle":"lost in the middle","sessionId":"` + id + `"}` + "\n")
+	f.Close()
+	fi, _ = os.Stat(path)
+	g = store.GlanceAt(store.File{Path: path, Project: "-w", Kind: store.KindSession, Session: id, Size: fi.Size(), ModTime: fi.ModTime()})
+	if g.Title != "lost in the middle" || g.TitleFrom != store.TitleCustom {
+		t.Errorf("title %q from %s after the append", g.Title, g.TitleFrom)
+	}
+}
