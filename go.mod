@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/google/renameio/v2 v2.0.2
+	github.com/klauspost/compress v1.20.3
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/sergi/go-diff v1.4.0

@@ -271,7 +271,33 @@ func listFile(w *bufio.Writer, path, sign, reason string) error {
 		return err
 	}
 	defer f.Close()
-	return listLines(w, f, sign, reason)
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	if binary(head[:n]) {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", size(fi.Size()), reason)
+		return nil
+	}
+	return listLines(w, io.MultiReader(bytes.NewReader(head[:n]), f), sign, reason)
+}
+
+// binary reports whether the start of a file holds a NUL byte or bytes
+// that are not UTF-8 (an archive, not lines of text).
+func binary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	// A character cut at the end of head is not an error.
+	for i := 0; i < utf8.UTFMax && len(head) > 0 && !utf8.RuneStart(head[len(head)-1]); i++ {
+		head = head[:len(head)-1]
+	}
+	if len(head) > 0 && head[len(head)-1] >= utf8.RuneSelf {
+		head = head[:len(head)-1]
+	}
+	return !utf8.Valid(head)
 }
 
 // listLines shows the lines of a created or deleted file, up to maxListed.

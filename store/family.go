@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -70,4 +71,58 @@ func FlatAgentSession(path string) string {
 		}
 	}
 	return ""
+}
+
+// Families returns Family(l, id) for every session id of ids at once,
+// reading each flat subagent's head once (Family reads them all for each
+// session).
+func Families(l *Layout, ids map[string]bool) map[string]*Layout {
+	out := map[string]*Layout{}
+	folders := map[string]map[string]bool{} // session → its project folders
+	for id := range ids {
+		out[id] = &Layout{Root: l.Root}
+		folders[id] = map[string]bool{}
+	}
+	for _, f := range l.Files {
+		if (f.Kind == KindSession || f.Kind == KindAgent) && ids[f.Session] {
+			out[f.Session].Files = append(out[f.Session].Files, f)
+			folders[f.Session][f.Project] = true
+		}
+	}
+	for _, f := range l.Files {
+		if f.Kind != KindAgentFlat {
+			continue
+		}
+		if id := FlatAgentSession(f.Path); ids[id] && folders[id][f.Project] {
+			out[id].Files = append(out[id].Files, f)
+		}
+	}
+	for _, d := range l.SessionDirs {
+		if ids[d.Session] {
+			out[d.Session].SessionDirs = append(out[d.Session].SessionDirs, d)
+		}
+	}
+	for _, m := range l.Metas {
+		// <folder>/<id>/subagents/.../agent-*.meta.json
+		rel, err := filepath.Rel(ProjectsDir(l.Root), m)
+		if err != nil {
+			continue
+		}
+		parts := strings.Split(rel, string(os.PathSeparator))
+		if len(parts) > 2 && ids[parts[1]] {
+			out[parts[1]].Metas = append(out[parts[1]].Metas, m)
+		}
+	}
+	for id, fam := range out {
+		for p := range folders[id] {
+			fam.Projects = append(fam.Projects, p)
+		}
+		sort.Strings(fam.Projects)
+		for _, pl := range l.Links {
+			if folders[id][pl.Folder] {
+				fam.Links = append(fam.Links, pl)
+			}
+		}
+	}
+	return out
 }
