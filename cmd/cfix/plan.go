@@ -30,6 +30,8 @@ type planFlags struct {
 	in         io.Reader
 	out        io.Writer
 	errOut     io.Writer
+	// show, when set, shows the plan instead of changeset.Show.
+	show func(io.Writer, *changeset.ChangeSet) error
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -114,7 +116,11 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	pj := toJSON(cs)
 	pj.Trim, pj.Fork = f.trim, f.fork
 	if !f.json {
-		if err := changeset.Show(f.out, cs); err != nil {
+		show := changeset.Show
+		if f.show != nil {
+			show = f.show
+		}
+		if err := show(f.out, cs); err != nil {
 			return &exitError{code: exitFound, err: err}
 		}
 		if f.planOut != "" {

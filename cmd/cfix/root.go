@@ -69,6 +69,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newShowCmd(), newExportCmd())
 	root.AddCommand(newTrimCmd(), newForkCmd())
 	root.AddCommand(newLsCmd(), newDuCmd())
+	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	return root
 }

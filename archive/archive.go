@@ -1,0 +1,481 @@
+package archive
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/store"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Options configure an archive plan.
+type Options struct {
+	Root string
+	// Dir is the archive folder (DefaultDir when empty).
+	Dir string
+	// Sessions are what the user named; OlderThan picks instead every
+	// session whose last activity (the newest modification time of its
+	// files) lies longer ago.
+	Sessions  []string
+	OlderThan time.Duration
+	Now       time.Time
+	Force     bool
+	// Build writes the archive files into a staging folder in Dir, so
+	// the plan can be applied; a dry run leaves it false and writes
+	// nothing.
+	Build bool
+}
+
+// Plan is an archive plan.
+type Plan struct {
+	ChangeSet *changeset.ChangeSet
+	// Staging is the folder holding the archive files Build wrote; the
+	// caller removes it once the plan is applied (or not).
+	Staging string
+	// Archives are the archive files the plan creates, by session.
+	Archives []Archived
+}
+
+// Archived is one archive of a plan.
+type Archived struct {
+	Session string
+	Path    string // where the archive goes
+	Files   int
+	Bytes   int64 // of the session's files
+	// Size is the archive file's size (Build only).
+	Size     int64
+	Manifest *Manifest
+}
+
+// Archive plans moving whole sessions out of the store: for each, an
+// archive file <Dir>/<id>.tar.zst holding everything it owns (see
+// owner.sessions) with paths, modes and mtimes, and a manifest; then the
+// removal of those files and of its sessions-index.json entries. Undo
+// removes the archive file and puts every file back. Live sessions are
+// refused (named) or skipped (--older-than).
+func Archive(opts Options) (*Plan, error) {
+	if len(opts.Sessions) == 0 && opts.OlderThan == 0 {
+		return nil, &clone.InputError{Msg: "no session given: name sessions or use --older-than"}
+	}
+	if len(opts.Sessions) > 0 && opts.OlderThan > 0 {
+		return nil, &clone.InputError{Msg: "name sessions or use --older-than, not both"}
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.Dir == "" {
+		d, err := DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.Dir = d
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if store.Within(opts.Root, dir) {
+		return nil, &clone.InputError{Msg: fmt.Sprintf("archive folder %s is inside the store %s: Claude Code's cleanup would reach it", dir, opts.Root)}
+	}
+	l, err := store.Scan(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", opts.Root, err)
+	}
+	guard, err := newLiveGuard(opts.Root, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	o := newOwner(opts.Root, l)
+	cs := changeset.New(opts.Root, "archive")
+	p := &Plan{ChangeSet: cs}
+
+	var sessions []*Session
+	if opts.OlderThan > 0 {
+		seen := map[string]bool{}
+		var ids []string
+		for _, f := range l.Files {
+			if f.Kind == store.KindSession && !seen[f.Session] {
+				seen[f.Session] = true
+				ids = append(ids, f.Session)
+			}
+		}
+		sort.Strings(ids)
+		all, err := o.sessions(ids)
+		if err != nil {
+			return nil, err
+		}
+		cutoff := opts.Now.Add(-opts.OlderThan)
+		for _, s := range all {
+			if !s.LastActivity.Before(cutoff) || guard.why(s) != "" {
+				continue
+			}
+			if exists(filepath.Join(dir, s.ID+Ext)) {
+				cs.Notes = append(cs.Notes, fmt.Sprintf("session %s is already archived in %s: left in the store", s.ID, filepath.Join(dir, s.ID+Ext)))
+				continue
+			}
+			sessions = append(sessions, s)
+		}
+	} else {
+		ids, err := resolveSessions(opts.Root, l, opts.Sessions, "archive")
+		if err != nil {
+			return nil, err
+		}
+		if sessions, err = o.sessions(ids); err != nil {
+			return nil, err
+		}
+		for _, s := range sessions {
+			if why := guard.why(s); why != "" && !opts.Force {
+				return nil, &clone.ConflictError{Msg: why + "; nothing is planned (--force to archive it anyway)"}
+			}
+			if a := filepath.Join(dir, s.ID+Ext); exists(a) {
+				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is already archived in %s: restore it or remove that file first", s.ID, a)}
+			}
+		}
+	}
+	if len(sessions) == 0 {
+		return p, nil
+	}
+
+	// Each session's index entries, for its manifest (restore puts them back).
+	indexes := map[string][]byte{}
+	for _, s := range sessions {
+		for _, folder := range s.Projects {
+			if _, ok := indexes[folder]; !ok {
+				raw, _ := clone.ReadIndex(filepath.Join(store.ProjectsDir(opts.Root), folder, "sessions-index.json"))
+				indexes[folder] = raw
+			}
+		}
+	}
+	manifests := make([]*Manifest, len(sessions))
+	errs := make([]error, len(sessions))
+	staged := make([]changeset.Fingerprint, len(sessions))
+	if opts.Build {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("archive folder %s: %w", dir, err)
+		}
+		var rnd [4]byte
+		rand.Read(rnd[:])
+		p.Staging = filepath.Join(dir, ".staging-"+hex.EncodeToString(rnd[:]))
+		if err := os.Mkdir(p.Staging, 0o700); err != nil {
+			return nil, fmt.Errorf("archive folder %s: %w", dir, err)
+		}
+	}
+	// Sessions on every core, biggest first; each archive's zstd encoder
+	// works on every core too (a big session alone keeps them busy).
+	order := make([]int, len(sessions))
+	sizes := make([]int64, len(sessions))
+	for i, s := range sessions {
+		order[i] = i
+		for _, part := range s.Parts {
+			sizes[i] += treeSize(part.Path)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var zw *zstd.Encoder
+			if opts.Build {
+				var err error
+				if zw, err = newEncoder(); err != nil {
+					errs[0] = err
+					for range work {
+					}
+					return
+				}
+				defer zw.Close()
+			}
+			for i := range work {
+				manifests[i], errs[i] = describe(opts.Root, sessions[i], indexes, opts.Now, opts.Build)
+				if errs[i] == nil && opts.Build {
+					staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], zw)
+				}
+			}
+		}()
+	}
+	for _, i := range order {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		p.Cleanup()
+		return nil, err
+	}
+
+	for i, s := range sessions {
+		m := manifests[i]
+		a := Archived{Session: s.ID, Path: filepath.Join(dir, s.ID+Ext), Bytes: m.Bytes, Manifest: m}
+		for _, f := range m.Files {
+			if !f.Dir {
+				a.Files++
+			}
+		}
+		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural(a.Files, "file"), sizeWords(m.Bytes))
+		if m.Title != "" {
+			what += fmt.Sprintf(" (%q)", m.Title)
+		}
+		op := changeset.Op{Action: changeset.Create, Path: a.Path, Mode: 0o600, Reason: what}
+		if opts.Build {
+			a.Size = staged[i].Size
+			op.From = filepath.Join(p.Staging, s.ID+Ext)
+			op.FromExpect = &changeset.Fingerprint{Exists: true, Size: staged[i].Size, ModTime: staged[i].ModTime, SHA256: staged[i].SHA256}
+		} else {
+			op.Reason += "; compressed when applied"
+		}
+		cs.Add(op)
+		p.Archives = append(p.Archives, a)
+		if err := removeDescribed(cs, opts.Root, s, m, opts.Build, "archive session "+s.ID); err != nil {
+			p.Cleanup()
+			return nil, err
+		}
+		cs.Notes = append(cs.Notes, s.Kept...)
+	}
+	if err := dropFromIndexes(cs, opts.Root, sessions); err != nil {
+		p.Cleanup()
+		return nil, err
+	}
+	if l, ok := cs.OutsideLink(); ok {
+		p.Cleanup()
+		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}
+	}
+	return p, nil
+}
+
+// Cleanup removes the staging folder.
+func (p *Plan) Cleanup() {
+	if p.Staging != "" {
+		os.RemoveAll(p.Staging)
+	}
+}
+
+// describe makes the manifest of a session: every folder and file under
+// its parts with mode and mtime, and with hash the sha256 of each file.
+func describe(root string, s *Session, indexes map[string][]byte, now time.Time, hash bool) (*Manifest, error) {
+	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
+		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
+	if len(s.Mains) > 0 {
+		if err := describeMain(m, s.Mains[0].Path); err != nil {
+			return nil, err
+		}
+	}
+	for _, folder := range s.Projects {
+		if raw := indexes[folder]; raw != nil {
+			if e := clone.IndexEntry(raw, s.ID); e != nil {
+				if m.Index == nil {
+					m.Index = map[string]json.RawMessage{}
+				}
+				m.Index[folder] = json.RawMessage(e)
+			}
+		}
+	}
+	buf := make([]byte, 256<<10)
+	for _, part := range s.Parts {
+		m.Parts = append(m.Parts, PartInfo{Path: part.Rel, Dir: part.Dir, What: part.What})
+		if part.Dir && hash {
+			// The folder's fingerprint, for its removal (see removeDescribed).
+			fp, err := changeset.FingerprintOf(part.Path)
+			if err != nil {
+				return nil, err
+			}
+			s.dirFPs = append(s.dirFPs, fp)
+		}
+		err := filepath.WalkDir(part.Path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			f := FileInfo{Path: filepath.ToSlash(rel), Dir: d.IsDir(), Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
+			switch {
+			case d.IsDir():
+			case fi.Mode().IsRegular():
+				f.Size = fi.Size()
+				m.Bytes += f.Size
+				if hash {
+					if f.SHA256, err = hashFile(p, buf); err != nil {
+						return err
+					}
+				}
+			default:
+				return fmt.Errorf("%s is neither a file nor a folder: archive keeps files and folders only", p)
+			}
+			m.Files = append(m.Files, f)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func hashFile(path string, buf []byte) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, f, buf); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// build writes the archive of m to path (a new file) with zw and
+// returns its fingerprint.
+func build(root, path string, m *Manifest, zw *zstd.Encoder) (changeset.Fingerprint, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return changeset.Fingerprint{}, err
+	}
+	h := sha256.New()
+	bw := &countWriter{w: io.MultiWriter(f, h)}
+	if err := write(bw, root, m, zw); err != nil {
+		f.Close()
+		return changeset.Fingerprint{}, fmt.Errorf("archive of session %s: %w", m.Session, err)
+	}
+	if _, err := bw.Write(trailer(h.Sum(nil))); err != nil {
+		f.Close()
+		return changeset.Fingerprint{}, err
+	}
+	// No fsync: apply copies the staged file into place and syncs that.
+	if err := f.Close(); err != nil {
+		return changeset.Fingerprint{}, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return changeset.Fingerprint{}, err
+	}
+	return changeset.Fingerprint{Exists: true, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// removeDescribed adds the removal of a session's parts, fingerprinted
+// from its manifest: size, mtime and sha256 of each file (a folder's
+// listing is hashed when the plan is built to be applied).
+func removeDescribed(cs *changeset.ChangeSet, root string, s *Session, m *Manifest, hash bool, reason string) error {
+	files := map[string]FileInfo{}
+	for _, f := range m.Files {
+		files[f.Path] = f
+	}
+	for _, part := range s.Parts {
+		op := changeset.Op{Action: changeset.Delete, Path: part.Path, Session: s.ID, Reason: reason + ": " + part.What}
+		if part.Dir {
+			op.Action = changeset.DeleteDir
+			fp := changeset.Fingerprint{Exists: true, Dir: true}
+			if hash {
+				fp, s.dirFPs = s.dirFPs[0], s.dirFPs[1:]
+			}
+			for rel, f := range files {
+				if strings.HasPrefix(rel, part.Rel+"/") {
+					fp.Size += f.Size
+				}
+			}
+			op.Expect = fp
+		} else {
+			f := files[part.Rel]
+			fp, err := changeset.Stat(part.Path)
+			if err != nil {
+				return err
+			}
+			if !fp.Exists || fp.Size != f.Size || !fp.ModTime.Equal(f.ModTime) {
+				return fmt.Errorf("%s changed while it was archived; plan again", part.Path)
+			}
+			fp.SHA256 = f.SHA256
+			op.Expect = fp
+		}
+		cs.Add(op)
+	}
+	return nil
+}
+
+func sizeWords(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+}
+
+// List reads the manifests of the archives in dir, sorted by last
+// activity, newest first. A file that cannot be read is reported in
+// bad, by path.
+func List(dir string) (list []Listed, bad map[string]error, err error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	bad = map[string]error{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), Ext) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		m, err := readManifest(path)
+		if err != nil {
+			bad[path] = err
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			bad[path] = err
+			continue
+		}
+		list = append(list, Listed{Path: path, Size: fi.Size(), Manifest: m})
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i].Manifest.LastActivity, list[j].Manifest.LastActivity
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		return list[i].Path < list[j].Path
+	})
+	return list, bad, nil
+}
+
+// Listed is an archive file and its manifest.
+type Listed struct {
+	Path     string
+	Size     int64
+	Manifest *Manifest
+}

@@ -1,0 +1,528 @@
+package archive
+
+import (
+	"archive/tar"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// An archive file is <session-id>.tar.zst: a tar stream (PAX format, which
+// keeps modification times to the nanosecond) compressed with zstd (frames
+// with a content checksum). Its first member is ManifestName, the JSON
+// Manifest; then every folder and file the session owned, in the
+// manifest's order, named by its path relative to the store's root.
+
+// After the zstd frame comes a skippable frame (which zstd and tar --zstd
+// pass over) holding the sha256 of every byte before it: a bit flipped
+// anywhere, even where the zstd frame's own checksum does not look (its
+// header), or a cut, makes the archive fail to verify.
+
+// trailerMagic starts the skippable frame (0x184D2A50, little-endian);
+// trailerTag names its content.
+var (
+	trailerMagic = []byte{0x50, 0x2a, 0x4d, 0x18}
+	trailerTag   = []byte("cfixsha2")
+)
+
+// trailerSize is the size of the trailing frame: magic, length, tag, sum.
+const trailerSize = 4 + 4 + 8 + sha256.Size
+
+// trailer returns the skippable frame holding sum.
+func trailer(sum []byte) []byte {
+	b := append([]byte(nil), trailerMagic...)
+	b = append(b, 8+sha256.Size, 0, 0, 0)
+	b = append(b, trailerTag...)
+	return append(b, sum...)
+}
+
+// ManifestName is the name of an archive's first member.
+const ManifestName = "cfix-manifest.json"
+
+// Ext is the archive files' extension.
+const Ext = ".tar.zst"
+
+// FormatName and FormatVersion identify the manifest's format.
+const (
+	FormatName    = "cfix-session-archive"
+	FormatVersion = 1
+)
+
+// Manifest describes one archived session.
+type Manifest struct {
+	Format   string   `json:"format"`
+	Version  int      `json:"version"`
+	Cfix     string   `json:"cfix"`
+	Session  string   `json:"session"`
+	Projects []string `json:"projects"` // project folders that held its main transcripts
+	CWD      string   `json:"cwd,omitempty"`
+	Title    string   `json:"title,omitempty"`
+	// First and Last are the timestamps of the first and the last entry
+	// of its main transcript (as the /resume picker reads them: the first
+	// and the last 64 KB).
+	First string `json:"first,omitempty"`
+	Last  string `json:"last,omitempty"`
+	// LastActivity is the newest modification time of its files.
+	LastActivity time.Time  `json:"last_activity"`
+	Archived     time.Time  `json:"archived"`
+	Bytes        int64      `json:"bytes"` // of all its files
+	Parts        []PartInfo `json:"parts"`
+	Files        []FileInfo `json:"files"`
+	// Index holds the entry each project folder's sessions-index.json
+	// had for the session, by folder.
+	Index map[string]json.RawMessage `json:"index,omitempty"`
+}
+
+// PartInfo is one file or folder the session owned, as removed.
+type PartInfo struct {
+	Path string `json:"path"`
+	Dir  bool   `json:"dir,omitempty"`
+	What string `json:"what"`
+}
+
+// FileInfo is one member: a file, or a folder (Dir).
+type FileInfo struct {
+	Path    string      `json:"path"`
+	Dir     bool        `json:"dir,omitempty"`
+	Mode    fs.FileMode `json:"mode"` // permission bits
+	ModTime time.Time   `json:"mtime"`
+	Size    int64       `json:"size,omitempty"`
+	SHA256  string      `json:"sha256,omitempty"`
+}
+
+// cfixVersion names the cfix that writes an archive.
+func cfixVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// DefaultDir returns where archives are kept: $CFIX_ARCHIVE_DIR, else
+// $XDG_DATA_HOME/cfix/archive, else ~/.local/share/cfix/archive: outside
+// the store, where Claude Code's cleanup does not reach.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("CFIX_ARCHIVE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "cfix", "archive"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("archive folder: no home directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "cfix", "archive"), nil
+}
+
+// newEncoder returns a zstd encoder for archives: the default level, and
+// as many goroutines as cores (a big session alone keeps them busy). One
+// encoder writes many archives, one after the other (Reset).
+func newEncoder() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+}
+
+// write writes the archive of m's files (read under root) to w. Each file
+// must still have the size and modification time the manifest gives, and
+// the bytes it hashed (checked as they are copied).
+func write(w io.Writer, root string, m *Manifest, zw *zstd.Encoder) error {
+	zw.Reset(w)
+	tw := tar.NewWriter(zw)
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	mb = append(mb, '\n')
+	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: ManifestName, Mode: 0o600, Size: int64(len(mb)),
+		ModTime: m.Archived, Format: tar.FormatPAX}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(mb); err != nil {
+		return err
+	}
+	buf := make([]byte, 256<<10)
+	for _, f := range m.Files {
+		src := filepath.Join(root, filepath.FromSlash(f.Path))
+		if f.Dir {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: f.Path + "/", Mode: int64(f.Mode), ModTime: f.ModTime, Format: tar.FormatPAX}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: int64(f.Mode), Size: f.Size, ModTime: f.ModTime, Format: tar.FormatPAX}); err != nil {
+			return err
+		}
+		if err := copyChecked(tw, src, f, buf); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// copyChecked copies the file at src to w, checking that it is still what
+// f describes.
+func copyChecked(w io.Writer, src string, f FileInfo, buf []byte) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	h := sha256.New()
+	n, err := io.CopyBuffer(io.MultiWriter(w, h), io.LimitReader(in, f.Size), buf)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if n != f.Size || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) || hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
+		return fmt.Errorf("%s changed while it was archived; plan again", src)
+	}
+	return nil
+}
+
+// DamagedError is an archive file that cannot be read whole, or whose
+// content differs from its manifest.
+type DamagedError struct {
+	Path   string
+	Reason string
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("archive %s is damaged or truncated: %s; nothing was restored", e.Path, e.Reason)
+}
+
+// readManifest reads the manifest of the archive at path (its first
+// member only).
+func readManifest(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, &DamagedError{Path: path, Reason: err.Error()}
+	}
+	defer zr.Close()
+	return manifestOf(path, tar.NewReader(zr))
+}
+
+func manifestOf(path string, tr *tar.Reader) (*Manifest, error) {
+	hdr, err := tr.Next()
+	if err != nil {
+		return nil, &DamagedError{Path: path, Reason: "no manifest: " + err.Error()}
+	}
+	if hdr.Name != ManifestName || hdr.Size > 256<<20 {
+		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("the first member is %s, not %s", hdr.Name, ManifestName)}
+	}
+	b, err := io.ReadAll(tr)
+	if err != nil {
+		return nil, &DamagedError{Path: path, Reason: "manifest: " + err.Error()}
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, &DamagedError{Path: path, Reason: "manifest: " + err.Error()}
+	}
+	if m.Format != FormatName {
+		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("not a cfix session archive (format %q)", m.Format)}
+	}
+	if m.Version != FormatVersion {
+		return nil, fmt.Errorf("archive %s: format version %d, this cfix reads %d", path, m.Version, FormatVersion)
+	}
+	for _, f := range m.Files {
+		if err := safePath(f.Path); err != nil {
+			return nil, &DamagedError{Path: path, Reason: err.Error()}
+		}
+	}
+	for _, p := range m.Parts {
+		if err := safePath(p.Path); err != nil {
+			return nil, &DamagedError{Path: path, Reason: err.Error()}
+		}
+	}
+	return &m, nil
+}
+
+// topFolders are the folders of a store an archive may write into.
+var topFolders = map[string]bool{"projects": true, "file-history": true, "session-env": true, "tasks": true,
+	"todos": true, "debug": true, "usage-data": true}
+
+// safePath refuses a member path that is not a clean relative path into
+// one of the store's session folders.
+func safePath(p string) error {
+	if p == "" || path.IsAbs(p) || path.Clean(p) != p || strings.HasPrefix(p, "../") || p == ".." || strings.Contains(p, "\\") {
+		return fmt.Errorf("member %q: not a clean relative path", p)
+	}
+	top, _, _ := strings.Cut(p, "/")
+	if !topFolders[top] || !strings.Contains(p, "/") {
+		return fmt.Errorf("member %q: not in a folder of the store that holds sessions", p)
+	}
+	return nil
+}
+
+// verified is what reading a whole archive gave.
+type verified struct {
+	Manifest *Manifest
+	Size     int64
+	ModTime  time.Time
+	SHA256   string // of the archive file
+}
+
+// verify reads the archive at path whole: zstd frames and checksums, the
+// tar stream, every member against the manifest (order, kind, size, mode,
+// sha256 of the bytes), nothing after the last. With dst, it extracts the
+// members under dst (files and folders with their modes and mtimes).
+func verify(path, dst string) (*verified, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() < trailerSize {
+		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("%d bytes: too short for an archive", fi.Size())}
+	}
+	body := fi.Size() - trailerSize
+	tr0 := make([]byte, trailerSize)
+	if _, err := f.ReadAt(tr0, body); err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(tr0[:16], trailer(nil)[:16]) {
+		return nil, &DamagedError{Path: path, Reason: "its end is not the checksum frame cfix writes (cut short?)"}
+	}
+	h := sha256.New()
+	zr, err := zstd.NewReader(io.TeeReader(io.NewSectionReader(f, 0, body), h), zstd.WithDecoderConcurrency(2))
+	if err != nil {
+		return nil, &DamagedError{Path: path, Reason: err.Error()}
+	}
+	defer zr.Close()
+	tr := tar.NewReader(zr)
+	m, err := manifestOf(path, tr)
+	if err != nil {
+		return nil, err
+	}
+	damaged := func(format string, args ...any) error {
+		return &DamagedError{Path: path, Reason: fmt.Sprintf(format, args...)}
+	}
+	buf := make([]byte, 256<<10)
+	var dirs []FileInfo
+	for _, want := range m.Files {
+		hdr, err := tr.Next()
+		if err != nil {
+			return nil, damaged("member %s: %v", want.Path, err)
+		}
+		name := strings.TrimSuffix(hdr.Name, "/")
+		if name != want.Path {
+			return nil, damaged("member %s where the manifest has %s", hdr.Name, want.Path)
+		}
+		if want.Dir != (hdr.Typeflag == tar.TypeDir) || !want.Dir && hdr.Typeflag != tar.TypeReg {
+			return nil, damaged("member %s: of another kind than the manifest says", want.Path)
+		}
+		if fs.FileMode(hdr.Mode).Perm() != want.Mode.Perm() || !hdr.ModTime.Equal(want.ModTime) {
+			return nil, damaged("member %s: mode or modification time differ from the manifest's", want.Path)
+		}
+		target := ""
+		if dst != "" {
+			target = filepath.Join(dst, filepath.FromSlash(want.Path))
+		}
+		if want.Dir {
+			if target != "" {
+				if err := os.MkdirAll(target, 0o700); err != nil {
+					return nil, err
+				}
+				dirs = append(dirs, want)
+			}
+			continue
+		}
+		if hdr.Size != want.Size {
+			return nil, damaged("member %s: %d bytes, the manifest says %d", want.Path, hdr.Size, want.Size)
+		}
+		fh := sha256.New()
+		var out io.Writer = fh
+		var of *os.File
+		if target != "" {
+			if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+				return nil, err
+			}
+			if of, err = os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+				return nil, err
+			}
+			out = io.MultiWriter(of, fh)
+		}
+		n, err := io.CopyBuffer(out, tr, buf)
+		if of != nil {
+			if cerr := of.Close(); err == nil && cerr != nil {
+				return nil, cerr
+			}
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, err // writing the extracted copy failed
+			}
+			return nil, damaged("member %s: %v", want.Path, err)
+		}
+		if n != want.Size || hex.EncodeToString(fh.Sum(nil)) != want.SHA256 {
+			return nil, damaged("member %s: its bytes differ from the manifest's sha256", want.Path)
+		}
+		if target != "" {
+			if err := os.Chmod(target, want.Mode.Perm()); err != nil {
+				return nil, err
+			}
+			if err := os.Chtimes(target, want.ModTime, want.ModTime); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if hdr, err := tr.Next(); err != io.EOF {
+		if err == nil {
+			return nil, damaged("member %s is not in the manifest", hdr.Name)
+		}
+		return nil, damaged("after the last member: %v", err)
+	}
+	// The rest of the stream (tar padding, the zstd frame's checksum).
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		return nil, damaged("%v", err)
+	}
+	if !bytes.Equal(h.Sum(nil), tr0[16:]) {
+		return nil, damaged("its bytes differ from the sha256 written at its end")
+	}
+	// Folders last, deepest first: adding their files moved their mtimes.
+	for i := len(dirs) - 1; i >= 0; i-- {
+		d := dirs[i]
+		target := filepath.Join(dst, filepath.FromSlash(d.Path))
+		if err := os.Chmod(target, d.Mode.Perm()|0o700); err != nil {
+			return nil, err
+		}
+		if err := os.Chtimes(target, d.ModTime, d.ModTime); err != nil {
+			return nil, err
+		}
+	}
+	whole := sha256.New()
+	if _, err := io.Copy(whole, io.NewSectionReader(f, 0, fi.Size())); err != nil {
+		return nil, err
+	}
+	return &verified{Manifest: m, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(whole.Sum(nil))}, nil
+}
+
+// headTail returns up to n bytes of the start and of the end of a file.
+func headTail(path string, n int64) (head, tail []byte, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	head = make([]byte, min(n, fi.Size()))
+	if _, err := io.ReadFull(f, head); err != nil {
+		return nil, nil, err
+	}
+	if fi.Size() <= n {
+		return head, head, nil
+	}
+	tail = make([]byte, n)
+	if _, err := f.ReadAt(tail, fi.Size()-n); err != nil {
+		return nil, nil, err
+	}
+	return head, tail, nil
+}
+
+// describeMain reads what the /resume picker reads of a main transcript
+// (its first and last 64 KB) into m: title (the tail's last custom-title,
+// else the head's, else an ai-title or summary), cwd, first and last
+// timestamps.
+func describeMain(m *Manifest, path string) error {
+	head, tail, err := headTail(path, 64<<10)
+	if err != nil {
+		return err
+	}
+	lines := func(b []byte, fromStart bool) [][]byte {
+		ls := bytes.Split(b, []byte("\n"))
+		// A cut line at the edge of the window is not an entry.
+		if !fromStart && len(ls) > 0 && len(b) == 64<<10 {
+			ls = ls[1:]
+		}
+		return ls
+	}
+	titles := map[string]string{}
+	take := func(ls [][]byte, last bool) {
+		for _, l := range ls {
+			typ, _ := stringField(l, "type")
+			switch typ {
+			case "custom-title":
+				if t, ok := stringField(l, "customTitle"); ok && (last || titles["head-custom"] == "") {
+					titles[map[bool]string{true: "tail-custom", false: "head-custom"}[last]] = t
+				}
+			case "ai-title":
+				if t, ok := stringField(l, "aiTitle"); ok {
+					titles["ai"] = t
+				}
+			case "summary":
+				if t, ok := stringField(l, "summary"); ok {
+					titles["summary"] = t
+				}
+			}
+			if ts, ok := stringField(l, "timestamp"); ok && ts != "" {
+				if m.First == "" {
+					m.First = ts
+				}
+				if last {
+					m.Last = ts
+				}
+			}
+			if m.CWD == "" {
+				if c, ok := stringField(l, "cwd"); ok {
+					m.CWD = c
+				}
+			}
+		}
+	}
+	take(lines(head, true), false)
+	take(lines(tail, false), true)
+	if m.Last == "" {
+		// The whole file fits the head.
+		for _, l := range lines(head, true) {
+			if ts, ok := stringField(l, "timestamp"); ok && ts != "" {
+				m.Last = ts
+			}
+		}
+	}
+	for _, k := range []string{"tail-custom", "head-custom", "ai", "summary"} {
+		if t := strings.TrimSpace(titles[k]); t != "" {
+			m.Title = t
+			break
+		}
+	}
+	return nil
+}

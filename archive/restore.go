@@ -1,0 +1,316 @@
+package archive
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// RestoreOptions configure a restore plan.
+type RestoreOptions struct {
+	Root string
+	Dir  string // the archive folder (DefaultDir when empty)
+	// Archives are what the user named: session ids, unique prefixes of
+	// them (the archives' names), or paths of archive files.
+	Archives []string
+	// To, when set, restores into the project folder of this working
+	// directory instead of the one each session came from.
+	To string
+	// Keep leaves the archive files in place.
+	Keep bool
+	Now  time.Time
+}
+
+// RestorePlan is a restore plan.
+type RestorePlan struct {
+	ChangeSet *changeset.ChangeSet
+	// Staging holds the verified, extracted files the plan copies into the
+	// store; the caller removes it once the plan is applied (or not).
+	Staging  string
+	Restored []*Manifest
+}
+
+// Cleanup removes the staging folder.
+func (p *RestorePlan) Cleanup() {
+	if p.Staging != "" {
+		os.RemoveAll(p.Staging)
+	}
+}
+
+// Restore plans putting archived sessions back: each archive is read
+// whole and checked first (zstd checksums, the tar stream, the sha256 of
+// every file against its manifest; a damaged or truncated one is refused
+// and nothing is planned), its files extracted into a staging folder,
+// then copied into the store with their modes and mtimes (folders as
+// folders), the sessions-index.json entries put back, and the archive
+// file removed (Keep leaves it). A file of the store that exists and
+// differs is never overwritten: the plan is refused.
+func Restore(opts RestoreOptions) (*RestorePlan, error) {
+	if len(opts.Archives) == 0 {
+		return nil, &clone.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.Dir == "" {
+		d, err := DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		opts.Dir = d
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := findArchives(dir, opts.Archives)
+	if err != nil {
+		return nil, err
+	}
+	newFolder := ""
+	if opts.To != "" {
+		to, err := clone.NormDir(opts.To)
+		if err != nil {
+			return nil, err
+		}
+		newFolder = store.FolderFor(opts.Root, to)
+	}
+	l, err := store.Scan(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", opts.Root, err)
+	}
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), Staging: filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))}
+	ok := false
+	defer func() {
+		if !ok {
+			p.Cleanup()
+		}
+	}()
+	cs := p.ChangeSet
+	type indexAdd struct {
+		entries [][]byte
+		ids     []string
+	}
+	indexAdds := map[string]*indexAdd{}
+	var archiveOps []changeset.Op
+	for _, path := range paths {
+		stage := filepath.Join(p.Staging, strings.TrimSuffix(filepath.Base(path), Ext))
+		v, err := verify(path, stage)
+		if err != nil {
+			return nil, err
+		}
+		m := v.Manifest
+		p.Restored = append(p.Restored, m)
+		// The session must not be in the store already.
+		for _, f := range l.Files {
+			if f.Kind == store.KindSession && f.Session == m.Session {
+				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", m.Session, f.Path)}
+			}
+		}
+		mapRel := func(rel string) string {
+			if newFolder == "" || !strings.HasPrefix(rel, "projects/") {
+				return rel
+			}
+			parts := strings.SplitN(rel, "/", 3)
+			if len(parts) < 3 {
+				return rel
+			}
+			return "projects/" + newFolder + "/" + parts[2]
+		}
+		files := map[string]FileInfo{}
+		for _, f := range m.Files {
+			files[f.Path] = f
+		}
+		reason := fmt.Sprintf("restore session %s from %s", m.Session, path)
+		for _, part := range m.Parts {
+			src := filepath.Join(stage, filepath.FromSlash(part.Path))
+			dst := filepath.Join(opts.Root, filepath.FromSlash(mapRel(part.Path)))
+			if !part.Dir {
+				f := files[part.Path]
+				same, err := sameAs(dst, f)
+				if err != nil {
+					return nil, err
+				}
+				if same {
+					cs.Notes = append(cs.Notes, fmt.Sprintf("%s is in the store already, the same bytes: kept", dst))
+					continue
+				}
+				cs.Add(changeset.Op{Action: changeset.Create, Path: dst, From: src, Session: m.Session,
+					FromExpect: &changeset.Fingerprint{Exists: true, Size: f.Size, ModTime: f.ModTime, SHA256: f.SHA256},
+					Mode:       f.Mode.Perm(), ModTime: f.ModTime, Reason: reason + ": " + part.What})
+				continue
+			}
+			// A folder: every file of it that exists must be the same;
+			// the missing ones are added.
+			missing, present := 0, 0
+			for _, f := range m.Files {
+				if f.Dir || !strings.HasPrefix(f.Path, part.Path+"/") {
+					continue
+				}
+				same, err := sameAs(filepath.Join(opts.Root, filepath.FromSlash(mapRel(f.Path))), f)
+				if err != nil {
+					return nil, err
+				}
+				if same {
+					present++
+				} else {
+					missing++
+				}
+			}
+			dfp, err := changeset.Stat(dst)
+			if err != nil {
+				return nil, err
+			}
+			if dfp.Exists && missing == 0 {
+				cs.Notes = append(cs.Notes, fmt.Sprintf("%s is in the store already, the same files: kept", dst))
+				continue
+			}
+			sfp, err := changeset.FingerprintOf(src)
+			if err != nil {
+				return nil, err
+			}
+			cs.Add(changeset.Op{Action: changeset.CreateDir, Path: dst, From: src, FromExpect: &sfp, Merge: dfp.Exists, Expect: dfp,
+				Session: m.Session, Reason: reason + ": " + part.What})
+		}
+		for folder, entry := range m.Index {
+			if newFolder != "" {
+				cs.Notes = append(cs.Notes, fmt.Sprintf("the sessions-index.json entry of session %s names its old folder: not carried to %s (cfix repair --only index lists the session)", m.Session, newFolder))
+				continue
+			}
+			a := indexAdds[folder]
+			if a == nil {
+				a = &indexAdd{}
+				indexAdds[folder] = a
+			}
+			a.entries = append(a.entries, entry)
+			a.ids = append(a.ids, m.Session)
+		}
+		if opts.Keep {
+			continue
+		}
+		archiveOps = append(archiveOps, changeset.Op{Action: changeset.Delete, Path: path,
+			Expect: changeset.Fingerprint{Exists: true, Size: v.Size, ModTime: v.ModTime, SHA256: v.SHA256},
+			Reason: fmt.Sprintf("the archive of session %s, restored (kept in the backup)", m.Session)})
+		if age := opts.Now.Sub(m.LastActivity); age > 30*24*time.Hour {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("session %s was last written %s: Claude Code removes sessions older than cleanupPeriodDays (30 by default) when it starts, so resume it before, or raise cleanupPeriodDays in settings.json", m.Session, m.LastActivity.Local().Format("2006-01-02")))
+		}
+	}
+	folders := make([]string, 0, len(indexAdds))
+	for f := range indexAdds {
+		folders = append(folders, f)
+	}
+	sort.Strings(folders)
+	for _, folder := range folders {
+		path := filepath.Join(store.ProjectsDir(opts.Root), folder, "sessions-index.json")
+		raw, err := clone.ReadIndex(path)
+		if err != nil {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated (cfix repair rebuilds it)", err))
+			continue
+		}
+		if raw == nil {
+			continue // the folder has no index now: Claude Code lists without one
+		}
+		var add [][]byte
+		var ids []string
+		for i, e := range indexAdds[folder].entries {
+			if clone.IndexEntry(raw, indexAdds[folder].ids[i]) == nil {
+				add = append(add, e)
+				ids = append(ids, indexAdds[folder].ids[i])
+			}
+		}
+		if len(add) == 0 {
+			continue
+		}
+		nb, err := clone.IndexAppend(raw, add)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		fp, err := changeset.FingerprintOf(path)
+		if err != nil {
+			return nil, err
+		}
+		cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true, EntriesAdded: len(add),
+			Reason: fmt.Sprintf("list %s in the folder's sessions-index.json again", sessionWords(ids))})
+	}
+	for _, op := range archiveOps {
+		cs.Add(op)
+	}
+	if l, found := cs.OutsideLink(); found {
+		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; restore is all or nothing: nothing is planned", l)}
+	}
+	ok = true
+	return p, nil
+}
+
+// sameAs reports whether the file at path exists with f's bytes; a file
+// there with other bytes is a conflict (an error).
+func sameAs(path string, f FileInfo) (bool, error) {
+	fp, err := changeset.FingerprintOf(path)
+	if err != nil {
+		return false, err
+	}
+	if !fp.Exists {
+		return false, nil
+	}
+	if fp.Dir || fp.SHA256 != f.SHA256 {
+		return false, &clone.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", path)}
+	}
+	return true, nil
+}
+
+// findArchives resolves what the user names to archive files: a path to
+// one, or a session id or unique prefix of one among dir's archives.
+func findArchives(dir string, args []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	names, err := readDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("archive folder %s: %w", dir, err)
+	}
+	for _, arg := range args {
+		var path string
+		if strings.HasSuffix(arg, Ext) || strings.ContainsRune(arg, filepath.Separator) {
+			abs, err := filepath.Abs(arg)
+			if err != nil {
+				return nil, err
+			}
+			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: no such archive file", arg)}
+			}
+			path = abs
+		} else {
+			var cands []string
+			low := strings.ToLower(arg)
+			for _, n := range names {
+				if strings.HasSuffix(n, Ext) && strings.HasPrefix(strings.ToLower(n), low) {
+					cands = append(cands, n)
+				}
+			}
+			switch {
+			case len(arg) < store.MinPrefix:
+				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: a session id prefix needs %d characters at least", arg, store.MinPrefix)}
+			case len(cands) == 0:
+				return nil, &clone.InputError{Msg: fmt.Sprintf("no archive of session %s in %s (cfix archive --list lists them)", arg, dir)}
+			case len(cands) > 1:
+				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: ambiguous session id prefix; the archives are: %s", arg, strings.Join(cands, ", "))}
+			}
+			path = filepath.Join(dir, cands[0])
+		}
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, path)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/archive"
+)
+
+type restoreOptions struct {
+	planFlags
+	dir  string
+	to   string
+	keep bool
+}
+
+func newRestoreCmd() *cobra.Command {
+	opts := &restoreOptions{}
+	cmd := &cobra.Command{
+		Use:   "restore SESSION... [--root DIR] [--archive-dir DIR] [--to DIR] [--keep] [--apply] [--yes] [--json]",
+		Short: "Plan (and with --apply, make) putting archived sessions back into the store",
+		Long: `Restore puts sessions that cfix archive moved out back into the store, byte for
+byte with their modes and mtimes, into the project folder they came from (or,
+with --to, the project folder of DIR; entries keep the cwd they name), lists
+them in the folder's sessions-index.json again and removes the archive file
+(--keep leaves it). A SESSION is a session id or a unique prefix of one among
+the archives, or the path of an archive file.
+
+Each archive is read whole and checked before anything is planned: the zstd
+checksums, the tar stream, the sha256 of every file against the manifest. A
+damaged or truncated archive is refused, named, and nothing is restored. A
+file of the store that exists and differs from the archived one is never
+overwritten: the plan is refused.
+
+` + plannerExitStatus,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.streams(cmd)
+			return runRestore(opts, args)
+		},
+	}
+	opts.register(cmd, false)
+	cmd.Flags().StringVar(&opts.dir, "archive-dir", "", "the archive folder (default $CFIX_ARCHIVE_DIR, else $XDG_DATA_HOME/cfix/archive)")
+	cmd.Flags().StringVar(&opts.to, "to", "", "restore into the project folder of this directory")
+	cmd.Flags().BoolVar(&opts.keep, "keep", false, "keep the archive files")
+	return cmd
+}
+
+func runRestore(opts *restoreOptions, args []string) error {
+	root, err := resolveRoot(opts.root)
+	if err != nil {
+		return err
+	}
+	dir, err := archiveDir(opts.dir)
+	if err != nil {
+		return err
+	}
+	p, err := archive.Restore(archive.RestoreOptions{Root: root, Dir: dir, Archives: args, To: opts.to, Keep: opts.keep})
+	if err != nil {
+		return planError(err)
+	}
+	defer p.Cleanup()
+	return runPlan(&opts.planFlags, p.ChangeSet)
+}
