@@ -3,7 +3,6 @@ package validate
 import (
 	"bytes"
 	"fmt"
-	"hash/maphash"
 	"os"
 	"sort"
 	"strings"
@@ -18,14 +17,13 @@ type checker struct {
 	parser *session.Parser
 	schema *schemas.Cache
 	buf    []byte
-	seed   maphash.Seed
 	slugs  bool // read the plan slugs user entries name (see Run)
 }
 
 func newChecker() *checker {
 	p := session.NewParser()
 	p.TopKeys = topKeys
-	return &checker{parser: p, schema: schemas.NewCache(), seed: maphash.MakeSeed(), slugs: true}
+	return &checker{parser: p, schema: schemas.NewCache(), slugs: true}
 }
 
 // topKeys are the top-level fields the checks and schemas read; the parser
@@ -96,7 +94,6 @@ type valueResult struct {
 type lineResult struct {
 	findings []lineFinding
 	values   []valueResult
-	hash     uint64 // of the line's bytes, when it holds one record
 	// salvageable: the line is not JSON, but complete entries follow a
 	// torn record on it.
 	salvageable bool
@@ -104,7 +101,7 @@ type lineResult struct {
 
 // work runs the checks of one line that need nothing but the line, so big
 // files are checked on several cores. p and cache belong to the caller.
-func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session.Line) lineResult {
+func work(p *session.Parser, cache *schemas.Cache, ln session.Line) lineResult {
 	var r lineResult
 	add := func(code Code, format string, args ...any) {
 		r.findings = append(r.findings, lineFinding{code, fmt.Sprintf(format, args...)})
@@ -140,7 +137,6 @@ func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session
 			if !ln.Terminated {
 				add(NoFinalNewline, "last line has no final newline")
 			}
-			r.hash = maphash.Bytes(seed, raw)
 			r.values = append(r.values, vr)
 			return r
 		}
@@ -177,9 +173,6 @@ func work(p *session.Parser, cache *schemas.Cache, seed maphash.Seed, ln session
 		add(NULEscape, "%d \\u0000 escape(s), the first at column %d", pr.NULEscapes, pr.NULEscapeOff+1)
 	}
 	values := append([]any{pr.Value}, pr.More...)
-	if len(values) == 1 {
-		r.hash = maphash.Bytes(seed, raw)
-	}
 	for _, v := range values {
 		var vr valueResult
 		if vr.object = session.HeaderOf(v, &vr.entry); vr.object && vr.entry.Type != "" {
@@ -211,7 +204,6 @@ func (c *checker) check(f store.File) *fileResult {
 	defer fh.Close()
 
 	g := session.NewGraph()
-	hashes := make(map[string]uint64)
 	unknown := map[string][2]int{} // type → {first line, count}
 	metaLines, entries := 0, 0
 	var cwdMatch, cwdOther int
@@ -294,7 +286,7 @@ func (c *checker) check(f store.File) *fileResult {
 			if !g.Add(e, ln.N) {
 				fn := &g.Nodes[g.Lookup(e.UUID)]
 				first := fn.Line
-				if len(r.values) == 1 && hashes[e.UUID] == r.hash {
+				if len(r.values) == 1 && sameLine(fh, fn, ln.Raw) {
 					res.add(UUIDDuplicate, ln.N, "entry %s repeats line %d byte for byte", e.UUID, first)
 				} else if fields, ok := replayed(fh, fn, ln, len(r.values)); ok {
 					res.add(UUIDReplayed, ln.N, "entry %s repeats line %d, %s (written again by a resume or /branch); resume shows it twice", e.UUID, first, fieldsDiffer(fields))
@@ -304,7 +296,6 @@ func (c *checker) check(f store.File) *fileResult {
 				continue
 			}
 			if len(r.values) == 1 {
-				hashes[e.UUID] = r.hash
 				// Where the record is, to read it back should its uuid
 				// come again (rarely).
 				nd := &g.Nodes[len(g.Nodes)-1]
@@ -338,13 +329,13 @@ func (c *checker) check(f store.File) *fileResult {
 			p := session.NewParser()
 			p.TopKeys = topKeys
 			cache := schemas.NewCache()
-			return func(ln session.Line) lineResult { return work(p, cache, c.seed, ln) }
+			return func(ln session.Line) lineResult { return work(p, cache, ln) }
 		}, commit)
 	} else {
 		rd := session.NewReader(fh, c.buf)
 		for rd.Next() {
 			ln := rd.Line()
-			commit(ln, work(c.parser, c.schema, c.seed, ln))
+			commit(ln, work(c.parser, c.schema, ln))
 		}
 		c.buf = rd.Buffer()
 		readErr = rd.Err()

@@ -88,6 +88,29 @@ func replayed(fh *os.File, first *session.Node, ln session.Line, nrec int) ([]st
 	return ReplayedFields(buf, ln.Raw)
 }
 
+// sameLine reports whether the line of the first entry of a uuid holds the
+// very bytes of raw, NUL bytes aside (the line checks read a line without
+// them). It reads the first line back: uuids repeat rarely, so no line is
+// hashed in advance.
+func sameLine(fh *os.File, first *session.Node, raw []byte) bool {
+	if first.Len == 0 {
+		return false // its line held several records
+	}
+	buf := make([]byte, first.Len)
+	if _, err := fh.ReadAt(buf, first.Off); err != nil {
+		return false
+	}
+	return bytes.Equal(dropNUL(buf), dropNUL(raw))
+}
+
+// dropNUL returns b without its NUL bytes.
+func dropNUL(b []byte) []byte {
+	if bytes.IndexByte(b, 0) < 0 {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte{0}, nil)
+}
+
 // fieldsDiffer says which fields differ, for a message.
 func fieldsDiffer(fields []string) string {
 	if len(fields) == 0 {

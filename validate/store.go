@@ -1,8 +1,6 @@
 package validate
 
 import (
-	"hash/maphash"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -394,7 +392,6 @@ func (s *storeCheck) history() {
 	rd := session.NewReader(fh, nil)
 	p := session.NewParser()
 	cache := schemas.NewCache()
-	seed := maphash.MakeSeed()
 	for rd.Next() {
 		ln := rd.Line()
 		if len(bytes.TrimSpace(ln.Raw)) == 0 {
@@ -402,7 +399,7 @@ func (s *storeCheck) history() {
 			continue
 		}
 		// The line checks of a transcript, then the fields of history.
-		r := work(p, cache, seed, ln)
+		r := work(p, cache, ln)
 		for _, fd := range r.findings {
 			s.add(fd.code, path, ln.N, "%s", fd.msg)
 		}
