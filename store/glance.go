@@ -52,6 +52,7 @@ var QuickCodes = map[string]string{
 	"surrogate-lone":        "error",
 	"entry-not-object":      "error",
 	"session-id-mismatch":   "warning",
+	"session-name-invalid":  "warning",
 }
 
 // Glance is what the first and last GlanceReach bytes of a main transcript
@@ -208,12 +209,26 @@ func (gl *glancer) flatSession(path string) string {
 	defer fh.Close()
 	bp := glanceBufs.Get().(*[]byte)
 	defer glanceBufs.Put(bp)
-	b := (*bp)[:GlanceReach]
+	// Most first lines fit in a few KB: read more only when needed.
+	b := (*bp)[:8<<10]
 	n, err := fh.ReadAt(b, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return ""
 	}
-	b = b[:n]
+	if n == len(b) {
+		if id := gl.flatSessionIn(b[:bytes.LastIndexByte(b, '\n')+1]); id != "" {
+			return id
+		}
+		b = (*bp)[:GlanceReach]
+		if n, err = fh.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+			return ""
+		}
+	}
+	return gl.flatSessionIn(b[:n])
+}
+
+// flatSessionIn looks for the sessionId in the first 8 lines of b.
+func (gl *glancer) flatSessionIn(b []byte) string {
 	for i := 0; i < 8 && len(b) > 0; i++ {
 		j := bytes.IndexByte(b, '\n')
 		line := b
@@ -441,6 +456,9 @@ func (gl *glancer) glance(g *Glance) {
 		} else {
 			g.add("session-unwritten", 0, "metadata lines and no conversation: the conversation was never written, or lives in another file")
 		}
+	}
+	if g.Kind == KindSession && g.Session != "" && !IsUUID(g.Session) {
+		g.add("session-name-invalid", 0, "file name "+g.Session+".jsonl is not a session UUID: /resume does not list it")
 	}
 	g.Timed = !g.LastActive.IsZero()
 	if !g.Timed {

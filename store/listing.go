@@ -174,9 +174,14 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 		}
 		out = append(out, *p)
 	}
-	// The sizes: a walk of each folder, on every core.
+	// The sizes: a walk of each folder, on every core, with the sizes of
+	// the transcripts the scan has already taken.
+	known := make(map[string]int64, len(l.Files))
+	for _, f := range l.Files {
+		known[f.Path] = f.Size
+	}
 	parallel(len(out), func(_ *glancer, i int) {
-		out[i].Size = treeSize(filepath.Join(ProjectsDir(l.Root), out[i].Folder))
+		out[i].Size = treeSize(filepath.Join(ProjectsDir(l.Root), out[i].Folder), known)
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out
@@ -243,15 +248,18 @@ func indexPath(path string) string {
 }
 
 // treeSize sums the sizes of the regular files under dir (through dir
-// itself when it is a symbolic link).
-func treeSize(dir string) int64 {
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
+// itself when it is a symbolic link); known holds sizes already taken, by
+// path.
+func treeSize(dir string, known map[string]int64) int64 {
+	if r, err := filepath.EvalSymlinks(dir); err == nil && r != dir {
+		dir, known = r, nil
 	}
 	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
+			if size, ok := known[path]; ok {
+				n += size
+			} else if fi, err := d.Info(); err == nil {
 				n += fi.Size()
 			}
 		}
