@@ -213,6 +213,15 @@ measure_cfix "cfix validate (wild stores)" validate --root "$WILD" --quiet
 use_set "$EMPTY/projects"
 measure_cfix "cfix validate (no files)" validate --root "$EMPTY" --quiet
 
+# cfix ls reads what the /resume picker reads: the first and last 64 KB of
+# each transcript, and sizes (the files and MB columns are the transcripts
+# it lists, not what it reads).
+use_set "$PROJECTS"
+measure_cfix "cfix ls (store)" ls --root "$ROOT"
+BIGPROJ=$(dirname "$BIGFILE")
+use_set "$BIGPROJ"
+measure_cfix "cfix ls (biggest project)" ls --root "$ROOT" -- "$(basename "$BIGPROJ")"
+
 use_set "$BIGFILE"
 measure "cat (big session)" cat "$BIGFILE"
 measure "jq empty (big session)" jq empty "$BIGFILE"
@@ -296,6 +305,14 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix repair --apply (torn line)"]:-} && -n ${W
 	rr=${RSS["cfix repair --apply (torn line)"]}
 	if awk -v r="$rr" 'BEGIN {exit !(r < 150)}'; then v=PASS; else v=FAIL STATUS=1; fi
 	VERDICTS+=("peak RSS of the repair: $rr MB (bar: < 150 MB): $v")
+fi
+if ((HAVE_CFIX)) && [[ -n ${WALL["cfix ls (store)"]:-} ]]; then
+	l=${WALL["cfix ls (store)"]}
+	if awk -v l="$l" 'BEGIN {exit !(l <= 0.5)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	VERDICTS+=("cfix ls of the whole store in $l s, peak RSS ${RSS["cfix ls (store)"]} MB (bar: <= 0.5 s): $v")
+else
+	VERDICTS+=("cfix ls of the whole store (bar: <= 0.5 s): not measured")
+	STATUS=2
 fi
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
