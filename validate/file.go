@@ -203,7 +203,9 @@ func (c *checker) check(f store.File) *fileResult {
 	}
 	defer fh.Close()
 
-	g := session.NewGraph()
+	// Room for about the entries a file of this size holds (lines of at
+	// least half a KB), so the graph seldom grows while it fills.
+	g := session.NewGraphSize(int(min(f.Size/512, 1<<16)))
 	unknown := map[string][2]int{} // type → {first line, count}
 	metaLines, entries := 0, 0
 	var cwdMatch, cwdOther int
