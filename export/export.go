@@ -264,6 +264,9 @@ func (t *transcript) entry(i int) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	if bytes.IndexByte(raw, 0) >= 0 {
+		raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as the chain was read
+	}
 	e := &entry{}
 	if err := json.Unmarshal(raw, e); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, t.g.Nodes[i].Line, err)

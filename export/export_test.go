@@ -109,3 +109,57 @@ func chainOf(t *testing.T, path string) []string {
 	}
 	return append(out, loaded.UUIDs...)
 }
+
+// TestNULBytes: a line holding NUL bytes, which the chain reader reads
+// with them taken out as validate does, is exported like any other, and
+// records glued on such a line are written one each.
+func TestNULBytes(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rec := func(uuid, parent, typ, text string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return `{"type":"` + typ + `","uuid":"` + uuid + `","parentUuid":` + p + `,"sessionId":"44444444-4444-4444-8444-444444444444","timestamp":"2026-01-01T00:00:0` + uuid[1:] + `Z","version":"2.1.88","cwd":"/w","message":{"role":"` + typ + `","id":"m` + uuid + `","content":"` + text + `"}}`
+	}
+	lines := rec("u1", "", "user", "hello \x00 NUL") + "\n" +
+		rec("u2", "u1", "assistant", "reply \x00") + rec("u3", "u2", "user", "glued after a NUL") + "\n"
+	path := filepath.Join(dir, "44444444-4444-4444-8444-444444444444.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fam, err := show.Resolve(root, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"md", "html"} {
+		var out bytes.Buffer
+		if err := Write(&out, fam, Options{Format: format}); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		if !strings.Contains(out.String(), "glued after a NUL") {
+			t.Errorf("%s: the glued record is not written:\n%s", format, out.String())
+		}
+	}
+	var out bytes.Buffer
+	if err := Write(&out, fam, Options{Format: "jsonl"}); err != nil {
+		t.Fatal(err)
+	}
+	var uuids []string
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		var v struct {
+			UUID string `json:"uuid"`
+		}
+		if err := json.Unmarshal(bytes.ReplaceAll([]byte(line), []byte{0}, nil), &v); err != nil {
+			t.Fatalf("record %q: %v", line, err)
+		}
+		uuids = append(uuids, v.UUID)
+	}
+	if got := strings.Join(uuids, " "); got != "u1 u2 u3" {
+		t.Errorf("jsonl records %s, want u1 u2 u3", got)
+	}
+}

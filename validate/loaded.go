@@ -88,11 +88,31 @@ func (c *ChainReader) Line(ln session.Line) {
 		if c.Graph.Add(&c.e, ln.N) {
 			n := &c.Graph.Nodes[len(c.Graph.Nodes)-1]
 			n.Rec, n.Off, n.Len, n.Terminated = k, ln.Offset, len(ln.Raw), ln.Terminated
-			if len(r.Spans) > 1 && len(raw) == len(ln.Raw) && k < len(r.Spans) {
-				n.Off, n.Len = ln.Offset+int64(r.Spans[k][0]), r.Spans[k][1]-r.Spans[k][0]
+			if len(r.Spans) > 1 && k < len(r.Spans) {
+				start, end := r.Spans[k][0], r.Spans[k][1]
+				if len(raw) != len(ln.Raw) {
+					start, end = withNULs(ln.Raw, start), withNULs(ln.Raw, end-1)+1
+				}
+				n.Off, n.Len = ln.Offset+int64(start), end-start
 			}
 		}
 	}
+}
+
+// withNULs maps offset i of line with its NUL bytes taken out to the
+// offset of the same byte in line.
+func withNULs(line []byte, i int) int {
+	j := 0
+	for ; j < len(line); j++ {
+		if line[j] == 0 {
+			continue
+		}
+		if i == 0 {
+			break
+		}
+		i--
+	}
+	return j
 }
 
 // Load returns what a resume by the client that wrote the transcript
