@@ -52,6 +52,7 @@ core), then applies the plan. A live session is refused (skipped by
 			opts.streams(cmd)
 			return runArchive(opts, args)
 		},
+		ValidArgsFunction: completeSessions,
 	}
 	opts.register(cmd, false)
 	cmd.Flags().StringVar(&opts.dir, "archive-dir", "", "the archive folder (default $CFIX_ARCHIVE_DIR, else $XDG_DATA_HOME/cfix/archive)")

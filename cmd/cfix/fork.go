@@ -42,6 +42,7 @@ undo takes it back.
 			o.streams(cmd)
 			return runFork(o)
 		},
+		ValidArgsFunction: completeFirstSession,
 	}
 	o.register(cmd, true)
 	f := cmd.Flags()

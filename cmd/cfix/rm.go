@@ -37,6 +37,7 @@ journal: cfix undo puts it all back, modes and mtimes too.
 			opts.streams(cmd)
 			return runRm(opts, args)
 		},
+		ValidArgsFunction: completeSessions,
 	}
 	opts.register(cmd, true)
 	cmd.Flags().BoolVar(&opts.history, "history", false, "also remove the sessions' prompts from history.jsonl")

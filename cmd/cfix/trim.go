@@ -53,6 +53,7 @@ trimmed in place. Nothing is written without --apply; cfix undo takes it back.
 			o.streams(cmd)
 			return runTrim(o)
 		},
+		ValidArgsFunction: completeFirstSession,
 	}
 	o.register(cmd, true)
 	f := cmd.Flags()
