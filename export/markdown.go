@@ -147,53 +147,66 @@ func mdLine(s string) string {
 	return b.String()
 }
 
-// mdText makes a message's text, which is Markdown, safe to embed: a fence
-// it leaves open is closed, and outside code, < and & are escaped so that
-// no HTML in it (</details>, <script>) is taken as HTML.
+// mdText makes a message's text, which is Markdown, safe to embed: outside
+// code, < and & are escaped so that no HTML in it (</details>, <script>) is
+// taken as HTML. Code is never passed on as the text has it: where a list
+// item or a block quote holds a fence, a line that leaves the container
+// ends the fence too, and what follows would be read as HTML. Each fenced
+// block is written again as one of export's own at the left margin, which
+// nothing before it can hold, with a fence longer than any backtick run
+// inside; an indented line stays text, escaped.
 func mdText(s string) string {
-	var out []string
-	fence := ""
-	indented, prevBlank := false, true
+	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	var out, code []string
+	fence, info, indent := "", "", 0
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		t := strings.TrimLeft(line, " ")
-		indent := len(line) - len(t)
-		blank := strings.TrimSpace(line) == ""
-		switch {
-		case fence != "":
-			out = append(out, line)
-			if c := strings.TrimRight(t, " \t"); indent <= 3 && len(c) >= len(fence) && strings.Trim(c, fence[:1]) == "" {
-				fence = ""
+		n := len(line) - len(t)
+		if fence != "" {
+			if c := strings.TrimRight(t, " \t"); n <= 3 && len(c) >= len(fence) && strings.Trim(c, fence[:1]) == "" {
+				out = append(out, fenced(strings.Join(code, "\n"), info))
+				fence, code = "", nil
+				continue
 			}
-		case indent <= 3 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
-			run := len(t) - len(strings.TrimLeft(t, t[:1]))
-			if t[0] == '`' && strings.Contains(t[run:], "`") {
-				out = append(out, escapeInline(line))
-				break
-			}
-			fence = t[:run]
-			out = append(out, line)
-		case !blank && indent >= 4 && (prevBlank || indented):
-			indented = true
-			out = append(out, line)
-		default:
-			if !blank {
-				indented = false
-			}
-			out = append(out, escapeInline(line))
+			code = append(code, line[min(n, indent):])
+			continue
 		}
-		prevBlank = blank
+		if n <= 3 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
+			run := len(t) - len(strings.TrimLeft(t, t[:1]))
+			if t[0] != '`' || !strings.Contains(t[run:], "`") {
+				fence, indent = t[:run], n
+				// The info string's first word names the language.
+				info = ""
+				if f := strings.Fields(t[run:]); len(f) > 0 {
+					info = strings.Map(func(r rune) rune {
+						if r == '`' || r == '<' || r == '&' {
+							return -1
+						}
+						return r
+					}, f[0])
+				}
+				continue
+			}
+		}
+		out = append(out, escapeInline(line))
 	}
 	if fence != "" {
-		out = append(out, fence)
+		out = append(out, fenced(strings.Join(code, "\n"), info))
 	}
 	return strings.Join(out, "\n")
 }
 
-// escapeInline escapes < and & outside the code spans of a line.
+// escapeInline escapes < and & outside the code spans of a line. A
+// backslash escape is kept whole: an escaped backtick opens no code span.
 func escapeInline(line string) string {
 	var b strings.Builder
 	for i := 0; i < len(line); {
 		c := line[i]
+		if c == '\\' && i+1 < len(line) && strings.IndexByte(punct, line[i+1]) >= 0 {
+			b.WriteString(line[i : i+2])
+			i += 2
+			continue
+		}
 		if c == '`' {
 			n := 0
 			for i+n < len(line) && line[i+n] == '`' {
@@ -220,6 +233,9 @@ func escapeInline(line string) string {
 	}
 	return b.String()
 }
+
+// punct is the ASCII punctuation a backslash escapes in Markdown.
+const punct = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 // closingRun returns where in s a run of exactly n backticks starts, or -1.
 func closingRun(s string, n int) int {
