@@ -13,8 +13,9 @@ import (
 // persisted tool output (<id>/tool-results/), the rest of session folders
 // (custom-title.json, workflows, ...) and the rest of project folders
 // (sessions-index.json, memory/). Outside projects/ a folder is its own
-// kind, by name (file-history, debug, todos, ...); history.jsonl is one;
-// other files at the top are "other files".
+// kind, by name with a slash (file-history/, debug/, todos/, transcripts/
+// for the exports, ...); history.jsonl is one; other files at the top are
+// "other files".
 const (
 	UsageTranscripts  = "transcripts"
 	UsageSubagents    = "subagents"
@@ -128,7 +129,7 @@ func Usage(root string, folders []string) (*DiskUsage, error) {
 			switch {
 			case name == "projects":
 			case e.IsDir():
-				if err := walk(filepath.Join(root, name), func(_ string, size int64) { add(name, "", size) }); err != nil {
+				if err := walk(filepath.Join(root, name), func(_ string, size int64) { add(name+"/", "", size) }); err != nil {
 					return nil, err
 				}
 			case e.Type().IsRegular():

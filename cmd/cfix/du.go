@@ -31,8 +31,8 @@ func newDuCmd() *cobra.Command {
 		Short: "Show where the bytes of a store are, and what cfix prune would reclaim",
 		Long: `Du adds up the sizes of a store's files (it reads none of them) by kind:
 transcripts, subagents, tool-results, session folders and project files
-under projects/, and each folder outside it by name (file-history, debug,
-todos, session-env, shell-snapshots, paste-cache, plans, ...); then by
+under projects/, and each folder outside it by name (file-history/, debug/,
+todos/, session-env/, shell-snapshots/, paste-cache/, plans/, ...); then by
 project folder. The RECLAIM column is what cfix prune would remove, from
 prune's own plan (with --older-than, as cfix prune --older-than plans it).
 
@@ -281,7 +281,7 @@ func duKindOf(root, path string) (kind, folder string) {
 			}
 			return store.UsageOtherFiles, ""
 		}
-		return parts[0], ""
+		return parts[0] + "/", ""
 	}
 	folder = parts[1]
 	return store.ProjectKind(strings.Join(parts[2:], "/")), folder
