@@ -45,7 +45,7 @@ func (m *markdown) endMessage() {}
 func (m *markdown) text(s string) { fmt.Fprintf(m.w, "%s\n\n", mdText(s)) }
 
 func (m *markdown) folded(title, body, class string) {
-	fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n", html.EscapeString(title))
+	fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n", html.EscapeString(oneLine(title)))
 	switch {
 	case strings.TrimSpace(body) == "":
 	case class == "thinking" || class == "summary":
@@ -57,9 +57,9 @@ func (m *markdown) folded(title, body, class string) {
 }
 
 func (m *markdown) tool(c toolCall, sub func() error) error {
-	title := "<code>" + html.EscapeString(c.Name) + "</code>"
+	title := "<code>" + html.EscapeString(oneLine(c.Name)) + "</code>"
 	if c.Summary != "" {
-		title += " " + html.EscapeString(c.Summary)
+		title += " " + html.EscapeString(oneLine(c.Summary))
 	}
 	if c.IsError {
 		title += " (error)"
@@ -120,6 +120,7 @@ func fenced(s, info string) string {
 
 // codeSpan puts s in an inline code span.
 func codeSpan(s string) string {
+	s = oneLine(s)
 	f := "`"
 	for strings.Contains(s, f) {
 		f += "`"
@@ -129,7 +130,7 @@ func codeSpan(s string) string {
 
 // mdLine escapes one line of plain text for Markdown.
 func mdLine(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
+	s = oneLine(s)
 	var b strings.Builder
 	for _, r := range s {
 		switch r {
@@ -145,6 +146,12 @@ func mdLine(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// oneLine puts s on one line: a line break in a <summary> or a heading
+// would end the HTML block or the heading that holds it.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ").Replace(s)
 }
 
 // mdText makes a message's text, which is Markdown, safe to embed: outside

@@ -97,6 +97,8 @@ func TestMarkdownInCmarkGFM(t *testing.T) {
 		})
 		add("user", []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": h}})
 	}
+	// Line breaks in what a <summary> holds: a tool's name, its summary.
+	add("assistant", []any{map[string]any{"type": "tool_use", "id": "tn", "name": "Bash\r\n\r\n</summary>", "input": map[string]any{"description": "a\r\r<x-evil>b"}}})
 	var file bytes.Buffer
 	for _, r := range recs {
 		b, _ := json.Marshal(r)
@@ -142,7 +144,10 @@ func TestMarkdownInCmarkGFM(t *testing.T) {
 			t.Fatalf("a </details> closes what the export did not open:\n%s", page)
 		}
 	}
-	if depth != 0 || opened != 2*len(hostile) {
-		t.Errorf("%d <details> rendered, %d left open; want %d, all closed:\n%s", opened, depth, 2*len(hostile), page)
+	if depth != 0 || opened != 2*len(hostile)+1 {
+		t.Errorf("%d <details> rendered, %d left open; want %d, all closed:\n%s", opened, depth, 2*len(hostile)+1, page)
+	}
+	if n := len(regexp.MustCompile(`<summary>[^\n]*</summary>\n`).FindAllString(page, -1)); n != opened {
+		t.Errorf("%d of %d <summary> elements are whole on their line:\n%s", n, opened, page)
 	}
 }
