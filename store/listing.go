@@ -45,6 +45,16 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 	out := make([]SessionInfo, len(gs))
 	for i, g := range gs {
 		out[i] = SessionInfo{Glance: g, Live: live[g.Session]}
+		if out[i].Live {
+			// As validate: a live session's last line may be half
+			// written (a notice, which health does not count).
+			for j := range out[i].Quick {
+				if q := &out[i].Quick[j]; q.Code == "line-torn" || q.Code == "final-newline-missing" {
+					q.Severity = "notice"
+					q.Message += " (the session is live: it may be in progress)"
+				}
+			}
+		}
 		if !g.MetaOnly && !g.Empty {
 			ids[g.Session]++
 		}
