@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -46,7 +47,8 @@ that hold their subagents inline), and compactions are shown.
 
 SESSION is a session id, a unique prefix of one, the path of its .jsonl
 transcript, its session folder, or latest. The output goes to stdout, or to
-FILE with -o.
+FILE with -o, which may not lie in the store (the store is written only by
+the commands that show their change first).
 
 Exit status:
   0  written
@@ -82,6 +84,9 @@ func runExport(opts *exportOptions) error {
 	w := opts.out
 	var tmp *os.File
 	if opts.output != "" {
+		if err := outsideStore(root, opts.output); err != nil {
+			return usageError(err)
+		}
 		// Written beside FILE and renamed into place: a failed export
 		// leaves no half-written FILE.
 		tmp, err = os.CreateTemp(filepath.Dir(opts.output), "."+filepath.Base(opts.output)+".*")
@@ -104,6 +109,28 @@ func runExport(opts *exportOptions) error {
 	if err != nil {
 		// A session export cannot take as named, and an I/O error alike.
 		return usageError(err)
+	}
+	return nil
+}
+
+// outsideStore refuses an output file in the store (over a transcript it
+// would lose what the export leaves out) and one that is a directory.
+func outsideStore(root, output string) error {
+	if fi, err := os.Stat(output); err == nil && fi.IsDir() {
+		return fmt.Errorf("-o %s: is a directory", output)
+	}
+	dir, err := filepath.Abs(filepath.Dir(output))
+	if err != nil {
+		return err
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	if rel, err := filepath.Rel(root, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("-o %s: inside the store %s, which cfix export does not write", output, root)
 	}
 	return nil
 }
