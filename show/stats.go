@@ -226,6 +226,9 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 		if len(raw) == 0 {
 			continue
 		}
+		if bytes.IndexByte(raw, 0) >= 0 {
+			raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as the chain reader and validate read it
+		}
 		if dec(raw) {
 			continue
 		}
