@@ -656,7 +656,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	fmt.Fprintf(w, "@@ %s @@\n", op.Reason)
 	trims := op.Transform.Trim
 	rd := session.NewReader(f, nil)
-	ti, dropped, hunks := 0, 0, 0
+	ti, dropped, hunks, unshown := 0, 0, 0, 0
 	// The run of dropped lines being gathered.
 	var run []string
 	runFrom, runN := 0, 0
@@ -664,7 +664,9 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		if runN == 0 {
 			return
 		}
-		if hunks++; hunks <= maxTrimHunks {
+		if hunks++; hunks > maxTrimHunks {
+			unshown += runN
+		} else {
 			what := "drop the entry"
 			if runN > 1 {
 				what = fmt.Sprintf("drop %d lines", runN)
@@ -680,7 +682,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		dropped += runN
 		run, runN = run[:0], 0
 	}
-	for ti < len(trims) && rd.Next() {
+	for ti < len(trims) && hunks <= maxTrimHunks && rd.Next() {
 		l := rd.Line()
 		if trims[ti].Line != l.N {
 			continue
@@ -706,6 +708,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 			return fmt.Errorf("line %d: %w", l.N, err)
 		}
 		if hunks++; hunks > maxTrimHunks {
+			unshown++
 			continue
 		}
 		fmt.Fprintf(w, "@@ -%d +%d @@ %s\n", l.N, l.N-dropped, lt.Describe())
@@ -717,8 +720,9 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	if err := rd.Err(); err != nil {
 		return err
 	}
-	if hunks > maxTrimHunks {
-		fmt.Fprintf(w, "… %d more hunks\n", hunks-maxTrimHunks)
+	// The rest is not read: the trims say how many lines change.
+	if more := unshown + len(trims) - ti; more > 0 {
+		fmt.Fprintf(w, "… %d more lines changed\n", more)
 	}
 	return nil
 }

@@ -91,11 +91,46 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			}
 		}
 	}
-	// A metadata-only file whose session has a conversation elsewhere is a
-	// stub, whatever its lines say.
-	for i := range out {
-		s := &out[i]
-		if !s.MetaOnly || ids[s.Session] == 0 {
+	Restub(out, l, ids)
+	return out
+}
+
+// Restub names session-stub what a glance took for a transcript never
+// written (session-unwritten): a metadata-only file whose session has a
+// conversation in another file. conversations counts, by session id, the
+// main transcripts of sessions with one that a glance has read; ids of all
+// missing from it are glanced at (a listing of one project folder passes
+// a scan of the whole store as all, and nil).
+func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
+	want := map[string]bool{}
+	for i := range sessions {
+		if s := &sessions[i]; s.MetaOnly && s.hasCode("session-unwritten") && conversations[s.Session] == 0 {
+			want[s.Session] = true
+		}
+	}
+	if len(want) > 0 && all != nil {
+		if conversations == nil {
+			conversations = map[string]int{}
+		}
+		mine := map[string]bool{}
+		for i := range sessions {
+			mine[sessions[i].Path] = true
+		}
+		var others []File
+		for _, f := range all.Files {
+			if f.Kind == KindSession && want[f.Session] && !mine[f.Path] && f.Size > 0 {
+				others = append(others, f)
+			}
+		}
+		for _, g := range GlanceAll(others) {
+			if !g.MetaOnly {
+				conversations[g.Session]++
+			}
+		}
+	}
+	for i := range sessions {
+		s := &sessions[i]
+		if !s.MetaOnly || conversations[s.Session] == 0 {
 			continue
 		}
 		for j := range s.Quick {
@@ -105,7 +140,6 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			}
 		}
 	}
-	return out
 }
 
 // ProjectInfo is a project folder as a listing of the store shows it.

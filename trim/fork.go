@@ -181,7 +181,7 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 	calls := map[string]bool{}
 	open := 0
 	addCalls := func(gi int) {
-		for _, id := range s.lines[s.node[gi]].tools {
+		for _, id := range s.calls(gi) {
 			if !calls[id] {
 				calls[id] = true
 				open++
@@ -193,11 +193,11 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 		return leaf
 	}
 	answers := func(gi int) bool {
-		ln := &s.lines[s.node[gi]]
-		if ln.typ != "user" || len(ln.results) == 0 {
+		rs := s.answers(gi)
+		if s.g.Nodes[gi].Type != "user" || len(rs) == 0 {
 			return false
 		}
-		for _, id := range ln.results {
+		for _, id := range rs {
 			if !calls[id] {
 				return false
 			}
@@ -230,7 +230,7 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 			addCalls(next)
 		}
 		if answers(next) {
-			for _, id := range s.lines[s.node[next]].results {
+			for _, id := range s.answers(next) {
 				if calls[id] {
 					delete(calls, id)
 					open--
@@ -278,7 +278,7 @@ func (s *scanned) history(leaf int) map[int]bool {
 		if n.Type == "assistant" && n.MsgID != "" {
 			msgIDs[n.MsgID] = true
 		}
-		for _, id := range s.lines[li].tools {
+		for _, id := range s.calls(gi) {
 			calls[id] = true
 		}
 		p := n.Parent
@@ -301,7 +301,7 @@ func (s *scanned) history(leaf int) map[int]bool {
 		if n.Type == "assistant" && msgIDs[n.MsgID] && uuids[n.Parent] {
 			keep[li] = true
 			uuids[n.UUID] = true
-			for _, id := range s.lines[li].tools {
+			for _, id := range s.calls(gi) {
 				calls[id] = true
 			}
 		}
@@ -309,11 +309,11 @@ func (s *scanned) history(leaf int) map[int]bool {
 	for gi := range s.g.Nodes {
 		n := &s.g.Nodes[gi]
 		li := s.node[gi]
-		if keep[li] || n.Line > leafLine || n.Type != "user" || !uuids[n.Parent] || len(s.lines[li].results) == 0 {
+		if keep[li] || n.Line > leafLine || n.Type != "user" || !uuids[n.Parent] || len(s.answers(gi)) == 0 {
 			continue
 		}
 		all := true
-		for _, id := range s.lines[li].results {
+		for _, id := range s.answers(gi) {
 			all = all && calls[id]
 		}
 		if all {

@@ -27,16 +27,19 @@ type line struct {
 	chain     bool   // a chain entry (uuid and parentUuid)
 	sidechain bool
 	prompt    bool // a user prompt: starts a turn
-	tools     []string
-	results   []string
 	msgID     string
-	time      string
-	version   string
-	cwd       string
 	off       int64
 	len       int
 	usage     int64 // assistant: input tokens of its request, from message.usage
 	trim      session.TrimStats
+}
+
+// read is what the work of scanFile gives for a line: the line, and what
+// goes into the graph or the file's figures only.
+type read struct {
+	line
+	time, version, cwd string
+	blocks             []session.Block // tool calls and results
 }
 
 // scanned is a transcript as the planners read it.
@@ -62,7 +65,10 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &scanned{path: path, g: session.NewGraph()}
+	// Room for about as many lines as such a file holds, so that the
+	// slices do not grow in many steps.
+	est := int(fi.Size()/2048) + 16
+	s := &scanned{path: path, g: session.NewGraphSize(est), lines: make([]line, 0, est), node: make([]int, 0, est)}
 	var fpErr error
 	hashed := make(chan struct{})
 	go func() {
@@ -72,12 +78,12 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 		}
 	}()
 	var size int64
-	err = session.Pipeline(fh, 0, func() func(session.Line) line {
+	err = session.Pipeline(fh, 0, func() func(session.Line) read {
 		p := session.NewParser()
 		sh := session.NewShaper(nil, nil)
 		var e session.Entry
-		return func(l session.Line) line { return readLine(p, sh, &e, l, o) }
-	}, func(l session.Line, r line) error {
+		return func(l session.Line) read { return readLine(p, sh, &e, l, o) }
+	}, func(l session.Line, r read) error {
 		size = l.Offset + int64(len(l.Raw))
 		if l.Terminated {
 			size++
@@ -85,13 +91,7 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 		r.n, r.off, r.len = l.N, l.Offset, len(l.Raw)
 		if r.chain {
 			e := session.Entry{Type: r.typ, UUID: r.uuid, Parent: r.parent, HasParent: true, LogicalParent: r.logical,
-				IsSidechain: r.sidechain, MessageID: r.msgID, Timestamp: r.time}
-			for _, id := range r.tools {
-				e.Blocks = append(e.Blocks, session.Block{Type: "tool_use", ID: id})
-			}
-			for _, id := range r.results {
-				e.Blocks = append(e.Blocks, session.Block{Type: "tool_result", ToolUseID: id})
-			}
+				IsSidechain: r.sidechain, MessageID: r.msgID, Timestamp: r.time, Blocks: r.blocks}
 			if r.version != "" {
 				s.version = r.version
 			}
@@ -104,7 +104,7 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 		} else if r.typ == "last-prompt" && r.leaf != "" {
 			s.g.Meta(&session.Entry{Type: r.typ, LeafUUID: r.leaf}, l.N)
 		}
-		s.lines = append(s.lines, r)
+		s.lines = append(s.lines, r.line)
 		return nil
 	})
 	<-hashed
@@ -126,8 +126,8 @@ var (
 )
 
 // readLine is the per-line work of scanFile.
-func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session.Line, o session.TrimOptions) line {
-	var r line
+func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session.Line, o session.TrimOptions) read {
+	var r read
 	if _, ok := p.Scan(l.Raw, sh, e); !ok {
 		res := p.Parse(l.Raw)
 		if res.Err != nil || res.GluedAt >= 0 || !session.HeaderOf(res.Value, e) {
@@ -142,16 +142,22 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 			r.messageID, _ = changeset.DecodeJSONString(l.Raw[s:en])
 		}
 	}
-	hasText, hasResult := len(e.Blocks) == 0 && !e.BlankString, false
+	hasText, hasResult, trimmable := len(e.Blocks) == 0 && !e.BlankString, false, false
 	for _, b := range e.Blocks {
 		switch b.Type {
 		case "tool_use":
-			r.tools = append(r.tools, b.ID)
+			r.blocks = append(r.blocks, session.Block{Type: b.Type, ID: b.ID})
 		case "tool_result":
-			r.results = append(r.results, b.ToolUseID)
+			r.blocks = append(r.blocks, session.Block{Type: b.Type, ToolUseID: b.ToolUseID})
 			hasResult = true
-		case "text", "image":
+			trimmable = trimmable || o.ToolOutput || o.Images
+		case "text":
 			hasText = true
+		case "image":
+			hasText = true
+			trimmable = trimmable || o.Images
+		case "thinking", "redacted_thinking":
+			trimmable = trimmable || o.Thinking
 		}
 	}
 	r.prompt = r.chain && r.typ == "user" && !e.IsMeta && !e.IsSidechain && hasText && !hasResult &&
@@ -159,35 +165,23 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 	if r.typ == "assistant" && bytes.Contains(l.Raw, keyUsage) {
 		r.usage = usageTokens(l.Raw)
 	}
-	if r.chain {
-		r.trim.Content = -1
+	if r.chain && trimmable {
 		if _, st, err := session.TrimEntry(l.Raw, o); err == nil {
 			r.trim = st
-		}
-		if r.trim.Content < 0 {
-			r.trim.Content = contentSize(l.Raw)
 		}
 	}
 	return r
 }
 
-// contentSize is the size of message.content, 0 when there is none.
-func contentSize(raw []byte) int64 {
-	s, e, ok := session.Find(raw, "message", "content")
-	if !ok {
-		return 0
-	}
-	return int64(e - s)
-}
-
 // usageTokens is what message.usage says the request of an assistant
-// reply held: input, cache creation and cache read tokens.
+// reply held: input, cache creation and cache read tokens. It reads the
+// first "usage" object of the line (an assistant entry's only one).
 func usageTokens(raw []byte) int64 {
-	s, _, ok := session.Find(raw, "message", "usage")
-	if !ok || raw[s] != '{' {
+	i := bytes.Index(raw, keyUsage)
+	if i < 0 {
 		return 0
 	}
-	fields, _, err := session.Fields(raw, s)
+	fields, _, err := session.Fields(raw, i+len(keyUsage)-1)
 	if err != nil {
 		return 0
 	}
@@ -213,4 +207,23 @@ func (s *scanned) raw(i int) ([]byte, error) {
 	b := make([]byte, s.lines[i].len)
 	_, err = f.ReadAt(b, s.lines[i].off)
 	return b, err
+}
+
+// calls are the tool_use ids of graph node gi, answers the ids its
+// tool_result blocks answer.
+func (s *scanned) calls(gi int) []string   { return s.ids(gi, "tool_use") }
+func (s *scanned) answers(gi int) []string { return s.ids(gi, "tool_result") }
+
+func (s *scanned) ids(gi int, typ string) []string {
+	var out []string
+	for _, b := range s.g.Nodes[gi].Blocks {
+		if b.Type == typ {
+			if typ == "tool_use" {
+				out = append(out, b.ID)
+			} else {
+				out = append(out, b.ToolUseID)
+			}
+		}
+	}
+	return out
 }

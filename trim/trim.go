@@ -267,9 +267,7 @@ func (s *scanned) plan(o Options) ([]changeset.LineTrim, Figures) {
 			}
 			// Keep its thinking: count what the rest of the trim takes.
 			thinking = false
-			content := ln.trim.Content
 			ln.trim = s.retrim(i, o)
-			ln.trim.Content = content
 			st = ln.trim
 			if !st.Changed() {
 				continue
@@ -367,8 +365,9 @@ func (s *scanned) retrim(i int, o Options) session.TrimStats {
 }
 
 // tokens estimates the tokens of n bytes of message content: scaled by
-// how the tokens message.usage reports grew with the content sent between
-// the first and the last reply on the chain that has usage, else bytes/4.
+// how the tokens message.usage reports grew with the bytes of the chain's
+// messages between the first and the last reply on the chain that has
+// usage (whole lines: their content is most of them), else bytes/4.
 func (s *scanned) tokens(chain []int, n int64) (int64, string) {
 	var sent int64
 	firstB, firstT, lastB, lastT := int64(-1), int64(0), int64(-1), int64(0)
@@ -381,7 +380,7 @@ func (s *scanned) tokens(chain []int, n int64) (int64, string) {
 			lastB, lastT = sent, ln.usage
 		}
 		if ln.typ == "user" || ln.typ == "assistant" {
-			sent += ln.trim.Content
+			sent += int64(ln.len)
 		}
 	}
 	if firstB >= 0 && lastB-firstB >= 4096 && lastT > firstT {

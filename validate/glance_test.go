@@ -54,6 +54,22 @@ func TestGlanceStores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A listing of one project folder says what the store's says.
+		for _, folder := range l.Projects {
+			pl, err := store.ScanProject(root, folder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss := store.SessionsOf(pl, nil)
+			store.Restub(ss, l, nil)
+			for _, s := range ss {
+				for _, q := range s.Quick {
+					if !reported[s.Path+" "+q.Code] {
+						t.Errorf("%s (listed alone): quick %s %s, which validate does not report", s.Path, q.Code, q.Message)
+					}
+				}
+			}
+		}
 		for _, s := range store.SessionsOf(l, nil) {
 			files++
 			if s.Err != nil {

@@ -429,6 +429,18 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		return usageError(err)
 	}
 	ss := store.SessionsOf(t.Layout, live)
+	for _, s := range ss {
+		if s.MetaOnly {
+			// Whether a metadata-only file is a stub depends on the
+			// other folders: as the listing of the whole store says.
+			all, err := store.Scan(root)
+			if err != nil {
+				return usageError(fmt.Errorf("store %s: %w", root, err))
+			}
+			store.Restub(ss, all, nil)
+			break
+		}
+	}
 	ps := store.ProjectsOf(t.Layout, ss)
 	if err := sortSessions(ss, opts.sort); err != nil {
 		return err
