@@ -410,6 +410,24 @@ func (x *exporter) header(t *transcript) header {
 	if t.cut {
 		h.What += " The chain is cut at a parent the file does not hold."
 	}
+	if st := t.stats; st != nil && st.NotJSON > 0 {
+		var ns []string
+		for _, n := range st.NotJSONLines() {
+			ns = append(ns, fmt.Sprint(n))
+		}
+		if len(ns) < st.NotJSON {
+			ns = append(ns, "…")
+		}
+		what := "is left out"
+		if t.loose {
+			what = "is shown as it is"
+		}
+		if st.NotJSON == 1 {
+			h.What += fmt.Sprintf(" Line %s holds no JSON and %s.", ns[0], what)
+		} else {
+			h.What += fmt.Sprintf(" %d lines hold no JSON and are %s (lines %s).", st.NotJSON, strings.TrimPrefix(what, "is "), strings.Join(ns, ", "))
+		}
+	}
 	return h
 }
 
@@ -424,6 +442,20 @@ func orNone(v string) string {
 func (x *exporter) conversation(t *transcript, depth int) error {
 	for _, i := range t.sel {
 		e, err := t.entry(i)
+		if err != nil && t.loose && t.g.Nodes[i].UUID == fmt.Sprintf("line %d", t.g.Nodes[i].Line) {
+			// A line of a file with no chain that holds no JSON: shown
+			// as it is, as the header says.
+			raw, rerr := t.raw(i)
+			if rerr != nil {
+				return rerr
+			}
+			if len(raw) > 4096 {
+				raw = append(raw[:4096:4096], "…"...)
+			}
+			x.last = ""
+			x.r.note(fmt.Sprintf("line %d: not JSON", t.g.Nodes[i].Line), strings.ToValidUTF8(string(raw), "\uFFFD"), "", false)
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -163,3 +163,52 @@ func TestNULBytes(t *testing.T) {
 		t.Errorf("jsonl records %s, want u1 u2 u3", got)
 	}
 }
+
+// TestLinesNotJSON: lines that hold no JSON are never skipped unsaid: an
+// export of a chain names them in its header, one of a file with no chain
+// (a transcript export) shows them where they are instead of failing.
+func TestLinesNotJSON(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"projects/-w", "transcripts"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session := filepath.Join(root, "projects/-w/66666666-6666-4666-8666-666666666666.jsonl")
+	data := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-01-01T00:00:01Z","version":"2.1.88","message":{"role":"user","content":"first"}}
+{"type":"assistant","uuid":"u2","parentUuid":"u1","message":{"content":"torn
+not json at all
+{"type":"user","uuid":"u3","parentUuid":"u1","timestamp":"2026-01-01T00:00:03Z","version":"2.1.88","message":{"role":"user","content":"second"}}
+`
+	loose := filepath.Join(root, "transcripts/ses_x.jsonl")
+	ldata := `{"type":"user","content":"hi","timestamp":"2026-01-01T00:00:00Z"}
+{"type":"assistant","content":"torn <x>
+{"type":"user","content":"bye"}
+`
+	os.WriteFile(session, []byte(data), 0o644)
+	os.WriteFile(loose, []byte(ldata), 0o644)
+	for _, c := range []struct{ path, want, also string }{
+		{session, "2 lines hold no JSON and are left out (lines 2, 3).", "second"},
+		{loose, "Line 2 holds no JSON and is shown as it is.", "bye"},
+	} {
+		fam, err := show.Resolve(root, c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range []string{"md", "html"} {
+			var out bytes.Buffer
+			if err := Write(&out, fam, Options{Format: format}); err != nil {
+				t.Fatalf("%s: %s: %v", c.path, format, err)
+			}
+			if s := out.String(); !strings.Contains(s, c.want) || !strings.Contains(s, c.also) {
+				t.Errorf("%s: %s: want %q and %q in:\n%s", c.path, format, c.want, c.also, s)
+			}
+		}
+	}
+	fam, _ := show.Resolve(root, loose)
+	var out bytes.Buffer
+	Write(&out, fam, Options{Format: "html"})
+	if !strings.Contains(out.String(), "torn &lt;x&gt;") {
+		t.Errorf("the torn line is not shown:\n%s", out.String())
+	}
+}

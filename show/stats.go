@@ -59,8 +59,16 @@ type Stats struct {
 	// SessionIDs lists the sessionId values the entries carry.
 	SessionIDs []string `json:"session_ids,omitempty"`
 
-	chain *validate.ChainReader
+	chain   *validate.ChainReader
+	notJSON []int // the first lines not JSON
 }
+
+// maxNotJSON is how many lines not JSON Stats names.
+const maxNotJSON = 10
+
+// NotJSONLines returns the numbers of the first lines that hold no JSON
+// (at most 10; NotJSON counts them all).
+func (s *Stats) NotJSONLines() []int { return s.notJSON }
 
 // line is what the stats read of an entry.
 type line struct {
@@ -243,6 +251,9 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 		}
 		if n == 0 {
 			s.NotJSON++
+			if len(s.notJSON) < maxNotJSON {
+				s.notJSON = append(s.notJSON, ln.N)
+			}
 		}
 	}
 	for _, id := range order {
