@@ -15,7 +15,9 @@
 #   cfix validate reads the wild stores no slower per MB than the store;
 #   cfix validate's peak RSS on the big session is under 150 MB;
 #   cfix repair --apply of the big session with a torn last line takes no
-#   longer than cfix validate of it, and at most 3x cp + sync of it.
+#   longer than cfix validate of it, and at most 3x cp + sync of it;
+#   cfix trim --thinking --tool-output --apply of the big session takes at
+#   most twice the time of cfix clone --apply of it.
 #
 # The wild stores are skeletons of real stores (every structure exact, text
 # cut to short filler), so their lines are dense in structure: about 1 KB of
@@ -259,6 +261,29 @@ if ((HAVE_CFIX)); then
 	rm -rf "$WORK" "$OUT/journal"
 fi
 
+# --- trim: the big session as a new, trimmed session ----------------------------
+# cfix clone --apply and cfix trim --thinking --tool-output --apply of the big
+# session, each run on a fresh copy in a store of its own (made outside the
+# timing, settled as for repair): both write a new session from it, clone as
+# it is, trim with thinking and old tool output taken out.
+prepare_copy() {
+	rm -rf "$WORK" "$OUT/journal"
+	mkdir -p "$(dirname "$WORKFILE")"
+	cp "$BIGFILE" "$WORKFILE"
+	touch -d '1 hour ago' "$WORKFILE"
+	sync "$WORKFILE"
+	cat "$WORKFILE" >/dev/null
+	sleep 1.1
+}
+if ((HAVE_CFIX)); then
+	use_set "$BIGFILE"
+	measure_prepared "cfix clone --apply (big session)" prepare_copy env CFIX_JOURNAL_DIR="$OUT/journal" \
+		bin/cfix clone --root "$WORK/.claude" --to /bench-clone --apply --yes "$WORKFILE"
+	measure_prepared "cfix trim --apply (big session)" prepare_copy env CFIX_JOURNAL_DIR="$OUT/journal" \
+		bin/cfix trim --root "$WORK/.claude" --thinking --tool-output --apply --yes "$WORKFILE"
+	rm -rf "$WORK" "$OUT/journal"
+fi
+
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
 VERDICTS=()
@@ -312,6 +337,15 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix ls (store)"]:-} ]]; then
 	VERDICTS+=("cfix ls of the whole store in $l s, peak RSS ${RSS["cfix ls (store)"]} MB (bar: <= 0.5 s): $v")
 else
 	VERDICTS+=("cfix ls of the whole store (bar: <= 0.5 s): not measured")
+	STATUS=2
+fi
+if ((HAVE_CFIX)) && [[ -n ${WALL["cfix trim --apply (big session)"]:-} && -n ${WALL["cfix clone --apply (big session)"]:-} ]]; then
+	t=${WALL["cfix trim --apply (big session)"]} c=${WALL["cfix clone --apply (big session)"]}
+	x=$(awk -v t="$t" -v c="$c" 'BEGIN {if (c > 0) printf "%.1f", t/c; else print "inf"}')
+	if awk -v x="$x" 'BEGIN {exit !(x != "inf" && x <= 2)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	VERDICTS+=("cfix trim --apply of the big session takes $t s, ${x}x the time of cfix clone --apply ($c s), peak RSS ${RSS["cfix trim --apply (big session)"]} MB (bar: <= 2x clone): $v")
+else
+	VERDICTS+=("cfix trim vs cfix clone of the big session (bar: <= 2x): not measured")
 	STATUS=2
 fi
 if ((!HAVE_CFIX)); then
