@@ -311,7 +311,8 @@ func lsStore(opts *lsOptions, root string) error {
 			doc.Projects = append(doc.Projects, projectJSON(p))
 		}
 		for _, x := range extras {
-			doc.Extras = append(doc.Extras, extraJSON(x, nil))
+			g := store.GlanceExtra(x)
+			doc.Extras = append(doc.Extras, extraJSON(x, &g))
 		}
 		return jsonOut(opts.out, doc)
 	}
