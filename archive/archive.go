@@ -102,6 +102,7 @@ func Archive(opts Options) (*Plan, error) {
 	}
 	o := newOwner(opts.Root, l)
 	cs := changeset.New(opts.Root, "archive")
+	cs.Batch = true // thousands of sessions: one sync per phase
 	p := &Plan{ChangeSet: cs}
 
 	var sessions []*Session
@@ -181,9 +182,7 @@ func Archive(opts Options) (*Plan, error) {
 	sizes := make([]int64, len(sessions))
 	for i, s := range sessions {
 		order[i] = i
-		for _, part := range s.Parts {
-			sizes[i] += treeSize(part.Path)
-		}
+		sizes[i] = s.Bytes
 	}
 	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
 	work := make(chan int)
@@ -314,8 +313,18 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 				f.Size = fi.Size()
 				m.Bytes += f.Size
 				if hash {
+					f.changed = changeTime(fi)
 					if f.SHA256, err = hashFile(p, buf); err != nil {
 						return err
+					}
+					// Hashed whole and unchanged: the mtime and change time
+					// are the same after the read.
+					after, err := os.Stat(p)
+					if err != nil {
+						return err
+					}
+					if after.Size() != f.Size || !after.ModTime().Equal(fi.ModTime()) || !sameChange(after, f.changed) {
+						return fmt.Errorf("%s changed while it was archived; plan again", p)
 					}
 				}
 			default:

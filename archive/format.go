@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -102,6 +103,8 @@ type FileInfo struct {
 	ModTime time.Time   `json:"mtime"`
 	Size    int64       `json:"size,omitempty"`
 	SHA256  string      `json:"sha256,omitempty"`
+	// changed is the file's change time when it was hashed.
+	changed time.Time
 }
 
 // cfixVersion names the cfix that writes an archive.
@@ -191,8 +194,7 @@ func copyChecked(w io.Writer, src string, f FileInfo, buf []byte) error {
 		return err
 	}
 	defer in.Close()
-	h := sha256.New()
-	n, err := io.CopyBuffer(io.MultiWriter(w, h), io.LimitReader(in, f.Size), buf)
+	n, err := io.CopyBuffer(w, io.LimitReader(in, f.Size), buf)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
@@ -200,7 +202,9 @@ func copyChecked(w io.Writer, src string, f FileInfo, buf []byte) error {
 	if err != nil {
 		return err
 	}
-	if n != f.Size || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) || hex.EncodeToString(h.Sum(nil)) != f.SHA256 {
+	// The file is the one hashed, unchanged since: the same size, mtime
+	// and change time (which every write moves, and nothing sets back).
+	if n != f.Size || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) || !sameChange(fi, f.changed) {
 		return fmt.Errorf("%s changed while it was archived; plan again", src)
 	}
 	return nil
@@ -433,8 +437,16 @@ func verify(path, dst string) (*verified, error) {
 	return &verified{Manifest: m, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(whole.Sum(nil))}, nil
 }
 
-// headTail returns up to n bytes of the start and of the end of a file.
-func headTail(path string, n int64) (head, tail []byte, err error) {
+// window is how much of each end of a transcript the /resume picker reads.
+const window = 64 << 10
+
+// windowPool holds the buffers of headTail.
+var windowPool = sync.Pool{New: func() any { return &[2][]byte{make([]byte, window), make([]byte, window)} }}
+
+// headTail returns up to window bytes of the start and of the end of a
+// file, read into bufs.
+func headTail(path string, bufs *[2][]byte) (head, tail []byte, err error) {
+	n := int64(window)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -444,14 +456,14 @@ func headTail(path string, n int64) (head, tail []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	head = make([]byte, min(n, fi.Size()))
+	head = bufs[0][:min(n, fi.Size())]
 	if _, err := io.ReadFull(f, head); err != nil {
 		return nil, nil, err
 	}
 	if fi.Size() <= n {
 		return head, head, nil
 	}
-	tail = make([]byte, n)
+	tail = bufs[1][:n]
 	if _, err := f.ReadAt(tail, fi.Size()-n); err != nil {
 		return nil, nil, err
 	}
@@ -463,66 +475,57 @@ func headTail(path string, n int64) (head, tail []byte, err error) {
 // else the head's, else an ai-title or summary), cwd, first and last
 // timestamps.
 func describeMain(m *Manifest, path string) error {
-	head, tail, err := headTail(path, 64<<10)
+	bufs := windowPool.Get().(*[2][]byte)
+	defer windowPool.Put(bufs)
+	head, tail, err := headTail(path, bufs)
 	if err != nil {
 		return err
 	}
-	lines := func(b []byte, fromStart bool) [][]byte {
-		ls := bytes.Split(b, []byte("\n"))
-		// A cut line at the edge of the window is not an entry.
-		if !fromStart && len(ls) > 0 && len(b) == 64<<10 {
-			ls = ls[1:]
-		}
-		return ls
+	headLines := bytes.Split(head, []byte("\n"))
+	tailLines := bytes.Split(tail, []byte("\n"))
+	if len(tail) == window && len(tailLines) > 0 && len(head) == window {
+		tailLines = tailLines[1:] // cut at the window's edge: not an entry
 	}
 	titles := map[string]string{}
-	take := func(ls [][]byte, last bool) {
+	title := func(ls [][]byte, where string) {
 		for _, l := range ls {
-			typ, _ := stringField(l, "type")
-			switch typ {
-			case "custom-title":
-				if t, ok := stringField(l, "customTitle"); ok && (last || titles["head-custom"] == "") {
-					titles[map[bool]string{true: "tail-custom", false: "head-custom"}[last]] = t
+			switch {
+			case bytes.Contains(l, []byte(`"custom-title"`)):
+				if t, ok := stringField(l, "customTitle"); ok {
+					titles[where+"-custom"] = t
 				}
-			case "ai-title":
+			case bytes.Contains(l, []byte(`"ai-title"`)):
 				if t, ok := stringField(l, "aiTitle"); ok {
 					titles["ai"] = t
 				}
-			case "summary":
+			case bytes.Contains(l, []byte(`"type":"summary"`)):
 				if t, ok := stringField(l, "summary"); ok {
 					titles["summary"] = t
 				}
 			}
-			if ts, ok := stringField(l, "timestamp"); ok && ts != "" {
-				if m.First == "" {
-					m.First = ts
-				}
-				if last {
-					m.Last = ts
-				}
-			}
-			if m.CWD == "" {
-				if c, ok := stringField(l, "cwd"); ok {
-					m.CWD = c
-				}
-			}
 		}
 	}
-	take(lines(head, true), false)
-	take(lines(tail, false), true)
-	if m.Last == "" {
-		// The whole file fits the head.
-		for _, l := range lines(head, true) {
-			if ts, ok := stringField(l, "timestamp"); ok && ts != "" {
-				m.Last = ts
-			}
-		}
-	}
+	title(headLines, "head")
+	title(tailLines, "tail")
 	for _, k := range []string{"tail-custom", "head-custom", "ai", "summary"} {
 		if t := strings.TrimSpace(titles[k]); t != "" {
 			m.Title = t
 			break
 		}
+	}
+	for _, l := range headLines {
+		if m.First == "" {
+			m.First, _ = stringField(l, "timestamp")
+		}
+		if m.CWD == "" {
+			m.CWD, _ = stringField(l, "cwd")
+		}
+		if m.First != "" && m.CWD != "" {
+			break
+		}
+	}
+	for i := len(tailLines) - 1; i >= 0 && m.Last == ""; i-- {
+		m.Last, _ = stringField(tailLines[i], "timestamp")
 	}
 	return nil
 }

@@ -33,8 +33,10 @@ type Session struct {
 	Projects []string // project folders holding its main transcripts
 	Mains    []store.File
 	Parts    []Part
-	// LastActivity is the newest modification time of its files.
+	// LastActivity is the newest modification time of its files, Bytes
+	// their size.
 	LastActivity time.Time
+	Bytes        int64
 	// Kept are files that name the session but stay, with why.
 	Kept []string
 	// dirFPs are the fingerprints of its folder parts, in order, when
@@ -94,7 +96,7 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 				return fmt.Errorf("%s is not under the store %s", path, o.root)
 			}
 			s.Parts = append(s.Parts, Part{Path: path, Rel: filepath.ToSlash(rel), Dir: fi.IsDir(), What: what})
-			return newest(path, &s.LastActivity)
+			return newest(path, &s.LastActivity, &s.Bytes)
 		}
 		for _, f := range fam.Files {
 			var err error
@@ -162,8 +164,9 @@ func readDir(dir string) ([]string, error) {
 	return names, nil
 }
 
-// newest moves t to the newest modification time of a file under path.
-func newest(path string, t *time.Time) error {
+// newest moves t to the newest modification time of a file under path,
+// and adds the sizes of its files to size.
+func newest(path string, t *time.Time, size *int64) error {
 	return filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -178,6 +181,7 @@ func newest(path string, t *time.Time) error {
 		if fi.ModTime().After(*t) {
 			*t = fi.ModTime()
 		}
+		*size += fi.Size()
 		return nil
 	})
 }
@@ -252,12 +256,16 @@ func (g *liveGuard) why(s *Session) string {
 	if g.live[s.ID] {
 		return fmt.Sprintf("session %s is live (a running Claude Code holds it, sessions/<pid>.json)", s.ID)
 	}
+	if g.now.Sub(s.LastActivity) >= changeset.DefaultLiveWindow {
+		return "" // no file of it was written lately
+	}
 	for _, p := range s.Parts {
 		if !strings.HasSuffix(p.Path, ".jsonl") && !p.Dir {
 			continue
 		}
 		var t time.Time
-		newest(p.Path, &t)
+		var n int64
+		newest(p.Path, &t, &n)
 		if age := g.now.Sub(t); age < changeset.DefaultLiveWindow && strings.HasPrefix(p.Rel, "projects/") {
 			return fmt.Sprintf("session %s was written %s ago (%s): it may be live; wait %s", s.ID, age.Round(time.Second), p.Path, changeset.DefaultLiveWindow)
 		}

@@ -56,6 +56,7 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 		return nil, err
 	}
 	cs := changeset.New(opts.Root, "rm")
+	cs.Batch = true
 	for _, s := range sessions {
 		if why := guard.why(s); why != "" && !opts.Force {
 			return nil, &clone.ConflictError{Msg: why + "; nothing is planned (--force to remove it anyway)"}

@@ -85,6 +85,9 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 	// that lands while it works over, a cut could not.
 	j.noCut = opts.Force
 	res := &Result{Journal: j.dir}
+	if batchable(cs) {
+		return j.applyBatch(cs, res, hook)
+	}
 	for i := range cs.Ops {
 		hook("before", i)
 		appended, err := j.applyOp(i, &cs.Ops[i], hook)
@@ -198,23 +201,27 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		if cur, err := os.Lstat(op.Path); err != nil || (op.Expect.Exists && !op.Expect.Dir && (cur.Size() != op.Expect.Size || !cur.ModTime().Equal(op.Expect.ModTime))) {
 			return false, &RefusedError{Path: op.Path, Reason: "changed while applying; plan again"}
 		}
-		if err := j.backup(i, op.Path); err != nil {
-			return false, err
+		if !j.backedUp[i] {
+			if err := j.backup(i, op.Path); err != nil {
+				return false, err
+			}
+			hook("backed-up", i)
 		}
-		hook("backed-up", i)
 		if err := os.Remove(op.Path); err != nil {
 			return false, err
 		}
-		return false, syncDir(filepath.Dir(op.Path))
+		return false, j.syncDir(filepath.Dir(op.Path))
 	case DeleteDir:
-		if err := j.backup(i, op.Path); err != nil {
-			return false, err
+		if !j.backedUp[i] {
+			if err := j.backup(i, op.Path); err != nil {
+				return false, err
+			}
+			hook("backed-up", i)
 		}
-		hook("backed-up", i)
 		if err := os.RemoveAll(op.Path); err != nil {
 			return false, err
 		}
-		return false, syncDir(filepath.Dir(op.Path))
+		return false, j.syncDir(filepath.Dir(op.Path))
 	case RemoveEmptyDir:
 		if err := os.Remove(op.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			if fi, serr := os.Stat(op.Path); serr == nil && fi.IsDir() {
@@ -233,7 +240,7 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		if err := copyTree(op.From, op.Path, false, op.Merge); err != nil {
 			return false, err
 		}
-		return false, syncDir(filepath.Dir(op.Path))
+		return false, j.syncDir(filepath.Dir(op.Path))
 	case Rename:
 		if err := j.logEvent(event{Op: i, Event: "renaming"}); err != nil {
 			return false, err
@@ -307,7 +314,9 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		return false, err
 	}
 	defer src.Close()
-	t, err := renameio.NewPendingFile(op.Path, renameio.WithPermissions(mode), renameio.WithExistingPermissions())
+	// The temporary file goes beside the target (renameio would probe the
+	// system temp folder at each call first).
+	t, err := renameio.NewPendingFile(op.Path, renameio.WithTempDir(filepath.Dir(op.Path)), renameio.WithPermissions(mode), renameio.WithExistingPermissions())
 	if err != nil {
 		return false, err
 	}
@@ -345,8 +354,10 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	if op.Action == Create {
 		// Link the new file into place: unlike a rename, a link fails if
 		// a file appeared at the path since verify.
-		if err := t.Sync(); err != nil {
-			return false, err
+		if !j.lazy {
+			if err := t.Sync(); err != nil {
+				return false, err
+			}
 		}
 		tmp := t.Name()
 		if err := t.File.Close(); err != nil {
@@ -371,7 +382,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 			return false, err
 		}
 	}
-	if err := syncDir(filepath.Dir(op.Path)); err != nil {
+	if err := j.syncDir(filepath.Dir(op.Path)); err != nil {
 		return false, err
 	}
 	hook("renamed", i)

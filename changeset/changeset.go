@@ -132,6 +132,9 @@ type ChangeSet struct {
 	Ops     []Op      `json:"ops"`
 	// Notes are findings a planner could not fix safely, for the summary.
 	Notes []string `json:"notes,omitempty"`
+	// Batch lets apply make the writes in two phases with one sync each
+	// (see batch.go), when no path is written twice.
+	Batch bool `json:"batch,omitempty"`
 }
 
 // FormatVersion is the version of saved change sets this cfix reads.

@@ -55,6 +55,11 @@ type journal struct {
 	cs    *ChangeSet
 	log   *os.File // nil while rolling back: no backups, no log
 	noCut bool     // rewrite even what could be cut in place (see cutFile)
+	// lazy leaves the fsyncs of the log, backups, new files and folders
+	// to the barriers of a batch apply (see batch.go).
+	lazy bool
+	// backedUp are the ops whose backup a batch apply made first.
+	backedUp map[int]bool
 }
 
 func createJournal(base string, cs *ChangeSet) (*journal, error) {
@@ -121,6 +126,9 @@ func (j *journal) logEvent(e event) error {
 	if _, err := j.log.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("journal %s: %w", j.dir, err)
 	}
+	if j.lazy {
+		return nil
+	}
 	return j.log.Sync()
 }
 
@@ -142,7 +150,7 @@ func (j *journal) backup(i int, path string) error {
 	if err != nil {
 		return fmt.Errorf("backing up %s: %w", path, err)
 	}
-	if err := syncDir(filepath.Join(j.dir, "backup")); err != nil {
+	if err := j.syncDir(filepath.Join(j.dir, "backup")); err != nil {
 		return err
 	}
 	return j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))})
