@@ -48,7 +48,11 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return err
 	}
 	x := &exporter{fam: fam, opts: opts}
-	t, err := x.open(main, false)
+	agent := main.Kind != store.KindSession
+	if agent {
+		x.used = map[string]bool{main.Path: true}
+	}
+	t, err := x.open(main, agent)
 	if err != nil {
 		return err
 	}
@@ -85,11 +89,16 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	return bw.Flush()
 }
 
-// mainFile picks the transcript to export: the family's one main
-// transcript, or the file named.
+// mainFile picks the transcript to export: the file named (a subagent's
+// too), or the family's one main transcript.
 func mainFile(fam *show.Family) (store.File, error) {
 	if fam.Loose != "" {
 		return store.File{Path: fam.Loose, Kind: store.KindSession}, nil
+	}
+	for _, f := range fam.Layout.Files {
+		if fam.Named != "" && f.Path == fam.Named {
+			return f, nil
+		}
 	}
 	var mains []store.File
 	for _, f := range fam.Layout.Files {
@@ -141,6 +150,7 @@ type transcript struct {
 	loader  string
 	cut     bool
 	loose   bool
+	agent   bool // a subagent's transcript
 	stats   *show.Stats
 }
 
@@ -154,7 +164,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		return nil, err
 	}
 	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != ""}
+		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent}
 	c := validate.NewChainReader()
 	seen := 0
 	var lines []session.Node // a loose file's lines, for one with no chain
@@ -402,6 +412,8 @@ func (x *exporter) header(t *transcript) header {
 	switch {
 	case t.loose:
 		h.What = "Not a resumable session: " + x.fam.Why + "."
+	case t.agent && !x.opts.Branches:
+		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d entries; %s, loader %s).", t.loaded, orNone(t.version), t.loader)
 	case x.opts.Branches:
 		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d entries).", orNone(t.version), t.loader, t.loaded)
 	default:

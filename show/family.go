@@ -28,6 +28,9 @@ type Family struct {
 	Loose string
 	// Why says why a Loose file is not resumable.
 	Why string
+	// Named is the transcript the name is the path of, when it is one of
+	// the family's (a subagent's, say); "" for a session id.
+	Named string
 }
 
 // InputError reports a name that names no session.
@@ -71,7 +74,7 @@ func Resolve(root, arg string) (*Family, error) {
 		fam.Loose, fam.Why = f.Path, "its name is not a session id: /resume does not list it"
 		return fam, nil
 	}
-	fam.Session = id
+	fam.Session, fam.Named = id, f.Path
 	fam.Layout = inFolder(store.Family(all, id), f.Project)
 	if len(fam.Layout.Files) == 0 {
 		fam.Layout.Files = []store.File{f}

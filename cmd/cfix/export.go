@@ -46,9 +46,10 @@ that hold their subagents inline), and compactions are shown.
                   the order a resume loads them
 
 SESSION is a session id, a unique prefix of one, the path of its .jsonl
-transcript, its session folder, or latest. The output goes to stdout, or to
-FILE with -o, which may not lie in the store (the store is written only by
-the commands that show their change first).
+transcript (the path of a subagent's transcript exports that subagent's
+conversation alone), its session folder, or latest. The output goes to
+stdout, or to FILE with -o, which may not lie in the store (the store is
+written only by the commands that show their change first).
 
 Exit status:
   0  written
