@@ -116,24 +116,23 @@ func runLs(opts *lsOptions) error {
 	r := store.NewResolver(root, nil)
 	t, err := r.Resolve(opts.arg)
 	var te *store.TargetError
-	if errors.As(err, &te) && opts.up {
-		t, err = resolveUp(r, root, opts.arg)
+	if errors.As(err, &te) {
+		if opts.up {
+			t, err = resolveUp(r, root, opts.arg)
+		} else if isWorkDir(root, opts.arg) {
+			err = fmt.Errorf("%w (--up walks up to the nearest directory that has sessions)", err)
+		}
 	}
 	if err != nil {
-		if userError(err) {
-			if !opts.up && errors.As(err, &te) {
-				err = fmt.Errorf("%w (--up walks up to the nearest directory that has sessions)", err)
-			}
-			return usageError(err)
-		}
 		return usageError(err)
 	}
 	switch t.Kind {
 	case store.TargetStore:
 		return lsStore(opts, root)
 	case store.TargetProject:
-		if opts.up && !hasSessions(t.Layout) {
-			if t2, err := resolveUp(r, root, filepath.Dir(projectDirOf(opts.arg))); err == nil {
+		// A working directory whose folder holds no session yet.
+		if opts.up && !hasSessions(t.Layout) && isWorkDir(root, opts.arg) {
+			if t2, err := resolveUp(r, root, filepath.Dir(absDir(opts.arg))); err == nil {
 				t = t2
 			}
 		}
@@ -142,8 +141,16 @@ func runLs(opts *lsOptions) error {
 	return usageError(fmt.Errorf("%s names a %s: ls takes a directory or a project folder (cfix show SESSION shows a session)", opts.arg, t.Kind))
 }
 
-// projectDirOf returns the absolute path of a directory argument.
-func projectDirOf(arg string) string {
+// isWorkDir reports whether arg is a directory outside the store's
+// projects folder: a working directory, not a project folder.
+func isWorkDir(root, arg string) bool {
+	abs := absDir(arg)
+	fi, err := os.Stat(abs)
+	return err == nil && fi.IsDir() && !store.Within(store.RealPath(store.ProjectsDir(root)), store.RealPath(abs))
+}
+
+// absDir returns the absolute path of a directory argument.
+func absDir(arg string) string {
 	abs, err := filepath.Abs(arg)
 	if err != nil {
 		return arg
@@ -164,7 +171,7 @@ func hasSessions(l *store.Layout) bool {
 // resolveUp resolves the nearest ancestor of dir (dir included) whose
 // project folder holds a session.
 func resolveUp(r *store.Resolver, root, dir string) (*store.Target, error) {
-	abs := projectDirOf(dir)
+	abs := absDir(dir)
 	for d := abs; ; d = filepath.Dir(d) {
 		if t, err := r.Resolve(d); err == nil && t.Kind == store.TargetProject && hasSessions(t.Layout) {
 			return t, nil
