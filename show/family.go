@@ -75,7 +75,7 @@ func Resolve(root, arg string) (*Family, error) {
 		return fam, nil
 	}
 	fam.Session, fam.Named = id, f.Path
-	fam.Layout = inFolder(store.Family(all, id), f.Project)
+	fam.Layout = store.Family(all, id).In(f.Project)
 	if len(fam.Layout.Files) == 0 {
 		fam.Layout.Files = []store.File{f}
 	}
@@ -95,28 +95,6 @@ func looseWhy(root, path string) string {
 		return "it lies outside projects/, where Claude Code looks for sessions"
 	}
 	return "it lies outside the store " + root
-}
-
-// inFolder keeps what of a family lies in one project folder.
-func inFolder(l *store.Layout, folder string) *store.Layout {
-	dir := filepath.Join(store.ProjectsDir(l.Root), folder) + string(filepath.Separator)
-	out := &store.Layout{Root: l.Root, Projects: []string{folder}}
-	for _, f := range l.Files {
-		if f.Project == folder {
-			out.Files = append(out.Files, f)
-		}
-	}
-	for _, d := range l.SessionDirs {
-		if d.Project == folder {
-			out.SessionDirs = append(out.SessionDirs, d)
-		}
-	}
-	for _, m := range l.Metas {
-		if strings.HasPrefix(m, dir) {
-			out.Metas = append(out.Metas, m)
-		}
-	}
-	return out
 }
 
 // Meta is what a subagent's .meta.json says.

@@ -311,7 +311,7 @@ func (r *Resolver) session(arg, id, folder string) (*Target, error) {
 	}
 	fam := Family(all, id)
 	if folder != "" {
-		fam = fam.in(folder)
+		fam = fam.In(folder)
 	}
 	if len(fam.Files) == 0 {
 		where := "store " + r.root
@@ -324,8 +324,8 @@ func (r *Resolver) session(arg, id, folder string) (*Target, error) {
 	return &Target{Arg: arg, Kind: TargetSession, Session: id, Project: folder, Layout: fam}, nil
 }
 
-// in keeps what lies in one project folder.
-func (l *Layout) in(folder string) *Layout {
+// In keeps what of the layout lies in one project folder.
+func (l *Layout) In(folder string) *Layout {
 	dir := filepath.Join(ProjectsDir(l.Root), folder) + string(filepath.Separator)
 	out := &Layout{Root: l.Root}
 	for _, f := range l.Files {
