@@ -98,17 +98,17 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		detail := ""
 		switch op.Action {
 		case Rewrite:
-			detail = fmt.Sprintf("%s, %s → %s", entries(s), size(op.Expect.Size), size(op.Expect.Size-s.BytesRemoved+s.BytesAdded))
+			detail = fmt.Sprintf("%s, %s → %s", entries(s), Size(op.Expect.Size), Size(op.Expect.Size-s.BytesRemoved+s.BytesAdded))
 			if op.From != "" && len(op.Edits) == 0 {
-				detail = fmt.Sprintf("%s → %s", size(op.Expect.Size), size(s.BytesAdded))
+				detail = fmt.Sprintf("%s → %s", Size(op.Expect.Size), Size(s.BytesAdded))
 			}
 		case Create:
-			detail = size(s.BytesAdded)
+			detail = Size(s.BytesAdded)
 			if s.EntriesAdded > 0 {
 				detail = fmt.Sprintf("%d entries, %s", s.EntriesAdded, detail)
 			}
 		case Delete, DeleteDir:
-			detail = size(op.Expect.Size)
+			detail = Size(op.Expect.Size)
 		case Rename:
 			detail = "→ " + op.To
 		case CreateDir:
@@ -122,7 +122,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 	if total.EntriesRemoved+total.EntriesAdded > 0 {
 		fmt.Fprintf(w, ", %d %s removed, %d added", total.EntriesRemoved, plural(total.EntriesRemoved, "entry"), total.EntriesAdded)
 	}
-	fmt.Fprintf(w, ", %s removed, %s added\n", size(total.BytesRemoved), size(total.BytesAdded))
+	fmt.Fprintf(w, ", %s removed, %s added\n", Size(total.BytesRemoved), Size(total.BytesAdded))
 	for _, n := range cs.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -142,7 +142,8 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-func size(n int64) string {
+// Size renders a byte count: 512 B, 1.5 KB, 2.0 MB, 1.25 GB.
+func Size(n int64) string {
 	switch {
 	case n < 1024:
 		return fmt.Sprintf("%d B", n)
@@ -257,7 +258,7 @@ func listTree(w *bufio.Writer, root, sign string) error {
 			if info != nil {
 				sz = info.Size()
 			}
-			fmt.Fprintf(w, "%s%s (%s)\n", sign, rel, size(sz))
+			fmt.Fprintf(w, "%s%s (%s)\n", sign, rel, Size(sz))
 		} else if n == maxListed+1 {
 			fmt.Fprintf(w, "%s…\n", sign)
 		}
@@ -278,7 +279,7 @@ func listFile(w *bufio.Writer, path, sign, reason string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", size(fi.Size()), reason)
+		fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(fi.Size()), reason)
 		return nil
 	}
 	return listLines(w, io.MultiReader(bytes.NewReader(head[:n]), f), sign, reason)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -175,19 +176,6 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-// Size renders a byte count.
-func Size(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
-}
-
 func rel(root, p string) string {
 	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
 		return r
@@ -242,7 +230,7 @@ func (f *File) label() string {
 	if s.NotJSON > 0 {
 		what += fmt.Sprintf(", %d lines not JSON", s.NotJSON)
 	}
-	return what + ", " + Size(f.Size)
+	return what + ", " + changeset.Size(f.Size)
 }
 
 func (s *Sidecar) label() string {
@@ -253,7 +241,7 @@ func (s *Sidecar) label() string {
 	if s.Dir {
 		parts = append(parts, plural(s.Files, "file"))
 	}
-	return strings.Join(append(parts, Size(s.Size)), ", ")
+	return strings.Join(append(parts, changeset.Size(s.Size)), ", ")
 }
 
 type node struct {
