@@ -17,7 +17,8 @@ type checker struct {
 	parser *session.Parser
 	schema *schemas.Cache
 	buf    []byte
-	slugs  bool // read the plan slugs user entries name (see Run)
+	slugs  bool          // read the plan slugs user entries name (see Run)
+	vals   []valueResult // work's values of the line before, reused
 }
 
 func newChecker() *checker {
@@ -100,9 +101,11 @@ type lineResult struct {
 }
 
 // work runs the checks of one line that need nothing but the line, so big
-// files are checked on several cores. p and cache belong to the caller.
-func work(p *session.Parser, cache *schemas.Cache, ln session.Line) lineResult {
-	var r lineResult
+// files are checked on several cores. p and cache belong to the caller;
+// into, when not nil, is room for the values (the results of a line done
+// with), reused with the blocks its first entry held.
+func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []valueResult) lineResult {
+	r := lineResult{values: into[:0]}
 	add := func(code Code, format string, args ...any) {
 		r.findings = append(r.findings, lineFinding{code, fmt.Sprintf(format, args...)})
 	}
@@ -125,6 +128,9 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line) lineResult {
 	// its header and shape without building its tree, and the cache knows
 	// the schema's answer. Anything else takes the full parse below.
 	var vr valueResult
+	if cap(into) > 0 {
+		vr.entry.Blocks = into[:1][0].entry.Blocks[:0]
+	}
 	if shape, ok := p.Scan(raw, cache.Shaper(), &vr.entry); ok {
 		vr.object = true
 		known := true
@@ -331,13 +337,15 @@ func (c *checker) check(f store.File) *fileResult {
 			p := session.NewParser()
 			p.TopKeys = topKeys
 			cache := schemas.NewCache()
-			return func(ln session.Line) lineResult { return work(p, cache, ln) }
+			return func(ln session.Line) lineResult { return work(p, cache, ln, nil) }
 		}, commit)
 	} else {
 		rd := session.NewReader(fh, c.buf)
 		for rd.Next() {
 			ln := rd.Line()
-			commit(ln, work(c.parser, c.schema, ln))
+			r := work(c.parser, c.schema, ln, c.vals)
+			commit(ln, r)
+			c.vals = r.values
 		}
 		c.buf = rd.Buffer()
 		readErr = rd.Err()

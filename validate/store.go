@@ -399,7 +399,7 @@ func (s *storeCheck) history() {
 			continue
 		}
 		// The line checks of a transcript, then the fields of history.
-		r := work(p, cache, ln)
+		r := work(p, cache, ln, nil)
 		for _, fd := range r.findings {
 			s.add(fd.code, path, ln.N, "%s", fd.msg)
 		}
