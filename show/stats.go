@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/validate"
@@ -97,7 +98,7 @@ type message struct {
 }
 
 // content is what the stats need of message.content: whether it holds
-// text and whether it holds a tool result.
+// text the person wrote and whether it holds a tool result.
 type content struct{ text, result bool }
 
 func (c *content) UnmarshalJSON(b []byte) error {
@@ -107,16 +108,21 @@ func (c *content) UnmarshalJSON(b []byte) error {
 	}
 	switch b[0] {
 	case '"':
-		// A slash command's output is no prompt; the command is.
-		c.text = len(b) > 2 && !bytes.HasPrefix(b, []byte(`"<local-command-`))
+		var s string
+		if json.Unmarshal(b, &s) == nil {
+			c.text = s != "" && !notPrompt(s)
+		}
 	case '[':
 		var blocks []struct {
 			Type string `json:"type"`
+			Text string `json:"text"`
 		}
 		if json.Unmarshal(b, &blocks) == nil {
 			for _, bl := range blocks {
 				switch bl.Type {
-				case "text", "image":
+				case "text":
+					c.text = c.text || !notPrompt(bl.Text)
+				case "image":
 					c.text = true
 				case "tool_result":
 					c.result = true
@@ -125,6 +131,18 @@ func (c *content) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// notPrompt tells the text of a user entry that Claude Code wrote, not the
+// person: a slash command's or a shell command's output (the command is
+// the prompt), or the mark of an interrupted request.
+func notPrompt(s string) bool {
+	for _, p := range []string{"<local-command-", "<bash-stdout>", "<bash-stderr>", "[Request interrupted by user"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Read reads the transcript at path once: its stats, and (chain) the

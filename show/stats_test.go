@@ -3,6 +3,7 @@ package show
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,37 @@ func TestReadNULBytes(t *testing.T) {
 	}
 	if n := len(st.chain.Graph.Nodes); n != st.Entries {
 		t.Errorf("the chain reader holds %d entries, the stats %d", n, st.Entries)
+	}
+}
+
+// TestTurns: turns count what the person wrote: a prompt, an image, a
+// slash command, a shell command; not a command's output, the mark of an
+// interrupted request, a tool result or a meta entry.
+func TestTurns(t *testing.T) {
+	var lines []string
+	for _, c := range []string{
+		`"a prompt"`,
+		`[{"type":"text","text":"another"},{"type":"image","source":{}}]`,
+		`"<command-name>/model</command-name>"`,
+		`"<local-command-stdout>Set model</local-command-stdout>"`,
+		`"<bash-input>ls</bash-input>"`,
+		`"<bash-stdout>a.go</bash-stdout><bash-stderr></bash-stderr>"`,
+		`[{"type":"text","text":"[Request interrupted by user]"}]`,
+		`[{"type":"text","text":"[Request interrupted by user for tool use]"}]`,
+		`[{"type":"tool_result","tool_use_id":"t","content":"x"}]`,
+	} {
+		lines = append(lines, `{"type":"user","message":{"role":"user","content":`+c+`}}`)
+	}
+	lines = append(lines, `{"type":"user","isMeta":true,"message":{"role":"user","content":"meta"}}`)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Read(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Turns != 4 {
+		t.Errorf("%d turns, want 4 (a prompt, another, /model, ! ls)", st.Turns)
 	}
 }
