@@ -1,0 +1,510 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cfix-dev/cfix/store"
+)
+
+// Buffer sizes: a search reads chunks of bufSize and keeps at most
+// restSize between files (a line longer than a chunk grows the buffer).
+const (
+	bufSize  = 1 << 20
+	restSize = 4 << 20
+	batchLen = 256
+)
+
+// fileSearcher searches files one after the other; each core has one.
+type fileSearcher struct {
+	opts Options
+	pat  *Pattern
+	buf  []byte
+	sc   scanner
+	li   lineInfo
+	dec  []byte
+
+	// the file at hand
+	j       *job
+	f       *os.File
+	modTime time.Time
+	tools   map[string]string // tool_use id → tool name, of the lines read
+	back    []byte            // for looking back for a tool's name
+	li2     lineInfo
+	out     chan result
+	stop    chan struct{}
+	batch   []*Hit
+	stopped bool
+}
+
+func newFileSearcher(opts Options, pat *Pattern) *fileSearcher {
+	return &fileSearcher{opts: opts, pat: pat, buf: make([]byte, bufSize)}
+}
+
+func (s *fileSearcher) send(r result) bool {
+	if s.stopped {
+		return false
+	}
+	select {
+	case s.out <- r:
+		return true
+	case <-s.stop:
+		s.stopped = true
+		return false
+	}
+}
+
+func (s *fileSearcher) flush() {
+	if len(s.batch) > 0 {
+		s.send(result{hits: s.batch})
+		s.batch = nil
+	}
+}
+
+// run searches one file, sending its hits to out in batches and then its
+// end.
+func (s *fileSearcher) run(j *job, out chan result, stop chan struct{}) {
+	s.j, s.out, s.stop, s.stopped = j, out, stop, false
+	s.tools = nil
+	size, err := s.search()
+	s.flush()
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+	if len(s.buf) > restSize {
+		s.buf = make([]byte, bufSize)
+	}
+	if cap(s.back) > restSize {
+		s.back = nil
+	}
+	s.send(result{done: true, err: err, size: size})
+}
+
+func (s *fileSearcher) search() (int64, error) {
+	f, err := os.Open(s.j.path)
+	if err != nil {
+		return 0, err
+	}
+	s.f = f
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	s.modTime = fi.ModTime()
+	var off int64 // file offset of buf[0]
+	n := 0
+	line := 1 // the line number at buf[0]
+	for !s.stopped {
+		if n == len(s.buf) {
+			nb := make([]byte, 2*len(s.buf))
+			copy(nb, s.buf[:n])
+			s.buf = nb
+		}
+		m, rerr := f.Read(s.buf[n:])
+		n += m
+		eof := rerr == io.EOF
+		if rerr != nil && !eof {
+			return off + int64(n), fmt.Errorf("%s: %w", s.j.path, rerr)
+		}
+		end := n
+		if !eof {
+			end = bytes.LastIndexByte(s.buf[:n], '\n') + 1
+			if end == 0 {
+				continue // no whole line yet
+			}
+		}
+		line = s.region(s.buf[:end], off, line)
+		copy(s.buf, s.buf[end:n])
+		n -= end
+		off += int64(end)
+		if eof {
+			return off, nil
+		}
+	}
+	return off, nil
+}
+
+// region searches the whole lines of b (file offset off, first line
+// number line) and returns the number of the line after them.
+func (s *fileSearcher) region(b []byte, off int64, line int) int {
+	pre := s.pat.pre
+	if pre == nil {
+		for i := 0; i < len(b) && !s.stopped; line++ {
+			e := bytes.IndexByte(b[i:], '\n')
+			if e < 0 {
+				e = len(b) - i
+			}
+			s.line(b[i:i+e], line, off+int64(i))
+			i += e + 1
+		}
+		return line
+	}
+	s.sc.reset(pre, b)
+	counted := 0
+	for i := 0; !s.stopped; {
+		at := s.sc.index(i)
+		if at < 0 {
+			break
+		}
+		ls := i + bytes.LastIndexByte(b[i:at], '\n') + 1
+		le := bytes.IndexByte(b[at:], '\n')
+		if le < 0 {
+			le = len(b)
+		} else {
+			le += at
+		}
+		line += bytes.Count(b[counted:ls], []byte{'\n'})
+		counted = ls
+		s.line(b[ls:le], line, off+int64(ls))
+		i = le + 1
+	}
+	return line + bytes.Count(b[counted:], []byte{'\n'})
+}
+
+// isBlank reports whether a line holds only white space.
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func spanBytes(line []byte, sp rawSpan) []byte { return line[sp.start:sp.end] }
+
+// text returns a span's decoded text (in s.dec when escaped).
+func (s *fileSearcher) text(line []byte, sp rawSpan) []byte {
+	raw := line[sp.start:sp.end]
+	if !sp.escaped {
+		return raw
+	}
+	s.dec = unescape(s.dec[:0], raw)
+	return s.dec
+}
+
+func (s *fileSearcher) str(line []byte, sp rawSpan) string {
+	if !sp.escaped {
+		return string(line[sp.start:sp.end])
+	}
+	return string(unescape(nil, line[sp.start:sp.end]))
+}
+
+// line searches one line that may hold a hit.
+func (s *fileSearcher) line(b []byte, n int, off int64) {
+	li := &s.li
+	if err := walk(b, li); err != nil {
+		if isBlank(b) {
+			return
+		}
+		if s.opts.Warn != nil {
+			s.opts.Warn(fmt.Sprintf("%s:%d: not valid JSON (%v); the text before that is searched (run cfix validate)", s.j.path, n, err))
+		}
+	}
+	s.remember(b, li)
+	if len(li.spans) == 0 {
+		return
+	}
+	j := s.j
+	// What the line says of itself.
+	if j.lineSessions != nil && !j.lineSessions[s.str(b, li.sessionID)] {
+		return
+	}
+	if j.lineFolder != "" {
+		dir := li.cwd
+		if j.source == SourceHistory {
+			dir = li.project
+		}
+		if d := s.str(b, dir); d == "" || !store.FolderMatches(j.lineFolder, d) {
+			return
+		}
+	}
+	typ := spanBytes(b, li.typ)
+	var when time.Time
+	whenDone := false
+	for k := range li.spans {
+		sp := &li.spans[k]
+		kind, role := s.classify(b, typ, sp)
+		if kind == "" || s.opts.Role != "" && role != s.opts.Role {
+			continue
+		}
+		tooly := kind == KindToolInput || kind == KindToolOutput
+		if s.opts.Tool != "" && !tooly {
+			continue
+		}
+		raw := b[sp.start:sp.end]
+		if s.pat.pre != nil && !s.pat.pre.contains(raw) {
+			continue
+		}
+		text := s.text(b, sp.rawSpan)
+		ms, me := s.pat.find(text)
+		if ms < 0 {
+			continue
+		}
+		tool := ""
+		if tooly {
+			tool = s.toolOf(b, typ, sp, off)
+			if s.opts.Tool != "" && !strings.EqualFold(tool, s.opts.Tool) {
+				continue
+			}
+		}
+		if !whenDone {
+			whenDone = true
+			when = s.when(b)
+			t := when
+			if t.IsZero() {
+				t = s.modTime // titles and summaries carry no time
+			}
+			if !s.opts.Since.IsZero() && t.Before(s.opts.Since) || !s.opts.Until.IsZero() && t.After(s.opts.Until) {
+				return
+			}
+		}
+		h := &Hit{Source: j.source, Path: j.path, Line: n, Session: j.session, Agent: j.agent, Project: j.project,
+			Time: when, Role: role, Tool: tool, Kind: kind, Count: s.pat.count(text)}
+		if h.Session == "" || j.source == SourcePreCompact || j.source == SourceHistory {
+			if id := s.str(b, li.sessionID); id != "" {
+				h.Session = id
+			}
+		}
+		if tooly && sp.key.end > sp.key.start {
+			h.Field = s.str(b, sp.key)
+		}
+		s.snippet(h, text, ms, me)
+		s.batch = append(s.batch, h)
+		if len(s.batch) >= batchLen {
+			s.flush()
+		}
+	}
+}
+
+// when returns the line's time, zero when it has none.
+func (s *fileSearcher) when(b []byte) time.Time {
+	li := &s.li
+	if li.tsNumber != nil {
+		var ms int64
+		for _, c := range li.tsNumber {
+			if c < '0' || c > '9' {
+				return time.Time{}
+			}
+			ms = ms*10 + int64(c-'0')
+		}
+		return time.UnixMilli(ms)
+	}
+	if li.timestamp.end > li.timestamp.start {
+		t, err := time.Parse(time.RFC3339Nano, s.str(b, li.timestamp))
+		if err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// classify says what a span is: its kind and role, or "" when it is not
+// searched.
+func (s *fileSearcher) classify(b, typ []byte, sp *textSpan) (kind, role string) {
+	li := &s.li
+	src := s.j.source
+	if src == SourceHistory {
+		if sp.w == wDisplay || sp.w == wPasted {
+			return KindPrompt, "user"
+		}
+		return "", ""
+	}
+	if src == SourceExport && !li.hasMessage {
+		switch string(typ) {
+		case "user", "assistant":
+			if sp.w == wContent {
+				return KindText, string(typ)
+			}
+		case "tool_use":
+			if sp.w == wToolInput {
+				return KindToolInput, "tool"
+			}
+		case "tool_result":
+			if sp.w == wToolOutput {
+				return KindToolOutput, "tool"
+			}
+		}
+		return "", ""
+	}
+	switch string(typ) {
+	case "user", "assistant":
+		role := string(typ)
+		if r := spanBytes(b, li.role); len(r) > 0 {
+			role = string(r)
+		}
+		switch sp.w {
+		case wMsgContent, wBlockText:
+			if li.compactSummary {
+				return KindSummary, "summary"
+			}
+			return KindText, role
+		case wBlockThink:
+			return KindThinking, "assistant"
+		case wBlockInput:
+			return KindToolInput, "tool"
+		case wBlockResult:
+			return KindToolOutput, "tool"
+		}
+	case "summary":
+		if sp.w == wSummary {
+			return KindSummary, "summary"
+		}
+	case "custom-title":
+		if sp.w == wCustomTitle {
+			return KindTitle, "title"
+		}
+	case "ai-title":
+		if sp.w == wAITitle {
+			return KindTitle, "title"
+		}
+	}
+	return "", ""
+}
+
+// toolOf names the tool of a tool input or output span.
+func (s *fileSearcher) toolOf(b, typ []byte, sp *textSpan, off int64) string {
+	li := &s.li
+	if s.j.source == SourceExport && !li.hasMessage {
+		return s.str(b, li.toolName)
+	}
+	if sp.block < 0 {
+		return ""
+	}
+	blk := li.blocks[sp.block]
+	if sp.w == wBlockInput {
+		return s.str(b, blk.name)
+	}
+	id := s.str(b, blk.toolUseID)
+	if id == "" {
+		return ""
+	}
+	return s.toolName(id, off)
+}
+
+// remember notes the tool calls of a walked line.
+func (s *fileSearcher) remember(b []byte, li *lineInfo) {
+	for _, blk := range li.blocks {
+		if blk.id.end > blk.id.start && blk.name.end > blk.name.start {
+			if s.tools == nil {
+				s.tools = map[string]string{}
+			}
+			s.tools[s.str(b, blk.id)] = s.str(b, blk.name)
+		}
+	}
+}
+
+// toolName finds the name of the tool call id answers: a call written
+// before off, looked for backwards from there a chunk at a time. What is
+// found (or not) is remembered for the rest of the file.
+func (s *fileSearcher) toolName(id string, off int64) string {
+	if name, ok := s.tools[id]; ok {
+		return name
+	}
+	if s.tools == nil {
+		s.tools = map[string]string{}
+	}
+	s.tools[id] = "" // not found, unless found below
+	needle := []byte(`"` + id + `"`)
+	chunk := int64(256 << 10)
+	pos := off // a line start: everything before it is whole lines
+	for pos > 0 {
+		lo := pos - chunk
+		if lo < 0 {
+			lo = 0
+		}
+		n := int(pos - lo)
+		if cap(s.back) < n {
+			s.back = make([]byte, n)
+		}
+		buf := s.back[:n]
+		if _, err := s.f.ReadAt(buf, lo); err != nil {
+			return ""
+		}
+		first := 0 // the first whole line of buf
+		if lo > 0 {
+			// buf ends with the newline before pos; a whole line needs
+			// another one before it.
+			nl := bytes.IndexByte(buf[:n-1], '\n')
+			if nl < 0 {
+				chunk *= 2 // a line longer than the chunk
+				continue
+			}
+			first = nl + 1
+		}
+		whole := buf[first:]
+		for end := len(whole); end > 0; {
+			at := bytes.LastIndex(whole[:end], needle)
+			if at < 0 {
+				break
+			}
+			ls := bytes.LastIndexByte(whole[:at], '\n') + 1
+			le := bytes.IndexByte(whole[at:], '\n')
+			if le < 0 {
+				le = len(whole)
+			} else {
+				le += at
+			}
+			if walk(whole[ls:le], &s.li2) == nil {
+				s.remember(whole[ls:le], &s.li2)
+				if name := s.tools[id]; name != "" {
+					return name
+				}
+			}
+			end = ls
+		}
+		pos = lo + int64(first)
+		if lo == 0 {
+			break
+		}
+	}
+	return ""
+}
+
+// snippet fills the hit's text around the match [ms, me) of text.
+func (s *fileSearcher) snippet(h *Hit, text []byte, ms, me int) {
+	c := s.opts.Context
+	start := ms - c
+	if start < 0 {
+		start = 0
+	}
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	mEnd, cut := me, false
+	if mEnd-ms > 8*c { // a long match is cut
+		mEnd, cut = ms+8*c, true
+		for mEnd > ms && !utf8.RuneStart(text[mEnd]) {
+			mEnd--
+		}
+	}
+	end := mEnd
+	if !cut {
+		end = min(mEnd+c, len(text))
+		for end < len(text) && !utf8.RuneStart(text[end]) {
+			end++
+		}
+	}
+	// Start and end at a space near the cut, if there is one, not in a word.
+	if start > 0 {
+		if k := bytes.IndexByte(text[start:ms], ' '); k >= 0 && k < c/3 {
+			start += k + 1
+		}
+	}
+	if end < len(text) && end > mEnd {
+		if k := bytes.LastIndexByte(text[mEnd:end], ' '); k >= 0 && end-(mEnd+k) < c/3 {
+			end = mEnd + k
+		}
+	}
+	h.Before = string(text[start:ms])
+	h.Match = string(text[ms:mEnd])
+	h.After = string(text[mEnd:end])
+	h.CutBefore = start > 0
+	h.CutAfter = end < len(text)
+}

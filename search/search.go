@@ -1,0 +1,405 @@
+// Package search finds text in a Claude Code store: what people and the
+// model wrote (prompts, answers, thinking, tool inputs and outputs, titles
+// and summaries, history.jsonl prompts), matched on the decoded text of
+// those fields only, never in member names, ids or other metadata.
+//
+// A search reads each file once, in large chunks, on every core. It looks
+// for the pattern's raw form first (see prefilter) and decodes only the
+// lines that hold it, so a rare word costs little more than reading the
+// bytes; it holds one chunk (or one line longer than a chunk) per core,
+// whatever the size of the store.
+package search
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cfix-dev/cfix/store"
+)
+
+// Source tells which kind of file a hit comes from.
+type Source string
+
+const (
+	SourceSession    Source = "session"           // a main transcript
+	SourceSubagent   Source = "subagent"          // a subagent transcript (either layout)
+	SourceHistory    Source = "history"           // history.jsonl
+	SourceExport     Source = "transcript-export" // transcripts/ses_*.jsonl
+	SourcePreCompact Source = "pre-compact"       // pre-compact-session-histories/*.jsonl
+)
+
+// Roles a hit can have, for Options.Role.
+var Roles = []string{"user", "assistant", "tool", "title", "summary"}
+
+// Kinds of text a hit is in.
+const (
+	KindText       = "text"        // a prompt or an answer
+	KindThinking   = "thinking"    // the model's thinking
+	KindToolInput  = "tool-input"  // a tool call's input
+	KindToolOutput = "tool-output" // a tool's result
+	KindTitle      = "title"       // custom-title or ai-title
+	KindSummary    = "summary"     // a summary line or a compaction summary
+	KindPrompt     = "prompt"      // a history.jsonl prompt (display or pasted text)
+)
+
+// Hit is one text that matches: a field of one line.
+type Hit struct {
+	Source  Source
+	Path    string
+	Line    int    // 1-based
+	Session string // the session id ("" when the line names none)
+	Agent   string // the agent id of a subagent transcript
+	Project string // the project folder, for files under projects/
+	Time    time.Time
+	Role    string
+	Tool    string // the tool's name, for tool inputs and outputs
+	Kind    string
+	Field   string // the member holding the text inside a tool's input or output
+	// The text around the first match: Before + Match + After, decoded.
+	Before, Match, After string
+	// CutBefore and CutAfter report that the text goes on past the snippet.
+	CutBefore, CutAfter bool
+	Count               int // matches in the whole text
+}
+
+// Options says what to search and where.
+type Options struct {
+	Root       string
+	Pattern    string
+	Regex      bool
+	IgnoreCase bool
+	Role       string // "" any
+	Tool       string // "" any; case does not matter
+	Project    string // a directory (as Claude Code names its project folder) or a project folder; "" any
+	Sessions   []string
+	Since      time.Time // zero: no bound
+	Until      time.Time
+	// Context is how many bytes of text a snippet shows on each side of
+	// the match (default 60).
+	Context int
+	// Workers is how many files are read at once (default GOMAXPROCS).
+	Workers int
+	// Warn receives a message about a line that may hold a hit but is
+	// not valid JSON (its hits before the damage are still reported).
+	Warn func(msg string)
+}
+
+// Stats sums up a search.
+type Stats struct {
+	Files int // files searched
+	Bytes int64
+	Hits  int
+}
+
+// OptionError reports a bad option value.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+// job is one file to search.
+type job struct {
+	path    string
+	source  Source
+	project string
+	session string // the session the file belongs to, when its path says
+	agent   string
+	// project filter for files whose lines say their directory (history,
+	// pre-compact): a line counts when its cwd or project is in folder.
+	lineFolder string
+	// sessions filter for history.jsonl lines.
+	lineSessions map[string]bool
+}
+
+// Run searches the store, calling emit for each hit in the order of the
+// files (sorted by path: projects, then the extras, then history.jsonl)
+// and of their lines. An error from emit stops the search and is returned.
+func Run(opts Options, emit func(*Hit) error) (Stats, error) {
+	var st Stats
+	pat, err := CompilePattern(opts.Pattern, opts.Regex, opts.IgnoreCase)
+	if err != nil {
+		return st, &OptionError{Msg: err.Error()}
+	}
+	if opts.Role != "" {
+		ok := false
+		for _, r := range Roles {
+			ok = ok || r == opts.Role
+		}
+		if !ok {
+			return st, &OptionError{Msg: fmt.Sprintf("role %q: want one of %s", opts.Role, strings.Join(Roles, ", "))}
+		}
+	}
+	if opts.Tool != "" && opts.Role != "" && opts.Role != "tool" {
+		return st, &OptionError{Msg: fmt.Sprintf("--tool finds tool inputs and outputs only; --role %s has none", opts.Role)}
+	}
+	jobs, err := plan(opts)
+	if err != nil {
+		return st, err
+	}
+	if opts.Context <= 0 {
+		opts.Context = 60
+	}
+	return runJobs(opts, pat, jobs, emit)
+}
+
+// plan lists the files to search.
+func plan(opts Options) ([]job, error) {
+	root := opts.Root
+	folder := ""
+	if opts.Project != "" {
+		f, err := projectFolder(root, opts.Project)
+		if err != nil {
+			return nil, err
+		}
+		folder = f
+	}
+	var files []store.File
+	var extras []store.Extra
+	var sessions map[string]bool // nil: every session
+	if len(opts.Sessions) == 0 {
+		var l *store.Layout
+		var err error
+		if folder != "" {
+			l, err = store.ScanProject(root, folder)
+		} else {
+			l, err = store.Scan(root)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", root, err)
+		}
+		files = l.Files
+		if extras, err = store.Extras(root); err != nil {
+			return nil, fmt.Errorf("store %s: %w", root, err)
+		}
+	} else {
+		sessions = map[string]bool{}
+		r := store.NewResolver(root, nil)
+		seenFile := map[string]bool{}
+		seenExtra := map[string]bool{}
+		all, err := store.Extras(root)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", root, err)
+		}
+		for _, arg := range opts.Sessions {
+			if e, ok := extraNamed(root, all, arg); ok {
+				if !seenExtra[e.Path] {
+					seenExtra[e.Path] = true
+					extras = append(extras, e)
+				}
+				continue
+			}
+			t, err := r.Resolve(arg)
+			if err != nil {
+				return nil, err
+			}
+			if t.Kind != store.TargetSession && !(t.Kind == store.TargetFile && t.InStore) {
+				return nil, &store.TargetError{Target: arg, Reason: fmt.Sprintf("a %s, not a session (--project names a project)", t.Kind)}
+			}
+			for _, f := range t.Layout.Files {
+				if !seenFile[f.Path] {
+					seenFile[f.Path] = true
+					files = append(files, f)
+				}
+			}
+			if t.Kind == store.TargetSession {
+				sessions[t.Session] = true
+				// The session's pre-compact histories are its own.
+				for _, e := range all {
+					if e.Kind == store.ExtraPreCompact && e.Name == t.Session && !seenExtra[e.Path] {
+						seenExtra[e.Path] = true
+						extras = append(extras, e)
+					}
+				}
+			}
+		}
+		sortFiles(files)
+		sortExtras(extras)
+	}
+	var jobs []job
+	for _, f := range files {
+		if folder != "" && f.Project != folder {
+			continue
+		}
+		j := job{path: f.Path, source: SourceSession, project: f.Project, session: f.Session, agent: f.Agent}
+		if f.Kind != store.KindSession {
+			j.source = SourceSubagent
+		}
+		jobs = append(jobs, j)
+	}
+	for _, e := range extras {
+		j := job{path: e.Path, source: SourceExport, session: e.Name}
+		if e.Kind == store.ExtraPreCompact {
+			j.source = SourcePreCompact
+			j.lineFolder = folder
+		} else if folder != "" {
+			continue // an export says nothing of its directory
+		}
+		jobs = append(jobs, j)
+	}
+	hist := filepath.Join(root, "history.jsonl")
+	if fi, err := os.Stat(hist); err == nil && fi.Mode().IsRegular() && (sessions == nil || len(sessions) > 0) {
+		jobs = append(jobs, job{path: hist, source: SourceHistory, lineFolder: folder, lineSessions: sessions})
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("store %s: %w", root, err)
+	}
+	return jobs, nil
+}
+
+// projectFolder names the project folder of --project: a directory as
+// Claude Code names its folder (the resolver's working directory rule,
+// also for a directory that is gone), or a project folder by name or path.
+func projectFolder(root, dir string) (string, error) {
+	t, err := store.NewResolver(root, nil).Resolve(dir)
+	if err == nil {
+		if t.Kind == store.TargetProject {
+			return t.Project, nil
+		}
+		return "", &store.TargetError{Target: dir, Reason: fmt.Sprintf("a %s, not a directory or a project folder", t.Kind)}
+	}
+	var te *store.TargetError
+	if !errors.As(err, &te) {
+		return "", err
+	}
+	if _, serr := os.Stat(dir); serr == nil || !filepath.IsAbs(dir) {
+		return "", err
+	}
+	// A directory that is gone: its sessions stay in the folder its path
+	// encodes to.
+	folder := store.FolderFor(root, filepath.Clean(dir))
+	if fi, serr := os.Stat(filepath.Join(store.ProjectsDir(root), folder)); serr == nil && fi.IsDir() {
+		return folder, nil
+	}
+	return "", err
+}
+
+// extraNamed finds the extra a --session argument names: its path, its
+// name, or a unique prefix of its name.
+func extraNamed(root string, all []store.Extra, arg string) (store.Extra, bool) {
+	if strings.ContainsRune(arg, filepath.Separator) {
+		return store.ExtraAt(root, arg)
+	}
+	if !strings.HasPrefix(arg, "ses_") {
+		return store.Extra{}, false
+	}
+	var found []store.Extra
+	for _, e := range all {
+		if e.Name == arg {
+			return e, true
+		}
+		if e.Kind == store.ExtraExport && strings.HasPrefix(e.Name, arg) {
+			found = append(found, e)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return store.Extra{}, false
+}
+
+func sortFiles(fs []store.File) {
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
+}
+
+func sortExtras(es []store.Extra) {
+	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
+}
+
+// result is a batch of hits of one file, or the file's end.
+type result struct {
+	hits []*Hit
+	err  error
+	done bool
+	size int64
+}
+
+// runJobs searches the files on every core and emits the hits in order.
+func runJobs(opts Options, pat *Pattern, jobs []job, emit func(*Hit) error) (Stats, error) {
+	var st Stats
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if workers > len(jobs) {
+		workers = len(jobs)
+	}
+	type work struct {
+		j   *job
+		out chan result
+	}
+	queue := make(chan work)
+	order := make(chan chan result, 4*workers+4)
+	stop := make(chan struct{})
+	go func() {
+		defer close(queue)
+		defer close(order)
+		for i := range jobs {
+			w := work{j: &jobs[i], out: make(chan result, 8)}
+			select {
+			case order <- w.out:
+			case <-stop:
+				return
+			}
+			select {
+			case queue <- w:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for i := 0; i < workers; i++ {
+		go func() {
+			fs := newFileSearcher(opts, pat)
+			for w := range queue {
+				fs.run(w.j, w.out, stop)
+			}
+		}()
+	}
+	var firstErr error // from emit: stops the search
+	var fileErrs []error
+	for out := range order {
+		for r := range out {
+			if r.done {
+				st.Files++
+				st.Bytes += r.size
+				if r.err != nil {
+					fileErrs = append(fileErrs, r.err)
+				}
+				break
+			}
+			for _, h := range r.hits {
+				st.Hits++
+				if firstErr == nil {
+					if err := emit(h); err != nil {
+						firstErr = err
+						close(stop)
+					}
+				}
+			}
+		}
+		if firstErr != nil {
+			break
+		}
+	}
+	if firstErr != nil {
+		// Let the feeder and the workers finish: they stop at the next
+		// send.
+		go func() {
+			for out := range order {
+				for range out {
+				}
+			}
+		}()
+		select {
+		case <-stop:
+		default:
+			close(stop)
+		}
+		return st, firstErr
+	}
+	return st, errors.Join(fileErrs...)
+}

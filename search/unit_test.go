@@ -1,0 +1,276 @@
+package search
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFinder: a finder finds what bytes.Index finds, case-insensitively
+// with fold, over random text of a small alphabet (many near misses).
+func TestFinder(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	alpha := []byte(`abAB ."\`)
+	for iter := 0; iter < 3000; iter++ {
+		b := make([]byte, rng.Intn(200))
+		for i := range b {
+			b[i] = alpha[rng.Intn(len(alpha))]
+		}
+		nd := make([]byte, 1+rng.Intn(4))
+		for i := range nd {
+			nd[i] = alpha[rng.Intn(len(alpha))]
+		}
+		for _, fold := range []bool{false, true} {
+			hay, needle := b, nd
+			if fold {
+				hay, needle = bytes.ToLower(b), bytes.ToLower(nd)
+			}
+			want := bytes.Index(hay, needle)
+			if got := newFinder(needle, fold).index(b); got != want {
+				t.Fatalf("finder(%q, fold %v).index(%q) = %d, want %d", nd, fold, b, got, want)
+			}
+		}
+	}
+}
+
+// TestUnescape: unescape decodes as encoding/json does (lone surrogates
+// to U+FFFD), for strings encoded with every escape.
+func TestUnescape(t *testing.T) {
+	for _, raw := range []string{
+		`plain`, `a\nb\tc\rd\be\ff`, `q\"q\\q\/q`, `caf\u00e9 caf\u00E9`, `\ud83e\udd16`, `lone \ud83e end`,
+		`lone low \udd16`, `\ud83e\u0041`, `\u003c/tag\u003e`, `\u0000nul`, `end\\`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(unescape(nil, []byte(raw))); got != want {
+			t.Errorf("unescape(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// TestPrefilterForms: the raw forms a pattern is looked for in.
+func TestPrefilterForms(t *testing.T) {
+	for _, c := range []struct {
+		pat  string
+		fold bool
+		want []string // needles; nil: no prefilter
+	}{
+		{pat: "tangential", want: []string{"tangential"}},
+		{pat: `say "hi"`, want: []string{`say \"hi\"`}},
+		{pat: "a\nb", want: []string{`a\nb`}},
+		{pat: "ls /home/dev", want: []string{"home"}},
+		{pat: "café", want: []string{"caf"}},
+		{pat: "проект", want: []string{"проект", `\u043f\u0440\u043e\u0435\u043a\u0442`, `\u043F\u0440\u043E\u0435\u043A\u0442`}},
+		{pat: "a🤖", want: []string{"🤖", `\ud83e\udd16`, `\uD83E\uDD16`}},
+		{pat: "The Kelvin", fold: true, want: []string{"elvin"}},
+		{pat: "SKY", fold: true, want: []string{"y"}},
+		{pat: "</>", want: nil},
+	} {
+		p := newPrefilter([]rune(c.pat), c.fold)
+		var got []string
+		if p != nil {
+			for _, f := range p.finders {
+				got = append(got, string(f.nd))
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("prefilter(%q, fold %v) = %q, want %q", c.pat, c.fold, got, c.want)
+		}
+	}
+}
+
+// TestParseTime: RFC 3339, dates (until: the whole day), durations back.
+func TestParseTime(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	day := time.Date(2026, 1, 29, 0, 0, 0, 0, time.Local)
+	for _, c := range []struct {
+		v     string
+		until bool
+		want  time.Time
+	}{
+		{v: "2026-01-29T10:00:00Z", want: time.Date(2026, 1, 29, 10, 0, 0, 0, time.UTC)},
+		{v: "2026-01-29", want: day},
+		{v: "2026-01-29", until: true, want: day.AddDate(0, 0, 1).Add(-time.Nanosecond)},
+		{v: "2026-01-29 10:30", want: day.Add(10*time.Hour + 30*time.Minute)},
+		{v: "7d", want: now.Add(-7 * 24 * time.Hour)},
+		{v: "2w", want: now.Add(-14 * 24 * time.Hour)},
+		{v: "12h", want: now.Add(-12 * time.Hour)},
+		{v: "1h30m", want: now.Add(-90 * time.Minute)},
+	} {
+		got, err := ParseTime(c.v, now, c.until)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("ParseTime(%q, until %v) = %v, %v; want %v", c.v, c.until, got, err, c.want)
+		}
+	}
+	for _, v := range []string{"yesterday", "-7d", "2026-13-01", "7x", ""} {
+		if _, err := ParseTime(v, now, false); err == nil {
+			t.Errorf("ParseTime(%q): no error", v)
+		}
+	}
+}
+
+// TestFilters: role, tool, session, project and time, on the crafted
+// store, for "café" written every way JSON allows.
+func TestFilters(t *testing.T) {
+	root := craftedStore(t)
+	type hit struct {
+		file       string
+		line       int
+		kind, tool string
+	}
+	run := func(o Options) []hit {
+		t.Helper()
+		o.Root, o.Pattern = root, "café"
+		var out []hit
+		if _, err := Run(o, func(h *Hit) error {
+			rel := strings.TrimPrefix(h.Path, root+"/")
+			out = append(out, hit{rel, h.Line, h.Kind, h.Tool})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := run(Options{})
+	if len(all) != 21 {
+		t.Errorf("all hits: %d, want 21:\n%v", len(all), all)
+	}
+	// The order: projects by path (a session before its subagents), then
+	// the extras, then history.jsonl; lines in order.
+	want := []hit{
+		{"projects/-v/" + sidB + ".jsonl", 1, KindText, ""},
+		{"projects/-w/" + sidA + ".jsonl", 1, KindSummary, ""},
+		{"projects/-w/" + sidA + ".jsonl", 2, KindText, ""},
+		{"projects/-w/" + sidA + ".jsonl", 3, KindThinking, ""},
+		{"projects/-w/" + sidA + ".jsonl", 3, KindText, ""},
+		{"projects/-w/" + sidA + ".jsonl", 3, KindToolInput, "Bash"},
+		{"projects/-w/" + sidA + ".jsonl", 3, KindToolInput, "Bash"},
+		{"projects/-w/" + sidA + ".jsonl", 6, KindSummary, ""},
+		{"projects/-w/" + sidA + ".jsonl", 7, KindTitle, ""},
+		{"projects/-w/" + sidA + ".jsonl", 8, KindTitle, ""},
+		{"projects/-w/" + sidA + ".jsonl", 12, KindToolOutput, ""},
+		{"projects/-w/" + sidA + "/subagents/agent-a1.jsonl", 1, KindText, ""},
+		{"projects/-w/" + sidA + "/subagents/agent-a1.jsonl", 2, KindToolInput, "Grep"},
+		{"projects/-w/" + sidA + "/subagents/agent-a1.jsonl", 3, KindToolOutput, "Grep"},
+		{"pre-compact-session-histories/" + sidA + ".jsonl", 1, KindText, ""},
+		{"transcripts/ses_abc123.jsonl", 1, KindText, ""},
+		{"transcripts/ses_abc123.jsonl", 2, KindToolInput, "bash"},
+		{"transcripts/ses_abc123.jsonl", 3, KindToolOutput, "bash"},
+		{"transcripts/ses_abc123.jsonl", 4, KindText, ""},
+		{"history.jsonl", 1, KindPrompt, ""},
+		{"history.jsonl", 2, KindPrompt, ""},
+	}
+	if len(all) == len(want) {
+		for i := range want {
+			if all[i] != want[i] {
+				t.Errorf("hit %d = %v, want %v", i, all[i], want[i])
+			}
+		}
+	}
+	count := func(name string, o Options, n int) {
+		t.Helper()
+		if got := run(o); len(got) != n {
+			t.Errorf("%s: %d hits, want %d:\n%v", name, len(got), n, got)
+		}
+	}
+	count("--role tool", Options{Role: "tool"}, 7)
+	count("--role user", Options{Role: "user"}, 7)
+	count("--role assistant", Options{Role: "assistant"}, 3)
+	count("--role title", Options{Role: "title"}, 2)
+	count("--role summary", Options{Role: "summary"}, 2)
+	count("--tool Bash", Options{Tool: "Bash"}, 4)
+	count("--tool grep --role tool", Options{Tool: "grep", Role: "tool"}, 2)
+	count("--session id", Options{Sessions: []string{sidA}}, 15)
+	count("--session prefix", Options{Sessions: []string{"bbbb"}}, 1)
+	count("--session export", Options{Sessions: []string{"ses_abc"}}, 4)
+	count("--session two", Options{Sessions: []string{"bbbb", "ses_abc123"}}, 5)
+	count("--session path", Options{Sessions: []string{root + "/projects/-w/" + sidA + "/subagents/agent-a1.jsonl"}}, 3)
+	count("--project /w", Options{Project: "/w"}, 15)
+	count("--project /v", Options{Project: "/v"}, 2)
+	count("--project folder", Options{Project: "-v"}, 2)
+	since, _ := time.Parse(time.RFC3339, "2026-01-02T00:00:00Z")
+	until, _ := time.Parse(time.RFC3339, "2025-12-31T23:59:59Z")
+	count("--since", Options{Since: since}, 9)
+	count("--until", Options{Until: until}, 3)
+	count("--since --until", Options{Since: until, Until: since}, 9)
+
+	for _, o := range []Options{
+		{Role: "robot"}, {Role: "user", Tool: "Bash"}, {Sessions: []string{"ffff"}}, {Sessions: []string{"-w"}},
+		{Project: "/nowhere"}, {Pattern: "("},
+	} {
+		o.Root = root
+		if o.Pattern == "" {
+			o.Pattern = "café"
+		} else {
+			o.Regex = true
+		}
+		if _, err := Run(o, func(*Hit) error { return nil }); err == nil {
+			t.Errorf("Run(%+v): no error", o)
+		}
+	}
+}
+
+// TestDamagedLine: a line that is not JSON is named in a warning, and the
+// text before the damage is still searched.
+func TestDamagedLine(t *testing.T) {
+	root := craftedStore(t)
+	path := root + "/projects/-w/" + sidA + ".jsonl"
+	data, _ := os.ReadFile(path)
+	data = append(data, `{"type":"user","message":{"role":"user","content":"torn: the café"},"uuid":"cafe07`...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warns []string
+	var last *Hit
+	_, err := Run(Options{Root: root, Pattern: "torn", Warn: func(m string) { warns = append(warns, m) }}, func(h *Hit) error {
+		last = h
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || last.Line != 13 || last.Match != "torn" {
+		t.Errorf("hit in the torn line: %+v", last)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], path+":13: not valid JSON") {
+		t.Errorf("warnings: %q", warns)
+	}
+}
+
+// TestLongLine: a line longer than the read buffer, and a tool call many
+// chunks before its result.
+func TestLongLine(t *testing.T) {
+	root := craftedStore(t)
+	path := root + "/projects/-w/" + sidA + ".jsonl"
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("filler ", 3*bufSize/7)
+	fmt.Fprintf(f, `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_far","name":"Read","input":{"file_path":"%s"}}]}}`+"\n", long)
+	fmt.Fprintf(f, `{"type":"user","message":{"role":"user","content":"%s needle %s"}}`+"\n", long, long)
+	fmt.Fprintf(f, `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_far","content":"far needle"}]}}`+"\n")
+	f.Close()
+	var hits []*Hit
+	if _, err := Run(Options{Root: root, Pattern: "needle", Context: 10}, func(h *Hit) error {
+		hits = append(hits, h)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].Line != 14 || !strings.HasSuffix(hits[0].Before, "filler  ") ||
+		!strings.HasPrefix(hits[0].After, " filler") || len(hits[0].Before)+len(hits[0].After) > 20 || !hits[0].CutBefore || !hits[0].CutAfter ||
+		hits[1].Line != 15 || hits[1].Tool != "Read" {
+		for _, h := range hits {
+			t.Logf("%+v", *h)
+		}
+		t.Errorf("hits in and after long lines: %d", len(hits))
+	}
+}
