@@ -85,6 +85,11 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if err := x.conversation(t, 0); err != nil {
 		return err
 	}
+	if opts.Branches && !t.agent && !t.loose {
+		if err := x.strays(t); err != nil {
+			return err
+		}
+	}
 	r.end()
 	return bw.Flush()
 }
@@ -125,7 +130,9 @@ type exporter struct {
 	opts Options
 	r    renderer
 	used map[string]bool // subagent transcripts already nested
-	last string          // the message written last
+	// inlined holds the inline subagent entries already written.
+	inlined map[int]bool
+	last    string // the message written last
 }
 
 // transcript is one transcript open for export: its graph (where each
@@ -141,8 +148,9 @@ type transcript struct {
 	// agentOf maps a tool_use id to the agent id its result names
 	// (toolUseResult.agentId).
 	agentOf map[string]string
-	// roots maps the prompt of an inline subagent's first entry to it.
-	roots   map[string]int
+	// roots maps the prompt of an inline subagent's first entry to those
+	// entries, in file order (two calls may give the same prompt).
+	roots   map[string][]int
 	shown   map[string]bool // tool results shown with their call
 	pending map[int]*entry  // entries read ahead for their results
 	loaded  int
@@ -163,7 +171,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string]int{},
+	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string][]int{},
 		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent}
 	c := validate.NewChainReader()
 	seen := 0
@@ -201,7 +209,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 				}
 				if json.Unmarshal(ln.Raw, &v) == nil {
 					if p := promptText(v.Message.Content); p != "" {
-						t.roots[p] = seen
+						t.roots[p] = append(t.roots[p], seen)
 					}
 				}
 			}
@@ -746,26 +754,58 @@ func (x *exporter) subagent(t *transcript, b block, depth int, c *toolCall) func
 			return x.conversation(st, depth+1)
 		}
 	}
-	if root, ok := t.roots[in.Prompt]; ok && in.Prompt != "" {
-		delete(t.roots, in.Prompt)
+	if q := t.roots[in.Prompt]; len(q) > 0 && in.Prompt != "" {
+		t.roots[in.Prompt] = q[1:]
 		c.Agent = "inline"
-		return func() error {
-			st := &transcript{path: t.path, fh: t.fh, g: t.g, results: map[string]int{}, agentOf: t.agentOf, roots: map[string]int{},
-				shown: map[string]bool{}, pending: map[int]*entry{}}
-			st.sel = descendants(t.g, root)
-			for _, i := range st.sel {
-				for _, bl := range t.g.Nodes[i].Blocks {
-					if bl.Type == "tool_result" {
-						st.results[bl.ToolUseID] = i
-					}
-				}
-			}
-			x.last = ""
-			defer func() { x.last = "" }()
-			return x.conversation(st, depth+1)
-		}
+		return func() error { return x.inline(t, descendants(t.g, q[0]), depth+1) }
 	}
 	return nil
+}
+
+// inline writes entries of a transcript's inline subagents (sidechain
+// entries, in file order) as a conversation of their own.
+func (x *exporter) inline(t *transcript, sel []int, depth int) error {
+	st := &transcript{path: t.path, fh: t.fh, g: t.g, results: map[string]int{}, agentOf: t.agentOf, roots: map[string][]int{},
+		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel}
+	if x.inlined == nil {
+		x.inlined = map[int]bool{}
+	}
+	for _, i := range sel {
+		x.inlined[i] = true
+		for _, bl := range t.g.Nodes[i].Blocks {
+			if bl.Type == "tool_result" {
+				st.results[bl.ToolUseID] = i
+			}
+		}
+	}
+	x.last = ""
+	defer func() { x.last = "" }()
+	return x.conversation(st, depth)
+}
+
+// strays writes, after every branch, the inline subagent entries no call
+// of the transcript led to: --branches writes every entry.
+func (x *exporter) strays(t *transcript) error {
+	var rest []int
+	for i := range t.g.Nodes {
+		if t.g.Nodes[i].Sidechain && !x.inlined[i] {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	x.last = ""
+	x.r.endMessage()
+	c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
+	return x.r.tool(c, func() error { return x.inline(t, rest, 1) })
+}
+
+func plural(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
 }
 
 // descendants returns root and the sidechain nodes under it, in file order.

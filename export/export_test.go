@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,5 +211,77 @@ not json at all
 	Write(&out, fam, Options{Format: "html"})
 	if !strings.Contains(out.String(), "torn &lt;x&gt;") {
 		t.Errorf("the torn line is not shown:\n%s", out.String())
+	}
+}
+
+// TestInlineSubagents: in a transcript that holds its subagents inline
+// (1.0.x, 2.0.x), two calls with the same prompt each get their own
+// conversation, in order, and --branches writes the inline entries no call
+// started too.
+func TestInlineSubagents(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "projects", "-w")
+	os.MkdirAll(dir, 0o755)
+	n := 0
+	rec := func(uuid, parent, typ string, side bool, content string) string {
+		n++
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		msg := `{"role":"` + typ + `","content":` + content + `}`
+		if typ == "assistant" {
+			msg = `{"id":"m` + uuid + `","role":"assistant","model":"claude-test","content":` + content + `}`
+		}
+		return fmt.Sprintf(`{"type":"%s","uuid":"%s","parentUuid":%s,"isSidechain":%v,"sessionId":"77777777-7777-4777-8777-777777777777","timestamp":"2026-01-01T00:00:%02dZ","version":"1.0.128","cwd":"/w","message":%s}`, typ, uuid, p, side, n, msg)
+	}
+	task := func(id string) string {
+		return `[{"type":"tool_use","id":"` + id + `","name":"Task","input":{"description":"look","prompt":"the same prompt"}}]`
+	}
+	result := func(id, text string) string {
+		return `[{"type":"tool_result","tool_use_id":"` + id + `","content":"` + text + `"}]`
+	}
+	lines := []string{
+		rec("a1", "", "user", false, `"start"`),
+		rec("a2", "a1", "assistant", false, task("t1")),
+		rec("s1", "", "user", true, `"the same prompt"`),
+		rec("s2", "s1", "assistant", true, `[{"type":"text","text":"first answer"}]`),
+		rec("a3", "a2", "user", false, result("t1", "done one")),
+		rec("a4", "a3", "assistant", false, task("t2")),
+		rec("s3", "", "user", true, `"the same prompt"`),
+		rec("s4", "s3", "assistant", true, `[{"type":"text","text":"second answer"}]`),
+		rec("a5", "a4", "user", false, result("t2", "done two")),
+		rec("s5", "", "user", true, `"a prompt no call gave"`),
+		rec("s6", "s5", "assistant", true, `[{"type":"text","text":"stray answer"}]`),
+		rec("a6", "a5", "assistant", false, `[{"type":"text","text":"the end"}]`),
+	}
+	path := filepath.Join(dir, "77777777-7777-4777-8777-777777777777.jsonl")
+	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	fam, err := show.Resolve(root, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Write(&out, fam, Options{Format: "md"}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if strings.Count(s, "**Subagent conversation**") != 2 {
+		t.Errorf("want 2 subagent conversations:\n%s", s)
+	}
+	// Each call: its result, then the conversation it started.
+	at := []int{strings.Index(s, "done one"), strings.Index(s, "first answer"), strings.Index(s, "done two"), strings.Index(s, "second answer")}
+	if at[0] < 0 || at[0] > at[1] || at[1] > at[2] || at[2] > at[3] {
+		t.Errorf("each call's conversation under it, in order:\n%s", s)
+	}
+	if strings.Contains(s, "stray answer") {
+		t.Errorf("the chain a resume loads holds no stray subagent:\n%s", s)
+	}
+	out.Reset()
+	if err := Write(&out, fam, Options{Format: "md", Branches: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "2 inline subagent entries that no call on the transcript started") || !strings.Contains(s, "stray answer") {
+		t.Errorf("--branches leaves out the stray subagent:\n%s", s)
 	}
 }
