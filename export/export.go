@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -783,8 +784,9 @@ func (x *exporter) inline(t *transcript, sel []int, depth int) error {
 	return x.conversation(st, depth)
 }
 
-// strays writes, after every branch, the inline subagent entries no call
-// of the transcript led to: --branches writes every entry.
+// strays writes, after every branch, what no call of the transcript led
+// to, as --branches writes every entry: the inline subagent entries, then
+// the family's subagent transcripts (the warmup runs of 2.0.x, say).
 func (x *exporter) strays(t *transcript) error {
 	var rest []int
 	for i := range t.g.Nodes {
@@ -792,13 +794,39 @@ func (x *exporter) strays(t *transcript) error {
 			rest = append(rest, i)
 		}
 	}
-	if len(rest) == 0 {
+	if len(rest) > 0 {
+		x.last = ""
+		x.r.endMessage()
+		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
+		if err := x.r.tool(c, func() error { return x.inline(t, rest, 1) }); err != nil {
+			return err
+		}
+	}
+	if x.fam.Layout == nil {
 		return nil
 	}
-	x.last = ""
-	x.r.endMessage()
-	c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
-	return x.r.tool(c, func() error { return x.inline(t, rest, 1) })
+	for _, f := range x.fam.Layout.Files {
+		if f.Kind == store.KindSession || f.Side() || x.used[f.Path] {
+			continue
+		}
+		x.last = ""
+		x.r.endMessage()
+		c := toolCall{Name: "subagent", Summary: filepath.Base(f.Path) + ", which no call on the transcript started", Agent: f.Path}
+		err := x.r.tool(c, func() error {
+			st, err := x.open(f, true)
+			if err != nil {
+				return err
+			}
+			defer st.close()
+			x.last = ""
+			defer func() { x.last = "" }()
+			return x.conversation(st, 1)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func plural(n int, one, more string) string {

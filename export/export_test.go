@@ -257,6 +257,8 @@ func TestInlineSubagents(t *testing.T) {
 	}
 	path := filepath.Join(dir, "77777777-7777-4777-8777-777777777777.jsonl")
 	os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	// A subagent transcript no call names (2.0.x's warmup runs).
+	os.WriteFile(filepath.Join(dir, "agent-a1b2c3d.jsonl"), []byte(rec("w1", "", "user", true, `"Warmup"`)+"\n"), 0o644)
 	fam, err := show.Resolve(root, path)
 	if err != nil {
 		t.Fatal(err)
@@ -283,5 +285,8 @@ func TestInlineSubagents(t *testing.T) {
 	}
 	if s := out.String(); !strings.Contains(s, "2 inline subagent entries that no call on the transcript started") || !strings.Contains(s, "stray answer") {
 		t.Errorf("--branches leaves out the stray subagent:\n%s", s)
+	}
+	if s := out.String(); !strings.Contains(s, "agent-a1b2c3d.jsonl, which no call on the transcript started") || !strings.Contains(s, "Warmup") {
+		t.Errorf("--branches leaves out the subagent transcript no call names:\n%s", s)
 	}
 }
