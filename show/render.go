@@ -5,8 +5,11 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/validate"
@@ -20,7 +23,7 @@ func Text(w io.Writer, r *Report) error {
 	if r.Resumable {
 		fmt.Fprintf(b, "session %s\n", r.Session)
 	} else {
-		fmt.Fprintf(b, "file %s\n", r.Files[0].Path)
+		fmt.Fprintf(b, "file %s\n", visible(r.Files[0].Path))
 		row("resumable", "no: "+r.NotResumable)
 	}
 	if len(r.Titles) > 0 {
@@ -32,7 +35,11 @@ func Text(w io.Writer, r *Report) error {
 	}
 	list := func(k string, vs []string) {
 		if len(vs) > 0 {
-			row(k, strings.Join(vs, ", "))
+			var out []string
+			for _, v := range vs {
+				out = append(out, visible(v))
+			}
+			row(k, strings.Join(out, ", "))
 		}
 	}
 	list("slug", r.Slugs)
@@ -52,7 +59,7 @@ func Text(w io.Writer, r *Report) error {
 			continue
 		}
 		rs := f.Resume
-		s := fmt.Sprintf("%s (loader %s) loads %s", orNone(rs.Version), rs.Loader, plural(rs.Loaded, "entry"))
+		s := fmt.Sprintf("%s (loader %s) loads %s", visible(orNone(rs.Version)), rs.Loader, plural(rs.Loaded, "entry"))
 		if rs.Leaf > 0 {
 			s += fmt.Sprintf(" up to line %d", rs.Leaf)
 		}
@@ -110,6 +117,16 @@ func Text(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// visible returns s as it is when every character of it prints, and
+// quoted otherwise: a cwd, slug or file name that holds a line break or an
+// escape sequence neither breaks the listing nor reaches the terminal.
+func visible(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) >= 0 || !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 func mains(r *Report) int {
@@ -215,7 +232,7 @@ func (f *File) label() string {
 		what += " (flat)"
 	}
 	if f.AgentType != "" {
-		what += " " + f.AgentType
+		what += " " + visible(f.AgentType)
 	}
 	if f.Description != "" {
 		what += fmt.Sprintf(": %q", f.Description)
@@ -319,9 +336,9 @@ func tree(b *strings.Builder, r *Report) {
 				c = c.children[c.order[0]]
 			}
 			if c.label != "" {
-				fmt.Fprintf(b, "%s%s%s  %s\n", prefix, branch, shown, c.label)
+				fmt.Fprintf(b, "%s%s%s  %s\n", prefix, branch, visible(shown), c.label)
 			} else {
-				fmt.Fprintf(b, "%s%s%s/\n", prefix, branch, shown)
+				fmt.Fprintf(b, "%s%s%s/\n", prefix, branch, visible(shown))
 			}
 			walk(c, prefix+next)
 		}
