@@ -45,9 +45,17 @@ import (
 //
 // --progress: none of the pinned versions writes progress entries (1.0.x
 // and 2.0.x never did; 2.1.205 and 2.1.330 no longer do, for Bash, agents
-// or hooks run this way), so the plan of --progress alone is "nothing to
-// trim" here; trim's unit tests drop the progress entries of the wild
-// stores' transcripts and hold the loaded chain to the one before.
+// or PreToolUse and PostToolUse hooks in -p runs: checked), so trim
+// --progress of the session is "nothing to trim". A copy of it gets a
+// hook_progress entry between each tool call and its result, as 2.1.x up
+// to 2.1.84 wrote them (the result hung under the progress entry);
+// trim --progress --keep-turns 0 of the copy must drop exactly those,
+// say the request loses nothing, and resume with the session's own
+// history and request size. (The copy itself: 2.1.205 and 2.1.330 send the
+// session's history; 1.0.128 and 2.0.77 stop their walk at a progress
+// entry, send a result without its call and get 400.) trim's unit tests drop the progress entries
+// of the wild stores' transcripts and hold the loaded chain to the one
+// before.
 func TestTrimForkResume(t *testing.T) {
 	EachScenario(t, func(t *testing.T, sc *Scenario) {
 		env := cloneEnv(t, sc)
@@ -131,6 +139,24 @@ func TestTrimForkResume(t *testing.T) {
 		res := RunCfix(t, journal, "trim", id, "--progress", "--root", claude, "--json")
 		if res.ExitCode != 0 || !strings.Contains(res.Stdout, "nothing to trim") {
 			t.Errorf("cfix trim --progress of a session without progress entries: want nothing to trim: %s", res)
+		}
+		// Progress entries as 2.1.x up to 2.1.84 wrote them (a hook's
+		// progress between each tool call and its result, the result
+		// hung under it), put into a copy of the session: trim --progress
+		// must give back the client's own chain.
+		const crafted = "7a1e0000-0000-4000-8000-0000000000c1"
+		const unprogressed = "7a1e0000-0000-4000-8000-0000000000c2"
+		nprog := trimCraftProgress(t, raw, id, crafted, filepath.Join(filepath.Dir(src), crafted+".jsonl"))
+		cloneAge(t, sc, claude)
+		res = RunCfix(t, journal, "trim", crafted, "--progress", "--keep-turns", "0", "--id", unprogressed, "--root", claude, "--apply", "--yes", "--json")
+		var progDoc struct {
+			Trim trimFigures `json:"trim"`
+		}
+		if res.ExitCode != 0 || json.Unmarshal([]byte(res.Stdout), &progDoc) != nil {
+			t.Fatalf("cfix trim --progress: %s", res)
+		}
+		if f := progDoc.Trim; f.Progress != nprog || f.Entries != nprog || f.RequestBytes != 0 {
+			t.Errorf("cfix trim --progress of %d progress entries: %+v", nprog, f)
 		}
 		if got, want := fileSum(t, src), sha256.Sum256(raw); got != hex.EncodeToString(want[:]) {
 			t.Errorf("cfix trim changed its source %s", src)
@@ -217,6 +243,26 @@ func TestTrimForkResume(t *testing.T) {
 			}
 		}
 
+		// Progress: the chain without them is the client's own, and is sent
+		// as the session itself is. (The copy with them, for the log: the
+		// clients before 2.1 stop their walk at a progress entry.)
+		if cr := cloneRun(t, env, dir, trimPrompt, "-r", crafted); cr.Main != nil {
+			t.Logf("the copy with progress entries: %s", cr.summary())
+		} else {
+			t.Logf("the copy with progress entries: %s, no history sent", cr.summary())
+		}
+		if got := cloneRun(t, env, dir, trimPrompt, "-r", unprogressed); !got.ok() {
+			t.Errorf("trim --progress: -r %s: %s\n%s", unprogressed, got.summary(), got.Res)
+		} else {
+			if !slices.Equal(got.Hist, ref.Hist) {
+				t.Errorf("trim --progress: the history differs from the session's (- reference, + sent):\n%s", cloneDiff(ref.Hist, got.Hist))
+			}
+			if d := len(got.Main.RawMessages) - refSize; d > 16 || d < -16 {
+				t.Errorf("trim --progress: the request's messages are %d bytes, the session's %d; the plan said they lose nothing", len(got.Main.RawMessages), refSize)
+			}
+			t.Logf("trim --progress: %d progress entries out, messages %d bytes (the session's: %d)", nprog, len(got.Main.RawMessages), refSize)
+		}
+
 		// Forks: the history up to where they end, nothing after.
 		turn3 := slices.Index(ref.Hist, "user: "+turns[2])
 		got := cloneRun(t, env, dir, trimPrompt, "-r", forkTurn)
@@ -243,6 +289,13 @@ func TestTrimForkResume(t *testing.T) {
 				}
 			}
 			t.Logf("fork --at the Bash call: after the call's result the client adds %q", got.Hist[res1+1:])
+		}
+		// The copy with progress entries is damage for 1.0.x and 2.0.x
+		// (validate says so: their walk stops at a progress entry and the
+		// result hung under it goes without its call, 400): not part of
+		// the store checked.
+		if err := os.Remove(filepath.Join(filepath.Dir(src), crafted+".jsonl")); err != nil {
+			t.Fatal(err)
 		}
 		cloneRequireValid(t, claude, nil)
 	})
@@ -305,4 +358,49 @@ func writeNoisePNG(t *testing.T, path string, n int) {
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// trimCraftProgress writes to path a copy of the session raw (id) as
+// session newID with a hook_progress entry, as 2.1.x up to 2.1.84 wrote
+// them, between each assistant entry holding a tool call and the entries
+// hung under it. It returns how many it put in.
+func trimCraftProgress(t *testing.T, raw []byte, id, newID, path string) int {
+	t.Helper()
+	type head struct {
+		Type      string `json:"type"`
+		UUID      string `json:"uuid"`
+		Timestamp string `json:"timestamp"`
+		Message   struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	lines := bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n"))
+	progress := map[string]string{} // tool_use entry uuid → its progress entry's uuid
+	var out bytes.Buffer
+	n := 0
+	for _, l := range lines {
+		var h head
+		json.Unmarshal(l, &h)
+		l = bytes.ReplaceAll(l, []byte(`"sessionId":"`+id+`"`), []byte(`"sessionId":"`+newID+`"`))
+		// An entry hung under a tool call now hangs under its progress.
+		for call, prog := range progress {
+			l = bytes.Replace(l, []byte(`"parentUuid":"`+call+`"`), []byte(`"parentUuid":"`+prog+`"`), 1)
+		}
+		out.Write(l)
+		out.WriteByte('\n')
+		if h.Type == "assistant" && bytes.Contains(h.Message.Content, []byte(`"tool_use"`)) {
+			n++
+			prog := fmt.Sprintf("7a1e0000-0000-4000-8000-%012d", 900+n)
+			progress[h.UUID] = prog
+			fmt.Fprintf(&out, `{"parentUuid":%q,"isSidechain":false,"type":"progress","data":{"type":"hook_progress","hookEvent":"PostToolUse","hookName":"PostToolUse:Bash","command":"true"},"timestamp":%q,"uuid":%q,"sessionId":%q,"version":"2.1.81"}`+"\n",
+				h.UUID, h.Timestamp, prog, newID)
+		}
+	}
+	if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatalf("no tool call in the session to hang progress under")
+	}
+	return n
 }
