@@ -175,9 +175,9 @@ func runDu(opts *duOptions) error {
 	}
 	fmt.Fprintf(w, "%-30s  %7s  %9s  %9s\n", "KIND", "FILES", "SIZE", "RECLAIM")
 	for _, k := range duKinds(u, reclaim) {
-		fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", k.Name, k.Files, humanSize(k.Size), reclaimCell(reclaim[k.Name]))
+		fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", k.Name, k.Files, changeset.Size(k.Size), reclaimCell(reclaim[k.Name]))
 	}
-	fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", "total", u.Files, humanSize(u.Total), reclaimCell(reclaimTotal))
+	fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", "total", u.Files, changeset.Size(u.Total), reclaimCell(reclaimTotal))
 	if project == "" && len(u.Projects) > 0 {
 		fmt.Fprintf(w, "\n%9s  %9s  %9s  %9s  %9s  %s\n", "SIZE", "TRANSCR", "SUBAGENTS", "TOOL-RES", "RECLAIM", "PROJECT")
 		shown := u.Projects
@@ -189,8 +189,8 @@ func runDu(opts *duOptions) error {
 			if name == "" {
 				name = "? (folder " + p.Name + ")"
 			}
-			fmt.Fprintf(w, "%9s  %9s  %9s  %9s  %9s  %s\n", humanSize(p.Size), humanSize(p.ByKind[store.UsageTranscripts]),
-				humanSize(p.ByKind[store.UsageSubagents]), humanSize(p.ByKind[store.UsageToolResults]), reclaimCell(reclaimP[p.Name]), name)
+			fmt.Fprintf(w, "%9s  %9s  %9s  %9s  %9s  %s\n", changeset.Size(p.Size), changeset.Size(p.ByKind[store.UsageTranscripts]),
+				changeset.Size(p.ByKind[store.UsageSubagents]), changeset.Size(p.ByKind[store.UsageToolResults]), reclaimCell(reclaimP[p.Name]), name)
 		}
 		if len(shown) < len(u.Projects) {
 			fmt.Fprintf(w, "... %d more project folders (--limit 0 lists all)\n", len(u.Projects)-len(shown))
@@ -205,7 +205,7 @@ func runDu(opts *duOptions) error {
 	if opts.olderThan != "" {
 		cmd += " --older-than " + opts.olderThan
 	}
-	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, humanSize(reclaimTotal), pluralCount(ops, "removal"))
+	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), pluralCount(ops, "removal"))
 	return nil
 }
 
@@ -229,7 +229,7 @@ func reclaimCell(n int64) string {
 	if n == 0 {
 		return "-"
 	}
-	return humanSize(n)
+	return changeset.Size(n)
 }
 
 type duBytes struct {

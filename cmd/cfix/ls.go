@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -339,7 +340,7 @@ func lsStore(opts *lsOptions, root string) error {
 		if p.Live > 0 {
 			n = fmt.Sprintf("%d (%d live)", p.Sessions, p.Live)
 		}
-		fmt.Fprintf(w, "%-16s  %8s  %9d  %9s  %-12s  %s\n", stamp(p.LastActive), n, p.Subagents, humanSize(p.Size),
+		fmt.Fprintf(w, "%-16s  %8s  %9d  %9s  %-12s  %s\n", stamp(p.LastActive), n, p.Subagents, changeset.Size(p.Size),
 			health(p.Errors, p.Warnings), projectPaths(p))
 	}
 	if len(extras) > 0 {
@@ -356,11 +357,11 @@ func lsStore(opts *lsOptions, root string) error {
 				}
 			}
 			if n > 0 {
-				fmt.Fprintf(w, "%-16s  %8d  %9s  %9s  %-12s  %s\n", stamp(last), n, "", humanSize(size), "", filepath.Join(root, k.Dir())+"/ ("+pluralCount(n, k.String())+")")
+				fmt.Fprintf(w, "%-16s  %8d  %9s  %9s  %-12s  %s\n", stamp(last), n, "", changeset.Size(size), "", filepath.Join(root, k.Dir())+"/ ("+pluralCount(n, k.String())+")")
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s, %s, %s in projects/", pluralCount(len(ps), "project"), pluralCount(sessions, "session"), humanSize(total))
+	fmt.Fprintf(w, "\n%s, %s, %s in projects/", pluralCount(len(ps), "project"), pluralCount(sessions, "session"), changeset.Size(total))
 	if len(shown) < len(ps) {
 		fmt.Fprintf(w, " (%d listed)", len(shown))
 	}
@@ -532,7 +533,7 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 		if s.MessagesKnown {
 			msgs = strconv.Itoa(s.Messages)
 		}
-		line += fmt.Sprintf("%-16s  %5s  %8s  ", stamp(s.LastActive), msgs, humanSize(s.Size+s.SubagentBytes))
+		line += fmt.Sprintf("%-16s  %5s  %8s  ", stamp(s.LastActive), msgs, changeset.Size(s.Size+s.SubagentBytes))
 		if wide {
 			line += fmt.Sprintf("%3d  %-9s  ", s.Subagents, cut(s.Version, 9))
 		}
@@ -642,7 +643,7 @@ func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
 		if g.MessagesKnown {
 			msgs = strconv.Itoa(g.Messages)
 		}
-		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, humanSize(g.Size), health(g.Errors(), g.Warnings()), xs[i].Name)
+		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, changeset.Size(g.Size), health(g.Errors(), g.Warnings()), xs[i].Name)
 		title := oneLine(g.FirstPrompt)
 		if opts.width > 0 {
 			room := opts.width - utf8.RuneCountInString(line)
@@ -726,17 +727,4 @@ func cut(s string, n int) string {
 		return ""
 	}
 	return string(r[:n-1]) + "…"
-}
-
-// humanSize formats a byte count with binary units.
-func humanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
 }
