@@ -191,22 +191,32 @@ func Archive(opts Options) (*Plan, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var zw *zstd.Encoder
-			if opts.Build {
-				var err error
-				if zw, err = newEncoder(); err != nil {
-					errs[0] = err
-					for range work {
+			// Small sessions one per core, each on one encoder goroutine; a
+			// big one on every core (see newEncoder).
+			var small, big *zstd.Encoder
+			defer func() {
+				for _, e := range []*zstd.Encoder{small, big} {
+					if e != nil {
+						e.Close()
 					}
-					return
 				}
-				defer zw.Close()
-			}
+			}()
 			for i := range work {
 				manifests[i], errs[i] = describe(opts.Root, sessions[i], indexes, opts.Now, opts.Build)
-				if errs[i] == nil && opts.Build {
-					staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], zw)
+				if errs[i] != nil || !opts.Build {
+					continue
 				}
+				enc := &small
+				conc := 1
+				if manifests[i].Bytes >= bigSession {
+					enc, conc = &big, runtime.GOMAXPROCS(0)
+				}
+				if *enc == nil {
+					if *enc, errs[i] = newEncoder(conc); errs[i] != nil {
+						continue
+					}
+				}
+				staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], *enc)
 			}
 		}()
 	}
@@ -258,6 +268,10 @@ func Archive(opts Options) (*Plan, error) {
 	}
 	return p, nil
 }
+
+// bigSession is the size from which a session's archive is compressed on
+// every core.
+const bigSession = 8 << 20
 
 // Cleanup removes the staging folder.
 func (p *Plan) Cleanup() {

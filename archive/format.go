@@ -13,7 +13,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -139,11 +138,12 @@ func DefaultDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "cfix", "archive"), nil
 }
 
-// newEncoder returns a zstd encoder for archives: the default level, and
-// as many goroutines as cores (a big session alone keeps them busy). One
-// encoder writes many archives, one after the other (Reset).
-func newEncoder() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)))
+// newEncoder returns a zstd encoder for archives: the default level, on
+// conc goroutines (a big session alone keeps every core busy; small ones
+// are compressed side by side, one each). One encoder writes many
+// archives, one after the other (Reset).
+func newEncoder(conc int) (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(conc))
 }
 
 // write writes the archive of m's files (read under root) to w. Each file
