@@ -325,3 +325,65 @@ func TestForkAtCall(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimTokens: the tokens a trim takes out of a request are scaled by
+// how the input tokens message.usage records grew with the chain's bytes
+// between the first and the last reply with usage; without usage, bytes/4.
+func TestTrimTokens(t *testing.T) {
+	const id = "5e55a000-0000-4000-8000-000000000001"
+	root := filepath.Join(t.TempDir(), ".claude")
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := func(typ, uuid, parent, content, usage string) string {
+		p := `null`
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		u := ""
+		if usage != "" {
+			u = `,"usage":` + usage
+		}
+		return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":%q,"message":{"role":%q,"content":%s%s},"uuid":%q,"timestamp":"2026-01-01T00:00:%02dZ","sessionId":%q,"version":"2.1.205","cwd":"/w"}`,
+			p, typ, typ, content, u, uuid, len(uuid), id)
+	}
+	think := `[{"type":"thinking","thinking":"` + strings.Repeat("t", 4000) + `","signature":"s"},{"type":"text","text":"ok"}]`
+	lines := []string{
+		entry("user", "u1", "", `"first"`, ""),
+		entry("assistant", "a1", "u1", think, `{"input_tokens":900,"cache_read_input_tokens":100,"output_tokens":5}`),
+		entry("user", "u2", "a1", `"second"`, ""),
+		entry("assistant", "a2", "u2", think, `{"input_tokens":1000,"cache_creation_input_tokens":2500,"output_tokens":5}`),
+		entry("user", "u3", "a2", `"third"`, ""),
+		entry("assistant", "a3", "u3", `[{"type":"text","text":"done"}]`, ""),
+	}
+	path := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Trim(Options{Root: root, Session: id, Thinking: true, KeepTurns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := p.Figures
+	// The chain's bytes from a1 up to a2: a1, u2. Tokens grew 1000 → 3500.
+	between := int64(len(lines[1]) + len(lines[2]))
+	if f.TokenEstimate != "usage" || f.Thinking != 2 || f.RequestBytes <= 8000 || f.Tokens != f.RequestBytes*2500/between {
+		t.Errorf("figures %+v: want 2 thinking blocks, over 8000 request bytes, tokens %d*2500/%d from usage", f, f.RequestBytes, between)
+	}
+	// Without usage: bytes/4.
+	for i := range lines {
+		lines[i] = strings.NewReplacer(`,"usage":{"input_tokens":900,"cache_read_input_tokens":100,"output_tokens":5}`, "",
+			`,"usage":{"input_tokens":1000,"cache_creation_input_tokens":2500,"output_tokens":5}`, "").Replace(lines[i])
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err = Trim(Options{Root: root, Session: id, Thinking: true, KeepTurns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := p.Figures; f.TokenEstimate != "bytes/4" || f.Tokens != f.RequestBytes/4 {
+		t.Errorf("figures without usage %+v: want bytes/4", f)
+	}
+}
