@@ -17,7 +17,9 @@
 #   cfix repair --apply of the big session with a torn last line takes no
 #   longer than cfix validate of it, and at most 3x cp + sync of it;
 #   cfix trim --thinking --tool-output --apply of the big session takes at
-#   most twice the time of cfix clone --apply of it.
+#   most twice the time of cfix clone --apply of it;
+#   cfix archive --apply of every session is no slower than tar --zstd of
+#   the same files.
 #
 # The wild stores are skeletons of real stores (every structure exact, text
 # cut to short filler), so their lines are dense in structure: about 1 KB of
@@ -284,6 +286,31 @@ if ((HAVE_CFIX)); then
 	rm -rf "$WORK" "$OUT/journal"
 fi
 
+
+# --- archive: every session of the store, next to tar --zstd -------------------
+# Each run works on a fresh copy of the store (cp -a and sync outside the
+# timing; its change times settle for a second, as the repair rows' do).
+# cfix archive --older-than 1m --apply writes one .tar.zst per session (with
+# its manifest and sha256 of every file) into bench/out/archive, journals and
+# removes the sessions from the copy; tar --zstd -cf writes one .tar.zst of
+# the same files (projects, todos, debug: all the store holds).
+AWORK=$OUT/awork
+prepare_archive() {
+	rm -rf "$AWORK" "$OUT/archive" "$OUT/ajournal" "$OUT/store.tar.zst"
+	cp -a "$ROOT" "$AWORK"
+	sync
+	sleep 1.1
+}
+tar_store() { tar -C "$1" --zstd -cf "$2" .; }
+export -f tar_store
+if ((HAVE_CFIX)); then
+	use_set "$PROJECTS"
+	measure_prepared "tar --zstd (store)" prepare_archive bash -c 'tar_store "$1" "$2"' _ "$AWORK" "$OUT/store.tar.zst"
+	measure_prepared "cfix archive --apply (store)" prepare_archive env CFIX_JOURNAL_DIR="$OUT/ajournal" \
+		CFIX_ARCHIVE_DIR="$OUT/archive" bin/cfix archive --root "$AWORK" --older-than 1m --apply --yes
+	rm -rf "$AWORK" "$OUT/archive" "$OUT/ajournal" "$OUT/store.tar.zst"
+fi
+
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
 VERDICTS=()
@@ -347,6 +374,12 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix trim --apply (big session)"]:-} && -n ${W
 else
 	VERDICTS+=("cfix trim vs cfix clone of the big session (bar: <= 2x): not measured")
 	STATUS=2
+fi
+if ((HAVE_CFIX)) && [[ -n ${WALL["cfix archive --apply (store)"]:-} && -n ${WALL["tar --zstd (store)"]:-} ]]; then
+	a=${WALL["cfix archive --apply (store)"]} z=${WALL["tar --zstd (store)"]}
+	x=$(awk -v a="$a" -v z="$z" 'BEGIN {if (z > 0) printf "%.1f", a/z; else print "inf"}')
+	if awk -v a="$a" -v z="$z" 'BEGIN {exit !(a <= z)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	VERDICTS+=("cfix archive --apply of every session takes ${a} s, ${x}x the time of tar --zstd of the same files (bar: <= 1x): $v")
 fi
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
