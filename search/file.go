@@ -33,6 +33,8 @@ type fileSearcher struct {
 	j       *job
 	f       *os.File
 	modTime time.Time
+	cntOff  int64             // lines are counted up to this offset
+	cntLine int               // the number of the line there
 	tools   map[string]string // tool_use id → tool name, of the lines read
 	back    []byte            // for looking back for a tool's name
 	li2     lineInfo
@@ -92,14 +94,10 @@ func (s *fileSearcher) search() (int64, error) {
 		return 0, err
 	}
 	s.f = f
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	s.modTime = fi.ModTime()
+	s.modTime = time.Time{}
 	var off int64 // file offset of buf[0]
 	n := 0
-	line := 1 // the line number at buf[0]
+	s.cntOff, s.cntLine = 0, 1
 	for !s.stopped {
 		if n == len(s.buf) {
 			nb := make([]byte, 2*len(s.buf))
@@ -119,7 +117,7 @@ func (s *fileSearcher) search() (int64, error) {
 				continue // no whole line yet
 			}
 		}
-		line = s.region(s.buf[:end], off, line)
+		s.region(s.buf[:end], off)
 		copy(s.buf, s.buf[end:n])
 		n -= end
 		off += int64(end)
@@ -130,23 +128,23 @@ func (s *fileSearcher) search() (int64, error) {
 	return off, nil
 }
 
-// region searches the whole lines of b (file offset off, first line
-// number line) and returns the number of the line after them.
-func (s *fileSearcher) region(b []byte, off int64, line int) int {
+// region searches the whole lines of b, which starts at file offset off.
+func (s *fileSearcher) region(b []byte, off int64) {
 	pre := s.pat.pre
 	if pre == nil {
-		for i := 0; i < len(b) && !s.stopped; line++ {
+		s.lineAt(off, b, off)
+		for i := 0; i < len(b) && !s.stopped; {
 			e := bytes.IndexByte(b[i:], '\n')
 			if e < 0 {
 				e = len(b) - i
 			}
-			s.line(b[i:i+e], line, off+int64(i))
+			s.line(b[i:i+e], s.cntLine, off+int64(i))
 			i += e + 1
+			s.cntOff, s.cntLine = off+int64(i), s.cntLine+1
 		}
-		return line
+		return
 	}
 	s.sc.reset(pre, b)
-	counted := 0
 	for i := 0; !s.stopped; {
 		at := s.sc.index(i)
 		if at < 0 {
@@ -159,12 +157,41 @@ func (s *fileSearcher) region(b []byte, off int64, line int) int {
 		} else {
 			le += at
 		}
-		line += bytes.Count(b[counted:ls], []byte{'\n'})
-		counted = ls
-		s.line(b[ls:le], line, off+int64(ls))
+		s.line(b[ls:le], s.lineAt(off+int64(ls), b, off), off+int64(ls))
 		i = le + 1
 	}
-	return line + bytes.Count(b[counted:], []byte{'\n'})
+}
+
+// lineAt returns the number of the line starting at file offset pos, in
+// b (at offset off). Lines are counted only up to where a hit is: a file
+// without one is never counted, and what went by in chunks without one is
+// counted again from the file.
+func (s *fileSearcher) lineAt(pos int64, b []byte, off int64) int {
+	if s.cntOff < off {
+		s.cntLine += s.countFile(s.cntOff, off)
+		s.cntOff = off
+	}
+	s.cntLine += bytes.Count(b[s.cntOff-off:pos-off], []byte{'\n'})
+	s.cntOff = pos
+	return s.cntLine
+}
+
+// countFile counts the newlines of the file between offsets from and to.
+func (s *fileSearcher) countFile(from, to int64) int {
+	if cap(s.back) < bufSize {
+		s.back = make([]byte, bufSize)
+	}
+	n := 0
+	for from < to {
+		buf := s.back[:min(int64(cap(s.back)), to-from)]
+		m, err := s.f.ReadAt(buf, from)
+		n += bytes.Count(buf[:m], []byte{'\n'})
+		from += int64(m)
+		if err != nil && m == 0 {
+			break
+		}
+	}
+	return n
 }
 
 // isBlank reports whether a line holds only white space.
@@ -258,8 +285,8 @@ func (s *fileSearcher) line(b []byte, n int, off int64) {
 			whenDone = true
 			when = s.when(b)
 			t := when
-			if t.IsZero() {
-				t = s.modTime // titles and summaries carry no time
+			if t.IsZero() && (!s.opts.Since.IsZero() || !s.opts.Until.IsZero()) {
+				t = s.mtime() // titles and summaries carry no time
 			}
 			if !s.opts.Since.IsZero() && t.Before(s.opts.Since) || !s.opts.Until.IsZero() && t.After(s.opts.Until) {
 				return
@@ -281,6 +308,16 @@ func (s *fileSearcher) line(b []byte, n int, off int64) {
 			s.flush()
 		}
 	}
+}
+
+// mtime returns the file's modification time.
+func (s *fileSearcher) mtime() time.Time {
+	if s.modTime.IsZero() {
+		if fi, err := s.f.Stat(); err == nil {
+			s.modTime = fi.ModTime()
+		}
+	}
+	return s.modTime
 }
 
 // when returns the line's time, zero when it has none.

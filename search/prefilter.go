@@ -187,6 +187,16 @@ func (f *finder) index(b []byte) int {
 	if len(b) < n {
 		return -1
 	}
+	if pairSIMD {
+		return f.indexPair(b)
+	}
+	return f.indexByte(b)
+}
+
+// indexByte is index with bytes.IndexByte for the rarest byte, then a
+// look at the next rarest, then the needle; len(b) >= len(f.nd) > 0.
+func (f *finder) indexByte(b []byte) int {
+	n := len(f.nd)
 	c1 := f.nd[f.o1]
 	if !f.fold || c1 < 'a' || c1 > 'z' {
 		for j := f.o1; j < len(b); j++ {
@@ -235,6 +245,48 @@ func (f *finder) index(b []byte) int {
 		}
 		if f.check(b[s : s+n]) {
 			return s
+		}
+	}
+	return -1
+}
+
+// indexPair is index with pairIndex: the two rare bytes tested together,
+// sixteen positions at a time.
+func (f *finder) indexPair(b []byte) int {
+	n := len(f.nd)
+	a, z := min(f.o1, f.o2), max(f.o1, f.o2)
+	d := z - a
+	ca, cz := f.nd[a], f.nd[z]
+	var oa, oz byte
+	if f.fold && ca >= 'a' && ca <= 'z' {
+		oa = 0x20
+	}
+	if f.fold && cz >= 'a' && cz <= 'z' {
+		oz = 0x20
+	}
+	last := len(b) - n // the last start
+	bb := b[a:]        // position s of bb is a start s of the needle
+	for s := 0; s <= last; {
+		if m := (len(bb) - s - d) &^ 15; m > 0 {
+			k := pairIndex(bb[s:], ca, cz, oa, oz, d, m)
+			if k < 0 {
+				s += m
+				continue
+			}
+			s += k
+			if s > last {
+				return -1
+			}
+			if f.equal(b[s : s+n]) {
+				return s
+			}
+			s++
+			continue
+		}
+		for ; s <= last; s++ {
+			if f.check(b[s : s+n]) {
+				return s
+			}
 		}
 	}
 	return -1

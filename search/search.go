@@ -13,6 +13,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -137,18 +138,25 @@ func Run(opts Options, emit func(*Hit) error) (Stats, error) {
 	if opts.Tool != "" && opts.Role != "" && opts.Role != "tool" {
 		return st, &OptionError{Msg: fmt.Sprintf("--tool finds tool inputs and outputs only; --role %s has none", opts.Role)}
 	}
-	jobs, err := plan(opts)
+	src, err := plan(opts)
 	if err != nil {
 		return st, err
 	}
 	if opts.Context <= 0 {
 		opts.Context = 60
 	}
-	return runJobs(opts, pat, jobs, emit)
+	return runJobs(opts, pat, src, emit)
 }
 
-// plan lists the files to search.
-func plan(opts Options) ([]job, error) {
+// producer hands the files to search to yield, in order, until yield
+// returns false. An error it returns is reported with the files' errors.
+type producer func(yield func(job) bool) error
+
+// plan says which files to search. Named sessions are resolved first (a
+// bad name is an error before anything is read); the whole store, or a
+// project, is listed a folder at a time while the files found so far are
+// searched.
+func plan(opts Options) (producer, error) {
 	root := opts.Root
 	folder := ""
 	if opts.Project != "" {
@@ -158,96 +166,147 @@ func plan(opts Options) ([]job, error) {
 		}
 		folder = f
 	}
-	var files []store.File
-	var extras []store.Extra
-	var sessions map[string]bool // nil: every session
-	if len(opts.Sessions) == 0 {
-		var l *store.Layout
-		var err error
-		if folder != "" {
-			l, err = store.ScanProject(root, folder)
-		} else {
-			l, err = store.Scan(root)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", root, err)
-		}
-		files = l.Files
-		if extras, err = store.Extras(root); err != nil {
-			return nil, fmt.Errorf("store %s: %w", root, err)
-		}
-	} else {
-		sessions = map[string]bool{}
-		r := store.NewResolver(root, nil)
-		seenFile := map[string]bool{}
-		seenExtra := map[string]bool{}
-		all, err := store.Extras(root)
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", root, err)
-		}
-		for _, arg := range opts.Sessions {
-			if e, ok := extraNamed(root, all, arg); ok {
-				if !seenExtra[e.Path] {
-					seenExtra[e.Path] = true
-					extras = append(extras, e)
-				}
-				continue
-			}
-			t, err := r.Resolve(arg)
-			if err != nil {
-				return nil, err
-			}
-			if t.Kind != store.TargetSession && !(t.Kind == store.TargetFile && t.InStore) {
-				return nil, &store.TargetError{Target: arg, Reason: fmt.Sprintf("a %s, not a session (--project names a project)", t.Kind)}
-			}
-			for _, f := range t.Layout.Files {
-				if !seenFile[f.Path] {
-					seenFile[f.Path] = true
-					files = append(files, f)
-				}
-			}
-			if t.Kind == store.TargetSession {
-				sessions[t.Session] = true
-				// The session's pre-compact histories are its own.
-				for _, e := range all {
-					if e.Kind == store.ExtraPreCompact && e.Name == t.Session && !seenExtra[e.Path] {
-						seenExtra[e.Path] = true
-						extras = append(extras, e)
-					}
-				}
-			}
-		}
-		sortFiles(files)
-		sortExtras(extras)
+	if _, err := os.Stat(store.ProjectsDir(root)); err != nil {
+		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
-	var jobs []job
-	for _, f := range files {
-		if folder != "" && f.Project != folder {
-			continue
-		}
-		j := job{path: f.Path, source: SourceSession, project: f.Project, session: f.Session, agent: f.Agent}
-		if f.Kind != store.KindSession {
-			j.source = SourceSubagent
-		}
-		jobs = append(jobs, j)
-	}
-	for _, e := range extras {
-		j := job{path: e.Path, source: SourceExport, session: e.Name}
-		if e.Kind == store.ExtraPreCompact {
-			j.source = SourcePreCompact
-			j.lineFolder = folder
-		} else if folder != "" {
-			continue // an export says nothing of its directory
-		}
-		jobs = append(jobs, j)
+	extras, err := store.Extras(root)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
 	hist := filepath.Join(root, "history.jsonl")
-	if fi, err := os.Stat(hist); err == nil && fi.Mode().IsRegular() && (sessions == nil || len(sessions) > 0) {
-		jobs = append(jobs, job{path: hist, source: SourceHistory, lineFolder: folder, lineSessions: sessions})
+	haveHist := false
+	if fi, err := os.Stat(hist); err == nil && fi.Mode().IsRegular() {
+		haveHist = true
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
-	return jobs, nil
+	tail := func(yield func(job) bool, extras []store.Extra, sessions map[string]bool) bool {
+		for _, e := range extras {
+			j := job{path: e.Path, source: SourceExport, session: e.Name}
+			if e.Kind == store.ExtraPreCompact {
+				j.source = SourcePreCompact
+				j.lineFolder = folder
+			} else if folder != "" {
+				continue // an export says nothing of its directory
+			}
+			if !yield(j) {
+				return false
+			}
+		}
+		if haveHist && (sessions == nil || len(sessions) > 0) {
+			return yield(job{path: hist, source: SourceHistory, lineFolder: folder, lineSessions: sessions})
+		}
+		return true
+	}
+	if len(opts.Sessions) == 0 {
+		return func(yield func(job) bool) error {
+			err := scanProjects(root, folder, func(f store.File) bool { return yield(fileJob(f)) })
+			if err != nil {
+				return err
+			}
+			tail(yield, extras, nil)
+			return nil
+		}, nil
+	}
+	sessions := map[string]bool{}
+	r := store.NewResolver(root, nil)
+	seenFile := map[string]bool{}
+	seenExtra := map[string]bool{}
+	var files []store.File
+	var named []store.Extra
+	for _, arg := range opts.Sessions {
+		if e, ok := extraNamed(root, extras, arg); ok {
+			if !seenExtra[e.Path] {
+				seenExtra[e.Path] = true
+				named = append(named, e)
+			}
+			continue
+		}
+		t, err := r.Resolve(arg)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind != store.TargetSession && !(t.Kind == store.TargetFile && t.InStore) {
+			return nil, &store.TargetError{Target: arg, Reason: fmt.Sprintf("a %s, not a session (--project names a project)", t.Kind)}
+		}
+		for _, f := range t.Layout.Files {
+			if !seenFile[f.Path] && (folder == "" || f.Project == folder) {
+				seenFile[f.Path] = true
+				files = append(files, f)
+			}
+		}
+		if t.Kind == store.TargetSession {
+			sessions[t.Session] = true
+			// The session's pre-compact histories are its own.
+			for _, e := range extras {
+				if e.Kind == store.ExtraPreCompact && e.Name == t.Session && !seenExtra[e.Path] {
+					seenExtra[e.Path] = true
+					named = append(named, e)
+				}
+			}
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	sort.Slice(named, func(i, j int) bool { return named[i].Path < named[j].Path })
+	return func(yield func(job) bool) error {
+		for _, f := range files {
+			if !yield(fileJob(f)) {
+				return nil
+			}
+		}
+		tail(yield, named, sessions)
+		return nil
+	}, nil
+}
+
+func fileJob(f store.File) job {
+	j := job{path: f.Path, source: SourceSession, project: f.Project, session: f.Session, agent: f.Agent}
+	if f.Kind != store.KindSession {
+		j.source = SourceSubagent
+	}
+	return j
+}
+
+// scanProjects lists the transcripts of the store's project folders (or of
+// one), a folder at a time, in the order of their paths, as store.Scan
+// does: folders and links to folders, read through.
+func scanProjects(root, only string, yield func(store.File) bool) error {
+	pdir := store.ProjectsDir(root)
+	var folders []string
+	if only != "" {
+		folders = []string{only}
+	} else {
+		ents, err := os.ReadDir(pdir)
+		if err != nil {
+			return fmt.Errorf("store %s: %w", root, err)
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				if e.Type()&fs.ModeSymlink == 0 {
+					continue
+				}
+				if fi, err := os.Stat(filepath.Join(pdir, e.Name())); err != nil || !fi.IsDir() {
+					continue // a link to a file, or to nothing: no project folder
+				}
+			}
+			folders = append(folders, e.Name())
+		}
+		// In the order of the files' paths: projects/a-b/ before projects/a/.
+		sort.Slice(folders, func(i, j int) bool { return folders[i]+"/" < folders[j]+"/" })
+	}
+	for _, name := range folders {
+		l, err := store.ScanProject(root, name)
+		if err != nil {
+			return fmt.Errorf("store %s: %w", root, err)
+		}
+		sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Path < l.Files[j].Path })
+		for _, f := range l.Files {
+			if !yield(f) {
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
 // projectFolder names the project folder of --project: a directory as
@@ -301,31 +360,22 @@ func extraNamed(root string, all []store.Extra, arg string) (store.Extra, bool) 
 	return store.Extra{}, false
 }
 
-func sortFiles(fs []store.File) {
-	sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
-}
-
-func sortExtras(es []store.Extra) {
-	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
-}
-
 // result is a batch of hits of one file, or the file's end.
 type result struct {
 	hits []*Hit
 	err  error
 	done bool
 	size int64
+	// noFile: the end of the listing, not of a file (its error).
+	noFile bool
 }
 
 // runJobs searches the files on every core and emits the hits in order.
-func runJobs(opts Options, pat *Pattern, jobs []job, emit func(*Hit) error) (Stats, error) {
+func runJobs(opts Options, pat *Pattern, src producer, emit func(*Hit) error) (Stats, error) {
 	var st Stats
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
-	}
-	if workers > len(jobs) {
-		workers = len(jobs)
 	}
 	type work struct {
 		j   *job
@@ -337,17 +387,26 @@ func runJobs(opts Options, pat *Pattern, jobs []job, emit func(*Hit) error) (Sta
 	go func() {
 		defer close(queue)
 		defer close(order)
-		for i := range jobs {
-			w := work{j: &jobs[i], out: make(chan result, 8)}
+		err := src(func(j job) bool {
+			w := work{j: &j, out: make(chan result, 8)}
 			select {
 			case order <- w.out:
 			case <-stop:
-				return
+				return false
 			}
 			select {
 			case queue <- w:
 			case <-stop:
-				return
+				return false
+			}
+			return true
+		})
+		if err != nil {
+			out := make(chan result, 1)
+			out <- result{done: true, err: err, noFile: true}
+			select {
+			case order <- out:
+			case <-stop:
 			}
 		}
 	}()
@@ -364,7 +423,9 @@ func runJobs(opts Options, pat *Pattern, jobs []job, emit func(*Hit) error) (Sta
 	for out := range order {
 		for r := range out {
 			if r.done {
-				st.Files++
+				if !r.noFile {
+					st.Files++
+				}
 				st.Bytes += r.size
 				if r.err != nil {
 					fileErrs = append(fileErrs, r.err)

@@ -12,16 +12,17 @@ import (
 )
 
 // TestFinder: a finder finds what bytes.Index finds, case-insensitively
-// with fold, over random text of a small alphabet (many near misses).
+// with fold, over random text of a small alphabet (many near misses), by
+// both its ways (pairIndex, in assembly on amd64, and bytes.IndexByte).
 func TestFinder(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	alpha := []byte(`abAB ."\`)
 	for iter := 0; iter < 3000; iter++ {
-		b := make([]byte, rng.Intn(200))
+		b := make([]byte, rng.Intn(600))
 		for i := range b {
 			b[i] = alpha[rng.Intn(len(alpha))]
 		}
-		nd := make([]byte, 1+rng.Intn(4))
+		nd := make([]byte, 1+rng.Intn(3+iter%10))
 		for i := range nd {
 			nd[i] = alpha[rng.Intn(len(alpha))]
 		}
@@ -31,8 +32,17 @@ func TestFinder(t *testing.T) {
 				hay, needle = bytes.ToLower(b), bytes.ToLower(nd)
 			}
 			want := bytes.Index(hay, needle)
-			if got := newFinder(needle, fold).index(b); got != want {
+			f := newFinder(needle, fold)
+			if got := f.index(b); got != want {
 				t.Fatalf("finder(%q, fold %v).index(%q) = %d, want %d", nd, fold, b, got, want)
+			}
+			if len(b) >= len(nd) {
+				if got := f.indexByte(b); got != want {
+					t.Fatalf("finder(%q, fold %v).indexByte(%q) = %d, want %d", nd, fold, b, got, want)
+				}
+				if got := f.indexPair(b); got != want {
+					t.Fatalf("finder(%q, fold %v).indexPair(%q) = %d, want %d", nd, fold, b, got, want)
+				}
 			}
 		}
 	}
@@ -272,5 +282,37 @@ func TestLongLine(t *testing.T) {
 			t.Logf("%+v", *h)
 		}
 		t.Errorf("hits in and after long lines: %d", len(hits))
+	}
+}
+
+// TestPairIndex: pairIndex (in assembly on amd64) returns the first
+// position where both bytes are, as a plain loop does.
+func TestPairIndex(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for iter := 0; iter < 5000; iter++ {
+		b := make([]byte, 16+rng.Intn(300))
+		for i := range b {
+			b[i] = "aAbB"[rng.Intn(4)]
+		}
+		d := rng.Intn(len(b) - 15)
+		m := (len(b) - d) &^ 15
+		c1, c2 := "ab"[rng.Intn(2)], "ab"[rng.Intn(2)]
+		var or1, or2 byte
+		if rng.Intn(2) == 0 {
+			or1 = 0x20
+		}
+		if rng.Intn(2) == 0 {
+			or2 = 0x20
+		}
+		want := -1
+		for i := 0; i < m; i++ {
+			if b[i]|or1 == c1 && b[i+d]|or2 == c2 {
+				want = i
+				break
+			}
+		}
+		if got := pairIndex(b, c1, c2, or1, or2, d, m); got != want {
+			t.Fatalf("pairIndex(%q, %c, %c, %#x, %#x, %d, %d) = %d, want %d", b, c1, c2, or1, or2, d, m, got, want)
+		}
 	}
 }
