@@ -314,9 +314,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		return false, err
 	}
 	defer src.Close()
-	// The temporary file goes beside the target (renameio would probe the
-	// system temp folder at each call first).
-	t, err := renameio.NewPendingFile(op.Path, renameio.WithTempDir(filepath.Dir(op.Path)), renameio.WithPermissions(mode), renameio.WithExistingPermissions())
+	t, err := renameio.NewPendingFile(op.Path, renameio.WithTempDir(j.tempDir(filepath.Dir(op.Path))), renameio.WithPermissions(mode), renameio.WithExistingPermissions())
 	if err != nil {
 		return false, err
 	}
@@ -413,6 +411,23 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		}
 	}
 	return appended, j.logEvent(event{Op: i, Event: "done"})
+}
+
+// tempDir returns where renameio puts the temporary file of a write into
+// dir: the system's temporary folder when a rename from there into dir
+// works, else dir itself (renameio.TempDir). It is looked up once per
+// folder of an apply: renameio probes it with a file of its own at every
+// write otherwise.
+func (j *journal) tempDir(dir string) string {
+	if td, ok := j.tmpDirs[dir]; ok {
+		return td
+	}
+	td := renameio.TempDir(dir)
+	if j.tmpDirs == nil {
+		j.tmpDirs = map[string]string{}
+	}
+	j.tmpDirs[dir] = td
+	return td
 }
 
 // mkdirs makes dir and its missing parents, logging each folder it makes

@@ -60,6 +60,8 @@ type journal struct {
 	lazy bool
 	// backedUp are the ops whose backup a batch apply made first.
 	backedUp map[int]bool
+	// tmpDirs caches tempDir by folder.
+	tmpDirs map[string]string
 }
 
 func createJournal(base string, cs *ChangeSet) (*journal, error) {
