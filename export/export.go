@@ -133,7 +133,8 @@ type exporter struct {
 	used map[string]bool // subagent transcripts already nested
 	// inlined holds the inline subagent entries already written.
 	inlined map[int]bool
-	last    string // the message written last
+	agents  *agents // the family's subagent transcripts, indexed
+	last    string  // the message written last
 }
 
 // transcript is one transcript open for export: its graph (where each
@@ -711,33 +712,25 @@ func (x *exporter) subagent(t *transcript, b block, depth int, c *toolCall) func
 	}
 	var found *store.File
 	if x.fam.Layout != nil {
+		ix := x.agentIndex()
 		files := x.fam.Layout.Files
 		id := t.agentOf[b.ID]
-		for k := range files {
-			f := &files[k]
-			if f.Kind == store.KindSession || f.Side() || x.used[f.Path] {
-				continue
+		pick := func(ks []int) *store.File {
+			for _, k := range ks {
+				if !x.used[files[k].Path] {
+					return &files[k]
+				}
 			}
-			if id != "" && f.Agent == id {
-				found = f
-				break
-			}
-			if m, _ := show.MetaOf(f.Path); m.ToolUseID != "" && m.ToolUseID == b.ID {
-				found = f
-				break
-			}
+			return nil
+		}
+		if id != "" {
+			found = pick(ix.byAgent[id])
+		}
+		if found == nil {
+			found = pick(ix.byCall()[b.ID])
 		}
 		if found == nil && in.Prompt != "" && id == "" {
-			for k := range files {
-				f := &files[k]
-				if f.Kind == store.KindSession || f.Side() || x.used[f.Path] {
-					continue
-				}
-				if firstPrompt(f.Path) == in.Prompt {
-					found = f
-					break
-				}
-			}
+			found = pick(ix.byPrompt()[in.Prompt])
 		}
 	}
 	if found != nil {
@@ -834,6 +827,59 @@ func plural(n int, one, more string) string {
 		return one
 	}
 	return more
+}
+
+// agents indexes the family's subagent transcripts (not side files) for
+// finding the one a call started: by agent id, and, read once each when
+// first needed, by the call their .meta.json names and by their first
+// prompt. Each lists the files in file order.
+type agents struct {
+	files          []store.File
+	byAgent        map[string][]int
+	calls, prompts map[string][]int
+	candidates     []int
+}
+
+func (x *exporter) agentIndex() *agents {
+	if x.agents != nil {
+		return x.agents
+	}
+	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}}
+	for k, f := range ix.files {
+		if f.Kind == store.KindSession || f.Side() {
+			continue
+		}
+		ix.candidates = append(ix.candidates, k)
+		if f.Agent != "" {
+			ix.byAgent[f.Agent] = append(ix.byAgent[f.Agent], k)
+		}
+	}
+	x.agents = ix
+	return ix
+}
+
+func (ix *agents) byCall() map[string][]int {
+	if ix.calls == nil {
+		ix.calls = map[string][]int{}
+		for _, k := range ix.candidates {
+			if m, _ := show.MetaOf(ix.files[k].Path); m.ToolUseID != "" {
+				ix.calls[m.ToolUseID] = append(ix.calls[m.ToolUseID], k)
+			}
+		}
+	}
+	return ix.calls
+}
+
+func (ix *agents) byPrompt() map[string][]int {
+	if ix.prompts == nil {
+		ix.prompts = map[string][]int{}
+		for _, k := range ix.candidates {
+			if p := firstPrompt(ix.files[k].Path); p != "" {
+				ix.prompts[p] = append(ix.prompts[p], k)
+			}
+		}
+	}
+	return ix.prompts
 }
 
 // descendants returns root and the sidechain nodes under it, in file order.
