@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/export"
@@ -83,29 +84,24 @@ func runExport(opts *exportOptions) error {
 		return usageError(err)
 	}
 	w := opts.out
-	var tmp *os.File
+	var pf *renameio.PendingFile
 	if opts.output != "" {
 		if err := outsideStore(root, opts.output); err != nil {
 			return usageError(err)
 		}
-		// Written beside FILE and renamed into place: a failed export
-		// leaves no half-written FILE.
-		tmp, err = os.CreateTemp(filepath.Dir(opts.output), "."+filepath.Base(opts.output)+".*")
+		// Written beside FILE, synced and renamed into place: a failed
+		// export leaves no half-written FILE. A FILE that exists keeps
+		// its permissions; a new one gets 0666 less the umask.
+		pf, err = renameio.NewPendingFile(opts.output, renameio.WithPermissions(0o666), renameio.WithExistingPermissions())
 		if err != nil {
 			return usageError(err)
 		}
-		defer os.Remove(tmp.Name())
-		w = tmp
+		defer pf.Cleanup()
+		w = pf
 	}
 	err = export.Write(w, fam, export.Options{Format: opts.format, Branches: opts.branches})
-	if tmp != nil {
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			os.Chmod(tmp.Name(), 0o644)
-			err = os.Rename(tmp.Name(), opts.output)
-		}
+	if pf != nil && err == nil {
+		err = pf.CloseAtomicallyReplace()
 	}
 	if err != nil {
 		// A session export cannot take as named, and an I/O error alike.
