@@ -84,14 +84,11 @@ func Resolve(root, arg string) (*Family, error) {
 
 // looseWhy says why a .jsonl file outside projects/ is not a session.
 func looseWhy(root, path string) string {
+	if x, ok := store.ExtraAt(root, path); ok {
+		return fmt.Sprintf("a %s (%s/): Claude Code never resumes it", x.Kind, x.Kind.Dir())
+	}
 	rel, err := filepath.Rel(root, path)
 	if err == nil && !strings.HasPrefix(rel, "..") {
-		switch strings.SplitN(filepath.ToSlash(rel), "/", 2)[0] {
-		case "transcripts":
-			return "a transcript export (transcripts/): Claude Code never resumes it"
-		case "pre-compact-session-histories":
-			return "a history kept from before a compaction (pre-compact-session-histories/): Claude Code never resumes it"
-		}
 		return "it lies outside projects/, where Claude Code looks for sessions"
 	}
 	return "it lies outside the store " + root
