@@ -49,7 +49,7 @@ func completeSessions(cmd *cobra.Command, args []string, toComplete string) ([]c
 			continue
 		}
 		seen[s.Session] = true
-		desc := cut(oneLine(s.Title), 60)
+		desc := cut(textCell(s.Title), 60)
 		if desc == "" {
 			desc = "(untitled)"
 		}

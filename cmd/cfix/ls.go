@@ -397,11 +397,11 @@ func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
 func projectPaths(p store.ProjectInfo) string {
 	switch {
 	case len(p.Paths) == 0:
-		return "? (folder " + p.Folder + ")"
+		return "? (folder " + visibleText(p.Folder) + ")"
 	case p.PathsFrom == "index":
-		return p.Paths[0] + " (from sessions-index.json)"
+		return visibleText(p.Paths[0]) + " (from sessions-index.json)"
 	}
-	return strings.Join(p.Paths, ", ")
+	return visibleText(strings.Join(p.Paths, ", "))
 }
 
 func sortProjects(ps []store.ProjectInfo, key string) error {
@@ -490,7 +490,7 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), filepath.Join(store.ProjectsDir(root), t.Project))
+	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), visibleText(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
 		printSessions(w, shown, opts.width)
 	}
@@ -535,10 +535,10 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 		}
 		line += fmt.Sprintf("%-16s  %5s  %8s  ", stamp(s.LastActive), msgs, changeset.Size(s.Size+s.SubagentBytes))
 		if wide {
-			line += fmt.Sprintf("%3d  %-9s  ", s.Subagents, cut(s.Version, 9))
+			line += fmt.Sprintf("%3d  %-9s  ", s.Subagents, cut(textCell(s.Version), 9))
 		}
 		line += fmt.Sprintf("%-10s  ", health(s.Errors(), s.Warnings()))
-		title := oneLine(s.Title)
+		title := textCell(s.Title)
 		if wide {
 			line += fmt.Sprintf("%-6s  ", marks(s))
 		} else if m := marks(s); m != "" {
@@ -643,8 +643,8 @@ func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
 		if g.MessagesKnown {
 			msgs = strconv.Itoa(g.Messages)
 		}
-		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, changeset.Size(g.Size), health(g.Errors(), g.Warnings()), xs[i].Name)
-		title := oneLine(g.FirstPrompt)
+		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, changeset.Size(g.Size), health(g.Errors(), g.Warnings()), visibleText(xs[i].Name))
+		title := textCell(g.FirstPrompt)
 		if opts.width > 0 {
 			room := opts.width - utf8.RuneCountInString(line)
 			if room < 16 {
@@ -716,6 +716,20 @@ func marks(s *store.SessionInfo) string {
 
 // oneLine folds a title's whitespace (newlines included) into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// textCell is text a transcript holds (a title, a prompt, a version) as a
+// cell of a listing: its whitespace folded (oneLine) and its other control
+// characters written as Go escapes (writeVisible), so that it neither
+// breaks the line nor reaches the terminal as an escape sequence.
+func textCell(s string) string { return visibleText(oneLine(s)) }
+
+// visibleText is s with its control characters written as Go escapes
+// (writeVisible): a path or name from the store as a listing prints it.
+func visibleText(s string) string {
+	var b strings.Builder
+	writeVisible(&b, s)
+	return b.String()
+}
 
 // cut shortens s to n characters, ending in "…" when cut.
 func cut(s string, n int) string {
