@@ -19,7 +19,10 @@
 #   cfix trim --thinking --tool-output --apply of the big session takes at
 #   most twice the time of cfix clone --apply of it;
 #   cfix archive --apply of every session is no slower than tar --zstd of
-#   the same files.
+#   the same files;
+#   cfix search of a rare word takes at most 2x the time of rg -F -c over
+#   the store's .jsonl files, and of a common word no longer than cfix
+#   validate of the store (rg missing: not measured, and said so).
 #
 # The wild stores are skeletons of real stores (every structure exact, text
 # cut to short filler), so their lines are dense in structure: about 1 KB of
@@ -226,6 +229,30 @@ BIGPROJ=$(dirname "$BIGFILE")
 use_set "$BIGPROJ"
 measure_cfix "cfix ls (biggest project)" ls --root "$ROOT" -- "$(basename "$BIGPROJ")"
 
+# --- search: a rare word next to ripgrep, a common one next to validate --------
+# The same .jsonl files for both (rg: every .jsonl under the store, no
+# ignore files; cfix search: projects/, the extras and history.jsonl, which
+# are all the store's .jsonl files). The rare word is the rarest English word
+# of the generated store: it copies each corpus session many times, so no
+# word of it is rarer (tangential: one line of a compaction prompt per
+# copy); the common one is "the". Bars: the rare word at most 2x the time of
+# rg -F -c (ripgrep from Debian's packages), the common word no slower than
+# cfix validate of the store.
+SEARCH_RARE=tangential
+SEARCH_COMMON=the
+HAVE_RG=0
+if command -v rg >/dev/null; then
+	HAVE_RG=1
+fi
+use_set "$ROOT"
+if ((HAVE_RG)); then
+	OK="0 1" measure "rg -F -c $SEARCH_RARE (store)" rg -uuu -F -c -g '*.jsonl' "$SEARCH_RARE" "$ROOT"
+else
+	row "rg -F -c $SEARCH_RARE (store)" "rg: not installed (apt-get install ripgrep)"
+fi
+measure_cfix "cfix search $SEARCH_RARE (store)" search --root "$ROOT" "$SEARCH_RARE"
+measure_cfix "cfix search $SEARCH_COMMON (store)" search --root "$ROOT" "$SEARCH_COMMON"
+
 use_set "$BIGFILE"
 measure "cat (big session)" cat "$BIGFILE"
 measure "jq empty (big session)" jq empty "$BIGFILE"
@@ -364,6 +391,31 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix ls (store)"]:-} ]]; then
 	VERDICTS+=("cfix ls of the whole store in $l s, peak RSS ${RSS["cfix ls (store)"]} MB (bar: <= 0.5 s): $v")
 else
 	VERDICTS+=("cfix ls of the whole store (bar: <= 0.5 s): not measured")
+	STATUS=2
+fi
+# lines_with WORD: the lines of the store's .jsonl files that hold WORD.
+lines_with() { rg -uuu -F -c -g '*.jsonl' --no-filename "$1" "$ROOT" | awk '{n += $1} END {print n + 0}'; }
+store_lines() { find "$ROOT" -name '*.jsonl' -type f -print0 | xargs -0 -s "$XARGS_MAX" cat | wc -l; }
+sr="cfix search $SEARCH_RARE (store)" rr="rg -F -c $SEARCH_RARE (store)"
+if ((!HAVE_RG)); then
+	VERDICTS+=("cfix search of a rare word vs rg -F -c (bar: <= 2x): not measured: rg is not installed (apt-get install ripgrep)")
+	STATUS=2
+elif ((HAVE_CFIX)) && [[ -n ${WALL[$sr]:-} && -n ${WALL[$rr]:-} ]]; then
+	x=$(awk -v s="${WALL[$sr]}" -v r="${WALL[$rr]}" 'BEGIN {if (r > 0) printf "%.1f", s/r; else print "inf"}')
+	if awk -v s="${WALL[$sr]}" -v r="${WALL[$rr]}" 'BEGIN {exit !(s <= 2 * r)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	VERDICTS+=("cfix search $SEARCH_RARE (in $(lines_with "$SEARCH_RARE") lines of $(store_lines)) takes ${WALL[$sr]} s, ${x}x the time of rg -F -c (${WALL[$rr]} s), peak RSS ${RSS[$sr]} MB, rg ${RSS[$rr]} MB (bar: <= 2x rg): $v")
+else
+	VERDICTS+=("cfix search of a rare word vs rg -F -c (bar: <= 2x): not measured")
+	STATUS=2
+fi
+sc="cfix search $SEARCH_COMMON (store)" vs="cfix validate (store)"
+if ((HAVE_CFIX)) && [[ -n ${WALL[$sc]:-} && -n ${WALL[$vs]:-} ]]; then
+	if awk -v s="${WALL[$sc]}" -v c="${WALL[$vs]}" 'BEGIN {exit !(s <= c)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	held=""
+	if ((HAVE_RG)); then held=" (in $(lines_with "$SEARCH_COMMON") lines)"; fi
+	VERDICTS+=("cfix search $SEARCH_COMMON$held takes ${WALL[$sc]} s, cfix validate of the store ${WALL[$vs]} s; peak RSS ${RSS[$sc]} MB (bar: <= validate): $v")
+else
+	VERDICTS+=("cfix search of a common word vs cfix validate (bar: <= validate): not measured")
 	STATUS=2
 fi
 if ((HAVE_CFIX)) && [[ -n ${WALL["cfix trim --apply (big session)"]:-} && -n ${WALL["cfix clone --apply (big session)"]:-} ]]; then

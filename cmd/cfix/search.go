@@ -87,6 +87,8 @@ Exit status: 0 a hit, 1 none, 2 usage or I/O error.`,
 	f.StringArrayVar(&opts.sessions, "session", nil, "only this session (id, prefix, path, latest); repeatable")
 	f.BoolVar(&opts.json, "json", false, "print one JSON document")
 	f.StringVar(&opts.color, "color", "auto", "highlight matches: auto (on a terminal), always or never")
+	cmd.RegisterFlagCompletionFunc("role", cobra.FixedCompletions(search.Roles, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
