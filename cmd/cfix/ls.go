@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -545,7 +545,7 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 			title = "[" + m + "] " + title
 		}
 		if width > 0 {
-			room := width - utf8.RuneCountInString(line)
+			room := width - cells(line)
 			if room < 12 {
 				room = 12
 			}
@@ -646,7 +646,7 @@ func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
 		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, changeset.Size(g.Size), health(g.Errors(), g.Warnings()), visibleText(xs[i].Name))
 		title := textCell(g.FirstPrompt)
 		if opts.width > 0 {
-			room := opts.width - utf8.RuneCountInString(line)
+			room := opts.width - cells(line)
 			if room < 16 {
 				room = 16
 			}
@@ -731,14 +731,48 @@ func visibleText(s string) string {
 	return b.String()
 }
 
-// cut shortens s to n characters, ending in "…" when cut.
+// cut shortens s to n columns of a terminal, ending in "…" when cut: a
+// wide character (CJK, emoji) takes two columns, a combining mark none and
+// stays with the character it marks.
 func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if cells(s) <= n {
 		return s
 	}
-	r := []rune(s)
 	if n < 1 {
 		return ""
 	}
-	return string(r[:n-1]) + "…"
+	w := 0
+	for i, r := range s {
+		c := runeCells(r)
+		if w+c > n-1 {
+			return s[:i] + "…"
+		}
+		w += c
+	}
+	return s
+}
+
+// cells is how many columns of a terminal s takes.
+func cells(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeCells(r)
+	}
+	return n
+}
+
+// runeCells is how many columns of a terminal r takes: 0 for a combining
+// mark or a format character, 2 for an East Asian wide or fullwidth
+// character or an emoji (the ranges of wcwidth), else 1.
+func runeCells(r rune) int {
+	switch {
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	case r >= 0x1100 && r <= 0x115f, r >= 0x2e80 && r <= 0xa4cf && r != 0x303f, r >= 0xac00 && r <= 0xd7a3,
+		r >= 0xf900 && r <= 0xfaff, r >= 0xfe10 && r <= 0xfe19, r >= 0xfe30 && r <= 0xfe6f, r >= 0xff00 && r <= 0xff60,
+		r >= 0xffe0 && r <= 0xffe6, r >= 0x1f300 && r <= 0x1f64f, r >= 0x1f900 && r <= 0x1f9ff,
+		r >= 0x20000 && r <= 0x2fffd, r >= 0x30000 && r <= 0x3fffd:
+		return 2
+	}
+	return 1
 }

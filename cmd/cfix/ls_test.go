@@ -61,3 +61,45 @@ func TestLsTextVisible(t *testing.T) {
 		t.Errorf("the title is not shown escaped:\n%s", out)
 	}
 }
+
+// TestLsWidth: a title is cut to the terminal's columns, not to its
+// characters: a CJK title (two columns a character) ran past an 80-column
+// terminal and wrapped, and a title of combining marks was cut short and
+// lost the mark of its last letter.
+func TestLsWidth(t *testing.T) {
+	t.Setenv("COLUMNS", "80")
+	root := writeLsStore(t, "-w", "/w", "2.1.30",
+		strings.Repeat("日本語のタイトル", 10), strings.Repeat("e\u0301", 100), "short")
+	out, code := cli(t, "ls", "--root", root, "--", filepath.Join(root, "projects", "-w"))
+	if code != exitOK {
+		t.Fatalf("status %d", code)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "aaaaaaaa") {
+			continue
+		}
+		rows++
+		if n := cells(line); n > 80 {
+			t.Errorf("%d columns: %s", n, line)
+		}
+		if strings.Contains(line, "e\u0301") && (cells(line) != 80 || !strings.HasSuffix(line, "e\u0301…")) {
+			t.Errorf("combining marks cut short or split (%d columns): %s", cells(line), line)
+		}
+		if strings.Contains(line, "日本") && cells(line) < 79 {
+			t.Errorf("wide title cut short (%d columns): %s", cells(line), line)
+		}
+	}
+	if rows != 3 {
+		t.Errorf("%d rows:\n%s", rows, out)
+	}
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{{"日本語", 4, "日…"}, {"日本語", 6, "日本語"}, {"ab", 1, "…"}, {"e\u0301e\u0301e\u0301", 3, "e\u0301e\u0301e\u0301"}, {"e\u0301e\u0301e\u0301", 2, "e\u0301…"}} {
+		if got := cut(c.s, c.n); got != c.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
