@@ -333,7 +333,7 @@ func projectFolder(root, dir string) (string, error) {
 	if fi, serr := os.Stat(filepath.Join(store.ProjectsDir(root), folder)); serr == nil && fi.IsDir() {
 		return folder, nil
 	}
-	return "", err
+	return "", &store.TargetError{Target: dir, Reason: fmt.Sprintf("a directory with no project folder in store %s (%s: Claude Code saved no session there)", root, folder)}
 }
 
 // extraNamed finds the extra a --session argument names: its path, its
