@@ -68,6 +68,9 @@ func Text(w io.Writer, r *Report) error {
 			more = append(more, fmt.Sprintf("%d behind compactions", rs.Compacted))
 		}
 		more = append(more, fmt.Sprintf("%d on other branches", rs.Branches))
+		if rs.Progress > 0 {
+			more = append(more, fmt.Sprintf("%d progress entries beside it", rs.Progress))
+		}
 		if rs.Sidechain > 0 {
 			more = append(more, fmt.Sprintf("%d inline subagent entries", rs.Sidechain))
 		}

@@ -72,7 +72,10 @@ type Resume struct {
 	Compacted int `json:"compacted"`
 	// Branches counts the chain entries on no loaded or compacted chain:
 	// forks, retries, rewinds, abandoned runs.
-	Branches  int  `json:"other_branches"`
+	Branches int `json:"other_branches"`
+	// Progress counts the progress entries on no loaded chain (hook and
+	// tool progress hang off the chain; a resume never loads them).
+	Progress  int  `json:"progress"`
 	Sidechain int  `json:"sidechain"` // inline subagent entries
 	Dropped   int  `json:"dropped_tool_uses"`
 	Cut       bool `json:"cut"`
@@ -255,6 +258,8 @@ func resumeOf(c *validate.ChainReader) *Resume {
 		case on[i]:
 		case g.Nodes[i].Sidechain:
 			r.Sidechain++
+		case g.Nodes[i].Type == "progress":
+			r.Progress++
 		default:
 			r.Branches++
 		}
