@@ -409,6 +409,8 @@ func (gl *glancer) glance(g *Glance) {
 			}
 		}
 	}
+	// each handles the lines of b, numbered from first (0: lines of the
+	// tail, which cannot be numbered, all stay 0).
 	each := func(b []byte, base int64, inHead bool, first int) int {
 		n := first
 		for len(b) > 0 {
@@ -423,7 +425,9 @@ func (gl *glancer) glance(g *Glance) {
 			line(b[:i], n, base, inHead, false)
 			base += int64(i + 1)
 			b = b[i+1:]
-			n++
+			if n > 0 {
+				n++
+			}
 		}
 		return n
 	}

@@ -176,3 +176,64 @@ func TestGlanceReach(t *testing.T) {
 		t.Errorf("title %q from %s after the append", g.Title, g.TitleFrom)
 	}
 }
+
+// glanceVsValidate writes the transcript b as the session id of a store,
+// and returns its glance and what validate reports of it, by code, with
+// the lines.
+func glanceVsValidate(t *testing.T, id string, b []byte) (store.Glance, map[string][]int) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), ".claude")
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	g := store.GlanceAt(store.File{Path: path, Project: "-w", Kind: store.KindSession, Session: id, Size: fi.Size(), ModTime: fi.ModTime()})
+	rep, err := Run(Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string][]int{}
+	for _, f := range rep.Findings {
+		if f.Path == path {
+			found[string(f.Code)] = append(found[string(f.Code)], f.Line)
+		}
+	}
+	return g, found
+}
+
+// TestGlanceTailLines: a finding in the tail of a big transcript has no
+// line number (0), never the count of lines from where the tail starts
+// (a line that is not JSON 396 lines in was said to be line 52).
+func TestGlanceTailLines(t *testing.T) {
+	id := "aaaaaaaa-0000-4000-8000-000000000002"
+	var b bytes.Buffer
+	for i := 0; b.Len() < 3*store.GlanceReach; i++ {
+		typ := "assistant"
+		if i%2 == 0 {
+			typ = "user"
+		}
+		fmt.Fprintf(&b, `{"type":%q,"uuid":"u%d","parentUuid":"u%d","sessionId":%q,"timestamp":"2026-01-01T00:00:00Z","message":{"role":%q,"content":%q}}`+"\n",
+			typ, i+1, i, id, typ, strings.Repeat("x", 900))
+	}
+	b.WriteString(`{"broken json` + "\n")
+	b.WriteString(`{"type":"summary","summary":"s","leafUuid":"u1"}` + "\n")
+	b.WriteString("\x00\x00\x00\n")
+	g, found := glanceVsValidate(t, id, b.Bytes())
+	if len(g.Quick) != 2 {
+		t.Fatalf("quick %+v, want json-invalid and nul-bytes", g.Quick)
+	}
+	for _, q := range g.Quick {
+		lines, ok := found[q.Code]
+		if !ok {
+			t.Errorf("quick %s, which validate does not report (%v)", q.Code, found)
+		}
+		if q.Line != 0 {
+			t.Errorf("quick %s at line %d in the tail (validate: %v)", q.Code, q.Line, lines)
+		}
+	}
+}
