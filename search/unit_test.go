@@ -137,7 +137,10 @@ func TestFilters(t *testing.T) {
 	}
 	run := func(o Options) []hit {
 		t.Helper()
-		o.Root, o.Pattern = root, "café"
+		o.Root = root
+		if o.Pattern == "" {
+			o.Pattern = "café"
+		}
 		var out []hit
 		if _, err := Run(o, func(h *Hit) error {
 			rel := strings.TrimPrefix(h.Path, root+"/")
@@ -211,6 +214,12 @@ func TestFilters(t *testing.T) {
 	count("--until", Options{Until: until}, 3)
 	count("--since --until", Options{Since: until, Until: since}, 9)
 
+	// Metadata: ids, uuids, member names, signatures, cwd, images, copies.
+	for _, p := range []string{"toolu_", "cafe0001", "leafUuid", "isSidechain", "the-signature", "/w/café", "base64", "stdout", "the café system", "lastPrompt"} {
+		if n := len(run(Options{Pattern: p})); n != 0 {
+			t.Errorf("%q: %d hits in metadata", p, n)
+		}
+	}
 	for _, o := range []Options{
 		{Role: "robot"}, {Role: "user", Tool: "Bash"}, {Sessions: []string{"ffff"}}, {Sessions: []string{"-w"}},
 		{Project: "/nowhere"}, {Pattern: "("},
