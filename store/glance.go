@@ -318,11 +318,17 @@ func (gl *glancer) glance(g *Glance) {
 		if len(raw) == 0 {
 			return
 		}
+		// As validate: a line's NUL bytes are a finding, and the line is
+		// read without them (the entry a crash glued them to counts).
 		if bytes.IndexByte(raw, 0) >= 0 {
-			if !last {
-				g.add("nul-bytes", n, "a line holds NUL bytes (a crash or power loss left them)")
+			g.add("nul-bytes", n, "a line holds NUL bytes (a crash or power loss left them)")
+			raw = bytes.ReplaceAll(raw, []byte{0}, nil)
+			if len(bytes.TrimSpace(raw)) == 0 {
+				return
 			}
-			return
+		}
+		if last {
+			lastNoNL = raw
 		}
 		e := &gl.e
 		if _, ok := gl.p.Scan(raw, gl.sh, e); !ok {
@@ -417,7 +423,6 @@ func (gl *glancer) glance(g *Glance) {
 			i := bytes.IndexByte(b, '\n')
 			if i < 0 {
 				if base+int64(len(b)) == size {
-					lastNoNL = b
 					line(b, n, base, inHead, true)
 				}
 				return n

@@ -237,3 +237,35 @@ func TestGlanceTailLines(t *testing.T) {
 		}
 	}
 }
+
+// TestGlanceNULBytes: a line holding NUL bytes is read as validate reads
+// it: a nul-bytes finding, and the entry it holds counted once they are
+// taken out; NUL bytes a power loss left at the end (no final newline)
+// are nul-bytes, not a torn line.
+func TestGlanceNULBytes(t *testing.T) {
+	id := "aaaaaaaa-0000-4000-8000-000000000003"
+	entry := func(i int, typ string) string {
+		return fmt.Sprintf(`{"type":%q,"uuid":"u%d","parentUuid":"u%d","sessionId":%q,"timestamp":"2026-01-01T00:00:%02dZ","message":{"role":%q,"content":"hi"}}`,
+			typ, i, i-1, id, i, typ)
+	}
+	b := entry(1, "user") + "\n" + entry(2, "assistant") + "\n" + "\x00\x00\x00" + entry(3, "user") + "\n" +
+		entry(4, "assistant") + "\n" + strings.Repeat("\x00", 300)
+	g, found := glanceVsValidate(t, id, []byte(b))
+	codes := map[string]int{}
+	for _, q := range g.Quick {
+		codes[q.Code]++
+		if _, ok := found[q.Code]; !ok {
+			t.Errorf("quick %s, which validate does not report (%v)", q.Code, found)
+		}
+	}
+	if codes["nul-bytes"] != 2 || len(found["nul-bytes"]) != 2 {
+		t.Errorf("quick %v, validate %v: want nul-bytes twice", codes, found)
+	}
+	// cfix show counts the entry of the line with NUL bytes as well.
+	if !g.MessagesKnown || g.Messages != 4 {
+		t.Errorf("%d messages, want 4", g.Messages)
+	}
+	if want := ts(t, "2026-01-01T00:00:04Z"); !g.LastActive.Equal(want) {
+		t.Errorf("last active %v, want %v", g.LastActive, want)
+	}
+}
