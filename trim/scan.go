@@ -40,6 +40,9 @@ type read struct {
 	line
 	time, version, cwd string
 	blocks             []session.Block // tool calls and results
+	// damage says why the line holds records the planners cannot edit
+	// line by line (glued records, NUL bytes), "" for none.
+	damage string
 }
 
 // scanned is a transcript as the planners read it.
@@ -88,6 +91,9 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 		if l.Terminated {
 			size++
 		}
+		if r.damage != "" {
+			return fmt.Errorf("line %d %s: trim and fork edit whole lines; run cfix repair on the session first", l.N, r.damage)
+		}
 		r.n, r.off, r.len = l.N, l.Offset, len(l.Raw)
 		if r.chain {
 			e := session.Entry{Type: r.typ, UUID: r.uuid, Parent: r.parent, HasParent: true, LogicalParent: r.logical,
@@ -128,9 +134,22 @@ var (
 // readLine is the per-line work of scanFile.
 func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session.Line, o session.TrimOptions) read {
 	var r read
+	// A line with NUL bytes or glued records holds entries the loader
+	// reads (validate.ChainReader: NULs taken out, each record an entry)
+	// that a line edit cannot keep apart: the planners refuse it.
+	if n := bytes.Count(l.Raw, []byte{0}); n > 0 {
+		if res := p.Parse(bytes.ReplaceAll(l.Raw, []byte{0}, nil)); res.Err == nil {
+			r.damage = fmt.Sprintf("holds %d NUL %s", n, plural(n, "byte"))
+		}
+		return r
+	}
 	if _, ok := p.Scan(l.Raw, sh, e); !ok {
 		res := p.Parse(l.Raw)
-		if res.Err != nil || res.GluedAt >= 0 || !session.HeaderOf(res.Value, e) {
+		if res.Err == nil && res.GluedAt >= 0 {
+			r.damage = fmt.Sprintf("holds %d records glued together", len(res.More)+1)
+			return r
+		}
+		if res.Err != nil || !session.HeaderOf(res.Value, e) {
 			return r
 		}
 	}

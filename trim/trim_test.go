@@ -387,3 +387,43 @@ func TestTrimTokens(t *testing.T) {
 		t.Errorf("figures without usage %+v: want bytes/4", f)
 	}
 }
+
+// TestDamagedLines: a line with glued records or NUL bytes holds entries
+// the loader reads (validate.ChainReader) that a line edit cannot keep
+// apart: trim and fork refuse it, naming the line, instead of planning
+// on a chain that lacks them (a thinking-only entry dropped under a
+// child on a glued line, the last turns counted wrong).
+func TestDamagedLines(t *testing.T) {
+	const id = "5e55a000-0000-4000-8000-0000000000d2"
+	entry := func(typ, uuid, parent, content string) string {
+		return fmt.Sprintf(`{"parentUuid":%q,"isSidechain":false,"type":%q,"message":{"role":%q,"content":%s},"uuid":%q,"timestamp":"2026-01-01T00:00:0%dZ","sessionId":%q,"version":"2.1.30","cwd":"/w"}`,
+			parent, typ, typ, content, uuid, len(uuid), id)
+	}
+	think := `[{"type":"thinking","thinking":"` + strings.Repeat("t", 2000) + `","signature":"s"}]`
+	head := []string{
+		strings.Replace(entry("user", "u1", "", `"first"`), `"parentUuid":""`, `"parentUuid":null`, 1),
+		entry("assistant", "a2", "u1", think),
+	}
+	for _, c := range []struct{ name, bad, want string }{
+		{"glued", entry("assistant", "a3", "a2", `[{"type":"text","text":"ok"}]`) + entry("user", "u4", "a3", `"second"`), "line 3 holds 2 records glued"},
+		{"NUL bytes", "\x00\x00" + entry("assistant", "a3", "a2", `[{"type":"text","text":"ok"}]`), "line 3 holds 2 NUL bytes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), ".claude")
+			dir := filepath.Join(root, "projects", "-w")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			body := append(slices.Clone(head), c.bad, entry("user", "u5", "a3", `"third"`), entry("assistant", "a6", "u5", `[{"type":"text","text":"end"}]`))
+			if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(strings.Join(body, "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Trim(Options{Root: root, Session: id, Thinking: true, KeepTurns: 0}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("trim: %v, want an error with %q", err, c.want)
+			}
+			if _, err := Fork(ForkOptions{Root: root, Session: id, Turn: 1}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("fork: %v, want an error with %q", err, c.want)
+			}
+		})
+	}
+}
