@@ -325,3 +325,18 @@ func TestPairIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestEmitError: an error from emit (a closed pipe) stops the search and
+// is returned; nothing hangs.
+func TestEmitError(t *testing.T) {
+	root := craftedStore(t)
+	stopErr := fmt.Errorf("closed")
+	n := 0
+	_, err := Run(Options{Root: root, Pattern: "café", Workers: 2}, func(*Hit) error {
+		n++
+		return stopErr
+	})
+	if err != stopErr || n != 1 {
+		t.Errorf("Run: %v after %d hits, want %v after 1", err, n, stopErr)
+	}
+}
