@@ -423,11 +423,11 @@ func (x *exporter) header(t *transcript) header {
 	case t.loose:
 		h.What = "Not a resumable session: " + x.fam.Why + "."
 	case t.agent && !x.opts.Branches:
-		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d entries; %s, loader %s).", t.loaded, orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
 	case x.opts.Branches:
-		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d entries).", orNone(t.version), t.loader, t.loaded)
+		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural(t.loaded, "entry", "entries"))
 	default:
-		h.What = fmt.Sprintf("The chain a resume loads (%d entries; %s, loader %s), after the history its compactions summarized.", t.loaded, orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
 	}
 	if t.cut {
 		h.What += " The chain is cut at a parent the file does not hold."

@@ -290,3 +290,17 @@ func TestInlineSubagents(t *testing.T) {
 		t.Errorf("--branches leaves out the subagent transcript no call names:\n%s", s)
 	}
 }
+
+// TestHeaderOneEntry: a chain of one entry is "1 entry".
+func TestHeaderOneEntry(t *testing.T) {
+	x := &exporter{fam: &show.Family{Session: "s"}}
+	for _, o := range []Options{{}, {Branches: true}} {
+		x.opts = o
+		for _, agent := range []bool{false, true} {
+			h := x.header(&transcript{loaded: 1, agent: agent})
+			if !strings.Contains(h.What, "1 entry") || strings.Contains(h.What, "1 entries") {
+				t.Errorf("%q", h.What)
+			}
+		}
+	}
+}

@@ -248,7 +248,7 @@ func (f *File) label() string {
 		}
 	}
 	if s.NotJSON > 0 {
-		what += fmt.Sprintf(", %d lines not JSON", s.NotJSON)
+		what += ", " + plural(s.NotJSON, "line") + " not JSON"
 	}
 	return what + ", " + changeset.Size(f.Size)
 }

@@ -46,3 +46,11 @@ func TestTextVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelOneLine: one line not JSON is "1 line".
+func TestLabelOneLine(t *testing.T) {
+	f := &File{Kind: "main", Size: 10, Stats: &Stats{Entries: 1, NotJSON: 1}}
+	if got := f.label(); !strings.Contains(got, "1 entry, 1 line not JSON") {
+		t.Errorf("label %q", got)
+	}
+}
