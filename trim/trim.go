@@ -229,8 +229,13 @@ func (s *scanned) plan(o Options) ([]changeset.LineTrim, Figures) {
 		}
 	}
 	// Entries that must stay whole: named by a leafUuid or a
-	// logicalParentUuid, or parent of an entry left alone.
+	// logicalParentUuid, parent of an entry left alone, or the entry the
+	// resume starts from (dropped, the loader would start from another
+	// entry, maybe on another branch, or find none).
 	pinned := map[string]bool{}
+	if ld.Leaf >= 0 {
+		pinned[s.g.Nodes[ld.Leaf].UUID] = true
+	}
 	for i := range s.lines {
 		ln := &s.lines[i]
 		if ln.leaf != "" {

@@ -427,3 +427,65 @@ func TestDamagedLines(t *testing.T) {
 		})
 	}
 }
+
+// TestTrimKeepsLeaf: the entry a resume starts from never goes, even with
+// --keep-turns 0: a progress entry stamped latest (2.1.0-2.1.84 start from
+// it) dropped made the loader start from a message on another branch, and
+// a session of progress entries only was left with none.
+func TestTrimKeepsLeaf(t *testing.T) {
+	const id = "5e55a000-0000-4000-8000-0000000000d3"
+	entry := func(typ, uuid, parent string, sec int, rest string) string {
+		p := "null"
+		if parent != "" {
+			p = `"` + parent + `"`
+		}
+		return fmt.Sprintf(`{"parentUuid":%s,"isSidechain":false,"type":%q,%s,"uuid":%q,"timestamp":"2026-01-01T00:00:0%dZ","sessionId":%q,"version":"2.1.30","cwd":"/w"}`,
+			p, typ, rest, uuid, sec, id)
+	}
+	msg := func(role, content string) string {
+		return fmt.Sprintf(`"message":{"role":%q,"content":%s}`, role, content)
+	}
+	progress := `"data":{"type":"hook_progress","hookEvent":"Stop"},"toolUseID":"x"`
+	for _, c := range []struct {
+		name  string
+		lines []string
+	}{
+		{"branch", []string{
+			entry("user", "u1", "", 1, msg("user", `"first"`)),
+			entry("assistant", "a2", "u1", 2, msg("assistant", `[{"type":"text","text":"ok"}]`)),
+			entry("user", "u4", "u1", 4, msg("user", `"a prompt edited away"`)),
+			entry("progress", "p5", "a2", 5, progress),
+		}},
+		{"progress only", []string{entry("progress", "p1", "", 1, progress)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), ".claude")
+			dir := filepath.Join(root, "projects", "-w")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, id+".jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(c.lines, "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ld0, err := validate.LoadedChain(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Trim(Options{Root: root, Session: id, Progress: true, InPlace: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !p.ChangeSet.Empty() {
+				apply(t, p.ChangeSet)
+			}
+			ld1, err := validate.LoadedChain(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ld0.UUIDs, ld1.UUIDs) {
+				t.Errorf("the loaded chain was %v, is %v after trim --progress --keep-turns 0", ld0.UUIDs, ld1.UUIDs)
+			}
+		})
+	}
+}
