@@ -53,6 +53,7 @@ var QuickCodes = map[string]string{
 	"entry-not-object":      "error",
 	"session-id-mismatch":   "warning",
 	"session-name-invalid":  "warning",
+	"file-not-jsonl":        "warning",
 }
 
 // Glance is what the first and last GlanceReach bytes of a main transcript
@@ -312,6 +313,8 @@ func (gl *glancer) glance(g *Glance) {
 	}
 	var titles []titleAt
 	var leaf, chain bool
+	// As validate counts them: lines that are JSON, and JSON objects.
+	jsonLines, objects := 0, 0
 	var lastNoNL []byte // the last line when the file does not end with a newline
 	// line handles one complete line (or the unterminated last one: last).
 	line := func(raw []byte, n int, off int64, inHead, last bool) {
@@ -341,6 +344,10 @@ func (gl *glancer) glance(g *Glance) {
 			case r.Err != nil:
 				g.add("json-invalid", n, "a line is not valid JSON: "+r.Err.Error())
 				return
+			}
+			jsonLines++
+			switch {
+			case last:
 			case r.GluedAt >= 0:
 				g.add("line-glued", n, "two or more records were written on one line")
 				return
@@ -353,7 +360,10 @@ func (gl *glancer) glance(g *Glance) {
 				g.add("entry-not-object", n, "a line is valid JSON but not an object")
 				return
 			}
+		} else {
+			jsonLines++
 		}
+		objects++
 		inTail := off >= size-GlanceReach
 		headOK := off+int64(len(raw)) <= GlanceReach
 		switch e.Type {
@@ -458,7 +468,12 @@ func (gl *glancer) glance(g *Glance) {
 			g.add("final-newline-missing", 0, "the last line is complete but has no final newline")
 		}
 	}
-	if g.Whole && !chain {
+	if jsonLines == 0 && g.hasCode("json-invalid") {
+		g.notJSONL()
+	}
+	// As validate: metadata-only is a file of JSON objects, none of the
+	// chain (not a file of no object at all).
+	if g.Whole && !chain && objects > 0 {
 		g.MetaOnly = true
 		if leaf {
 			g.add("session-stub", 0, "stub: metadata lines and no conversation")
@@ -478,6 +493,22 @@ func (gl *glancer) glance(g *Glance) {
 		sidecar = sidecarTitle(g.Path)
 	}
 	g.pickTitle(titles, sidecar)
+}
+
+// notJSONL replaces the findings of the lines of a file of which no line
+// read is JSON (another program's output written over a transcript) by
+// one finding, as validate does.
+func (g *Glance) notJSONL() {
+	keep := g.Quick[:0]
+	for _, q := range g.Quick {
+		switch q.Code {
+		case "json-invalid", "line-torn", "nul-bytes", "utf8-invalid":
+			continue
+		}
+		keep = append(keep, q)
+	}
+	g.Quick = keep
+	g.add("file-not-jsonl", 1, "no line read is JSON: this is not a Claude Code transcript (written over by another program?)")
 }
 
 func (g *Glance) hasCode(c string) bool {

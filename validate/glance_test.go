@@ -269,3 +269,34 @@ func TestGlanceNULBytes(t *testing.T) {
 		t.Errorf("last active %v, want %v", g.LastActive, want)
 	}
 }
+
+// TestGlanceNoObject: a file that holds no JSON object is no
+// metadata-only session (validate says session-unwritten of a file of
+// metadata objects only), and a file of which no line is JSON is one
+// file-not-jsonl warning, not an error a line: the quick check called
+// such files broken twice over, or worse than validate does.
+func TestGlanceNoObject(t *testing.T) {
+	id := "aaaaaaaa-0000-4000-8000-000000000004"
+	for _, c := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"text", "not json\n{broken\n", []string{"file-not-jsonl"}},
+		{"torn", `{"type":"user","uuid":"u1","mess`, []string{"line-torn"}},
+		{"nul", "\x00\x00\x00\x00", []string{"nul-bytes"}},
+		{"array", "[1,2]\n", []string{"entry-not-object"}},
+		{"blank", "\n\n", nil},
+	} {
+		g, found := glanceVsValidate(t, id, []byte(c.content))
+		var got []string
+		for _, q := range g.Quick {
+			got = append(got, q.Code)
+			if _, ok := found[q.Code]; !ok {
+				t.Errorf("%s: quick %s, which validate does not report (%v)", c.name, q.Code, found)
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) || g.MetaOnly {
+			t.Errorf("%s: quick %v (metadata-only %v), want %v", c.name, got, g.MetaOnly, c.want)
+		}
+	}
+}
