@@ -296,7 +296,18 @@ func lsStore(opts *lsOptions, root string) error {
 	if err := sortProjects(ps, opts.sort); err != nil {
 		return err
 	}
-	if !opts.all {
+	// The totals are of every folder, those of empty and Warmup sessions
+	// only included.
+	var total int64
+	sessions, hidden := 0, 0
+	for _, p := range ps {
+		total += p.Size
+		sessions += p.Sessions
+		hidden += p.Hidden
+	}
+	if opts.all {
+		sessions += hidden
+	} else {
 		keep := ps[:0]
 		for _, p := range ps {
 			if p.Sessions > 0 || p.Hidden == 0 {
@@ -328,17 +339,14 @@ func lsStore(opts *lsOptions, root string) error {
 	if len(shown) > 0 {
 		fmt.Fprintf(w, "%-16s  %8s  %9s  %9s  %-12s  %s\n", "LAST ACTIVE", "SESSIONS", "SUBAGENTS", "SIZE", "HEALTH", "PATH")
 	}
-	var total int64
-	sessions, hidden := 0, 0
-	for _, p := range ps {
-		total += p.Size
-		sessions += p.Sessions
-		hidden += p.Hidden
-	}
 	for _, p := range shown {
-		n := strconv.Itoa(p.Sessions)
+		count := p.Sessions
+		if opts.all {
+			count += p.Hidden
+		}
+		n := strconv.Itoa(count)
 		if p.Live > 0 {
-			n = fmt.Sprintf("%d (%d live)", p.Sessions, p.Live)
+			n = fmt.Sprintf("%d (%d live)", count, p.Live)
 		}
 		fmt.Fprintf(w, "%-16s  %8s  %9d  %9s  %-12s  %s\n", stamp(p.LastActive), n, p.Subagents, changeset.Size(p.Size),
 			health(p.Errors, p.Warnings), projectPaths(p))

@@ -103,3 +103,28 @@ func TestLsWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestLsStoreTotals: the last line of the store's listing counts the empty
+// and Warmup sessions of a folder that holds nothing else (it left them
+// out, unsaid), and --all, which lists them, counts them as sessions.
+func TestLsStoreTotals(t *testing.T) {
+	root := writeLsStore(t, "-w", "/w", "2.1.30", "a title")
+	empty := filepath.Join(root, "projects", "-v")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, "bbbbbbbb-0000-4000-8000-000000000001.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cli(t, "ls", "--root", root)
+	if !strings.Contains(out, "1 project, 1 session, ") || !strings.Contains(out, "; 1 empty or Warmup session not counted") {
+		t.Errorf("ls:\n%s", out)
+	}
+	out, _ = cli(t, "ls", "--root", root, "--all")
+	if !strings.Contains(out, "2 projects, 2 sessions, ") || strings.Contains(out, "not counted") {
+		t.Errorf("ls --all:\n%s", out)
+	}
+	if !strings.Contains(out, "         1          0        0 B  1 warning     ? (folder -v)") {
+		t.Errorf("ls --all: the folder of an empty session shows no session:\n%s", out)
+	}
+}
