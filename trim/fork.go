@@ -77,6 +77,9 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 			return nil, inputErr("--at %s: no entry of session %s has that uuid", o.At, src.Session)
 		case 1:
 			leaf = found[0]
+			if n := &s.g.Nodes[leaf]; n.Sidechain {
+				return nil, inputErr("--at %s: entry %s (line %d) is part of a subagent's conversation (isSidechain), which a resume of the session does not load as its history; fork at an entry of the main conversation", o.At, n.UUID, n.Line)
+			}
 		default:
 			return nil, inputErr("--at %s: %d entries of session %s have uuids starting so; give more of it", o.At, len(found), src.Session)
 		}

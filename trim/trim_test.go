@@ -489,3 +489,30 @@ func TestTrimKeepsLeaf(t *testing.T) {
 		})
 	}
 }
+
+// TestForkAtSidechain: a fork at an entry of a subagent's conversation
+// kept in the main transcript (1.0.x, 2.0.x) is refused: the fork held
+// the subagent's conversation alone, which 2.0.x resumes as no history
+// and 1.0.x as the session's.
+func TestForkAtSidechain(t *testing.T) {
+	n := 0
+	for _, src := range []string{"../testdata/corpus/1.0.51/.claude", "../testdata/wild/1.0.98-2.0.28/.claude"} {
+		root := copyStore(t, src)
+		for _, f := range mains(t, root) {
+			for i, l := range lines(t, f.Path) {
+				if !bytes.Contains(l, []byte(`"isSidechain":true`)) || uuidOf(l) == "" {
+					continue
+				}
+				n++
+				_, err := Fork(ForkOptions{Root: root, Session: f.Path, At: uuidOf(l)})
+				var ie *clone.InputError
+				if !errors.As(err, &ie) || !strings.Contains(err.Error(), "subagent") {
+					t.Errorf("%s:%d: fork --at a sidechain entry: %v, want a usage error", f.Path, i+1, err)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no sidechain entry in the main transcripts")
+	}
+}
