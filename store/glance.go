@@ -490,7 +490,7 @@ func (gl *glancer) glance(g *Glance) {
 	}
 	sidecar := ""
 	if dir := strings.TrimSuffix(g.Path, ".jsonl"); gl.dirs == nil || gl.dirs[dir] {
-		sidecar = sidecarTitle(g.Path)
+		sidecar = clip(SidecarTitle(g.Path))
 	}
 	g.pickTitle(titles, sidecar)
 }
@@ -560,9 +560,11 @@ func (g *Glance) pickTitle(titles []titleAt, sidecar string) {
 		set(g.FirstPrompt, TitleFirstPrompt)
 }
 
-// sidecarTitle reads <folder>/<session-id>/custom-title.json, the title
-// sidecar 2.1.330 writes when a session is renamed.
-func sidecarTitle(path string) string {
+// SidecarTitle reads <folder>/<session-id>/custom-title.json, the title
+// sidecar 2.1.330 writes beside a transcript (at path) when a session is
+// renamed, and the picker reads when the tail holds no custom-title: its
+// customTitle, "" when there is none.
+func SidecarTitle(path string) string {
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), id, "custom-title.json"))
 	if err != nil {
@@ -572,7 +574,7 @@ func sidecarTitle(path string) string {
 		CustomTitle string `json:"customTitle"`
 	}
 	json.Unmarshal(b, &v)
-	return clip(strings.TrimSpace(v.CustomTitle))
+	return strings.TrimSpace(v.CustomTitle)
 }
 
 // promptText returns the text a user entry's line prompts with: its string

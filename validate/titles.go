@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/cfix-dev/cfix/session"
@@ -122,7 +121,7 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 	}
 	picked := val(last(true, inTail))
 	if picked == "" {
-		picked = sidecarTitle(path)
+		picked = store.SidecarTitle(path)
 	}
 	for _, c := range []struct {
 		custom bool
@@ -137,22 +136,6 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 	}
 	t := titles[want]
 	return &TitleGap{Line: t.line, Raw: raws[want], Title: title, Picked: picked, Custom: t.custom, Offset: t.off}, nil
-}
-
-// sidecarTitle reads <folder>/<session-id>/custom-title.json, the title
-// sidecar 2.1.330 writes beside the transcript when a session is renamed
-// and the picker reads when the tail holds no custom-title.
-func sidecarTitle(path string) string {
-	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), id, "custom-title.json"))
-	if err != nil {
-		return ""
-	}
-	var v struct {
-		CustomTitle string `json:"customTitle"`
-	}
-	json.Unmarshal(b, &v)
-	return strings.TrimSpace(v.CustomTitle)
 }
 
 // FindTitleGap reads a transcript and says whether its title is beyond
