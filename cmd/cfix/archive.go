@@ -105,8 +105,9 @@ func runArchive(opts *archiveOptions, args []string) error {
 	return runPlan(&opts.planFlags, p.ChangeSet)
 }
 
-// showArchive shows an archive plan: the summary, then what goes into each
-// archive file (its members, not its compressed bytes), then the removals.
+// showArchive shows an archive plan: the summary (which lists every
+// removal), then what goes into each archive file (its members, not its
+// compressed bytes), then the other changes (index rewrites).
 func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 	changeset.Summary(w, cs)
 	if cs.Empty() {
@@ -121,6 +122,11 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 	rest.Ops = nil
 	bw := bufio.NewWriter(w)
 	for _, op := range cs.Ops {
+		if op.Action == changeset.Delete || op.Action == changeset.DeleteDir {
+			// Each file removed is listed in its archive above (the summary
+			// lists the removals): its lines are in the archive, not lost.
+			continue
+		}
 		a, ok := byPath[op.Path]
 		if !ok || op.Action != changeset.Create {
 			rest.Ops = append(rest.Ops, op)
