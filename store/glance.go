@@ -383,7 +383,10 @@ func (gl *glancer) glance(g *Glance) {
 					t = v.Summary
 					leaf = leaf || v.LeafUUID != ""
 				}
-				if t = clip(strings.TrimSpace(t)); t != "" {
+				// An empty custom-title or ai-title is kept: the picker
+				// takes the last one in reach, and goes on to the next
+				// place only when that one is empty (validate.PickerReach).
+				if t = clip(strings.TrimSpace(t)); t != "" || e.Type != "summary" {
 					titles = append(titles, titleAt{kind: e.Type, head: headOK && (inHead || g.Whole), tail: inTail, text: t})
 				}
 			}

@@ -300,3 +300,29 @@ func TestGlanceNoObject(t *testing.T) {
 		}
 	}
 }
+
+// TestGlanceEmptyTitle: an empty custom-title last in the tail hides the
+// ones before it, as the picker reads it (FindTitleGap): the picker goes on
+// to the next place, where a glance took the custom-title before it.
+func TestGlanceEmptyTitle(t *testing.T) {
+	id := "aaaaaaaa-0000-4000-8000-000000000005"
+	var b bytes.Buffer
+	b.WriteString(`{"type":"ai-title","aiTitle":"head title","sessionId":"` + id + `"}` + "\n")
+	for i := 0; b.Len() < 3*store.GlanceReach; i++ {
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","parentUuid":"u%d","sessionId":%q,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":%q}}`+"\n",
+			i+1, i, id, strings.Repeat("x", 900))
+		if i == 80 {
+			b.WriteString(`{"type":"ai-title","aiTitle":"middle title","sessionId":"` + id + `"}` + "\n")
+		}
+	}
+	b.WriteString(`{"type":"custom-title","customTitle":"renamed","sessionId":"` + id + `"}` + "\n")
+	b.WriteString(`{"type":"custom-title","customTitle":"","sessionId":"` + id + `"}` + "\n")
+	g, _ := glanceVsValidate(t, id, b.Bytes())
+	gap, err := FindTitleGap(g.Path)
+	if err != nil || gap == nil {
+		t.Fatalf("FindTitleGap: %v, %v", gap, err)
+	}
+	if g.Title != gap.Picked || g.TitleFrom != store.TitleAI {
+		t.Errorf("title %q from %s; the picker shows %q", g.Title, g.TitleFrom, gap.Picked)
+	}
+}
