@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -288,6 +289,17 @@ func (gl *glancer) glance(g *Glance) {
 		return
 	}
 	defer fh.Close()
+	// shrunk glances again at a file shorter than when it was listed
+	// (written again since), as it is now.
+	shrunk := func() bool {
+		fi, err := fh.Stat()
+		if err != nil || fi.Size() >= g.Size {
+			return false
+		}
+		g.Size = fi.Size()
+		gl.glance(g)
+		return true
+	}
 	size := g.Size
 	var head, tail []byte
 	if size <= 2*GlanceReach {
@@ -300,13 +312,22 @@ func (gl *glancer) glance(g *Glance) {
 		size = int64(n)
 	} else {
 		if _, err := fh.ReadAt(buf[:GlanceReach], 0); err != nil {
-			g.Err = err
+			if !errors.Is(err, io.EOF) || !shrunk() {
+				g.Err = err
+			}
 			return
 		}
 		head = buf[:GlanceReach]
 		// One byte more before the tail tells whether it starts a line.
-		if _, err := fh.ReadAt(buf[GlanceReach:2*GlanceReach+1], size-GlanceReach-1); err != nil && !errors.Is(err, io.EOF) {
+		n, err := fh.ReadAt(buf[GlanceReach:2*GlanceReach+1], size-GlanceReach-1)
+		if err != nil && !errors.Is(err, io.EOF) {
 			g.Err = err
+			return
+		}
+		if n < GlanceReach+1 {
+			if !shrunk() {
+				g.Err = fmt.Errorf("%s: read %d bytes of its last %d", g.Path, n, GlanceReach+1)
+			}
 			return
 		}
 		tail = buf[GlanceReach : 2*GlanceReach+1]

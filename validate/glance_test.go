@@ -326,3 +326,32 @@ func TestGlanceEmptyTitle(t *testing.T) {
 		t.Errorf("title %q from %s; the picker shows %q", g.Title, g.TitleFrom, gap.Picked)
 	}
 }
+
+// TestGlanceShrunk: a file shorter than when it was listed (written again
+// by a rename since) is glanced at as it is: its tail was read past its
+// end (the last entries unseen, or another file's bytes left in the
+// buffer taken for its own) and a head cut short was a read error.
+func TestGlanceShrunk(t *testing.T) {
+	id := "aaaaaaaa-0000-4000-8000-000000000006"
+	var b bytes.Buffer
+	i := 0
+	for ; b.Len() < store.GlanceReach*3/2; i++ {
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","parentUuid":"u%d","sessionId":%q,"timestamp":"2026-01-01T00:%02d:%02dZ","message":{"role":"user","content":%q}}`+"\n",
+			i+1, i, id, i/60%60, i%60, strings.Repeat("x", 900))
+	}
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	want := ts(t, fmt.Sprintf("2026-01-01T00:%02d:%02dZ", (i-1)/60%60, (i-1)%60))
+	for _, listed := range []int64{3 * store.GlanceReach, store.GlanceReach * 5 / 2} {
+		g := store.GlanceAt(store.File{Path: path, Project: "-w", Kind: store.KindSession, Session: id, Size: listed, ModTime: fi.ModTime()})
+		if g.Err != nil || len(g.Quick) > 0 {
+			t.Errorf("listed at %d bytes: error %v, quick %+v", listed, g.Err, g.Quick)
+		}
+		if !g.LastActive.Equal(want) || !g.MessagesKnown || g.Messages != i || g.Size != fi.Size() {
+			t.Errorf("listed at %d bytes: last active %v (want %v), %d messages (known %v, want %d), size %d", listed, g.LastActive, want, g.Messages, g.MessagesKnown, i, g.Size)
+		}
+	}
+}
