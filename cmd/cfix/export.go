@@ -61,6 +61,7 @@ Exit status:
 			opts.out = cmd.OutOrStdout()
 			return runExport(opts)
 		},
+		ValidArgsFunction: completeFirstSession,
 	}
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().StringVar(&opts.format, "format", "md", "md, html or jsonl")

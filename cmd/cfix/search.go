@@ -88,6 +88,7 @@ Exit status: 0 a hit, 1 none, 2 usage or I/O error.`,
 	f.BoolVar(&opts.json, "json", false, "print one JSON document")
 	f.StringVar(&opts.color, "color", "auto", "highlight matches: auto (on a terminal), always or never")
 	cmd.RegisterFlagCompletionFunc("role", cobra.FixedCompletions(search.Roles, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("session", completeSessions)
 	cmd.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

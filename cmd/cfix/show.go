@@ -52,6 +52,7 @@ Exit status:
 			opts.out = cmd.OutOrStdout()
 			return runShow(opts)
 		},
+		ValidArgsFunction: completeFirstSession,
 	}
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
