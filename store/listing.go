@@ -47,9 +47,11 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 		out[i] = SessionInfo{Glance: g, Live: live[g.Session]}
 		if out[i].Live {
 			// As validate: a live session's last line may be half
-			// written (a notice, which health does not count).
+			// written, and one that has just started has written its
+			// metadata only (notices, which health does not count).
 			for j := range out[i].Quick {
-				if q := &out[i].Quick[j]; q.Code == "line-torn" || q.Code == "final-newline-missing" {
+				switch q := &out[i].Quick[j]; q.Code {
+				case "line-torn", "final-newline-missing", "session-unwritten":
 					q.Severity = "notice"
 					q.Message += " (the session is live: it may be in progress)"
 				}

@@ -128,3 +128,42 @@ func TestLsStoreTotals(t *testing.T) {
 		t.Errorf("ls --all: the folder of an empty session shows no session:\n%s", out)
 	}
 }
+
+// TestLsLiveUnwritten: a live session whose file holds its metadata only
+// (it has just started) is a notice, as validate says, not a warning.
+func TestLsLiveUnwritten(t *testing.T) {
+	root := writeLsStore(t, "-w", "/w", "2.1.30", "a title")
+	id := "bbbbbbbb-0000-4000-8000-000000000002"
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(`{"type":"custom-title","customTitle":"starting","sessionId":"`+id+`"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// pid 1 runs.
+	if err := os.MkdirAll(filepath.Join(root, "sessions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "sessions", "1.json"), []byte(`{"pid":1,"sessionId":"`+id+`","cwd":"/w"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cli(t, "validate", "--root", root, "--json")
+	if code != exitOK || !strings.Contains(out, `"code": "session-unwritten",
+      "severity": "notice",`) {
+		t.Fatalf("validate (status %d) does not call it a notice:\n%s", code, out)
+	}
+	out, _ = cli(t, "ls", "--root", root, "--json", "--", dir)
+	var doc struct {
+		Sessions []lsSessionJSON `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Sessions {
+		if s.ID == id && (!s.Live || s.Health.Warnings != 0 || len(s.Health.Findings) != 1 || s.Health.Findings[0].Severity != "notice") {
+			t.Errorf("live, metadata only: %+v", s)
+		}
+	}
+	out, _ = cli(t, "ls", "--root", root)
+	if !strings.Contains(out, " 2 (1 live) ") || !strings.Contains(out, " ok ") {
+		t.Errorf("ls:\n%s", out)
+	}
+}
