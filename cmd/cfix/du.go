@@ -205,7 +205,7 @@ func runDu(opts *duOptions) error {
 	if opts.olderThan != "" {
 		cmd += " --older-than " + opts.olderThan
 	}
-	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), pluralCount(ops, "removal"))
+	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), plural(ops, "removal"))
 	return nil
 }
 

@@ -365,22 +365,28 @@ func lsStore(opts *lsOptions, root string) error {
 				}
 			}
 			if n > 0 {
-				fmt.Fprintf(w, "%-16s  %8d  %9s  %9s  %-12s  %s\n", stamp(last), n, "", changeset.Size(size), "", filepath.Join(root, k.Dir())+"/ ("+pluralCount(n, k.String())+")")
+				fmt.Fprintf(w, "%-16s  %8d  %9s  %9s  %-12s  %s\n", stamp(last), n, "", changeset.Size(size), "", filepath.Join(root, k.Dir())+"/ ("+extraCount(n, k)+")")
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s, %s, %s in projects/", pluralCount(len(ps), "project"), pluralCount(sessions, "session"), changeset.Size(total))
+	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural(len(ps), "project"), plural(sessions, "session"), changeset.Size(total))
 	if len(shown) < len(ps) {
 		fmt.Fprintf(w, " (%d listed)", len(shown))
 	}
 	if hidden > 0 && !opts.all {
-		fmt.Fprintf(w, "; %s not counted (--all counts them)", pluralCount(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural(hidden, "empty or Warmup session"))
 	}
 	fmt.Fprintln(w)
 	return nil
 }
 
-func pluralCount(n int, w string) string { return fmt.Sprintf("%d %s", n, pluralWord(n, w)) }
+// extraCount is n extras of kind k, in words.
+func extraCount(n int, k store.ExtraKind) string {
+	if n != 1 && k == store.ExtraPreCompact {
+		return fmt.Sprintf("%d pre-compact histories", n)
+	}
+	return plural(n, k.String())
+}
 
 func projectJSON(p store.ProjectInfo) lsProjectJSON {
 	paths := p.Paths
@@ -502,12 +508,12 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 	if len(shown) > 0 {
 		printSessions(w, shown, opts.width)
 	}
-	fmt.Fprintf(w, "\n%s", pluralCount(len(shown), "session"))
+	fmt.Fprintf(w, "\n%s", plural(len(shown), "session"))
 	if more > 0 {
 		fmt.Fprintf(w, " listed, %d more (--limit)", more)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "; %s not listed (--all lists them)", pluralCount(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural(hidden, "empty or Warmup session"))
 	}
 	fmt.Fprintln(w)
 	return nil
@@ -662,7 +668,7 @@ func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line+title, " "))
 	}
-	fmt.Fprintf(w, "\n%s\n", pluralCount(len(xs), k.String()))
+	fmt.Fprintf(w, "\n%s\n", extraCount(len(xs), k))
 	return nil
 }
 
@@ -697,9 +703,9 @@ func health(errs, warns int) string {
 	case errs == 0 && warns == 0:
 		return "ok"
 	case warns == 0:
-		return pluralCount(errs, "error")
+		return plural(errs, "error")
 	case errs == 0:
-		return pluralCount(warns, "warning")
+		return plural(warns, "warning")
 	}
 	return fmt.Sprintf("%dE %dW", errs, warns)
 }

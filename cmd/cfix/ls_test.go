@@ -167,3 +167,26 @@ func TestLsLiveUnwritten(t *testing.T) {
 		t.Errorf("ls:\n%s", out)
 	}
 }
+
+// TestLsExtrasPlural: two pre-compact histories are "histories".
+func TestLsExtrasPlural(t *testing.T) {
+	root := writeLsStore(t, "-w", "/w", "2.1.30", "a title")
+	dir := filepath.Join(root, "pre-compact-session-histories")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"h1.jsonl", "h2.jsonl"} {
+		line := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"before"}}` + "\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := cli(t, "ls", "--root", root)
+	if !strings.Contains(out, "/ (2 pre-compact histories)") {
+		t.Errorf("ls:\n%s", out)
+	}
+	out, _ = cli(t, "ls", "--root", root, dir)
+	if !strings.HasSuffix(out, "\n2 pre-compact histories\n") {
+		t.Errorf("ls %s:\n%s", dir, out)
+	}
+}
