@@ -33,7 +33,7 @@ func completeSessions(cmd *cobra.Command, args []string, toComplete string) ([]c
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	want := strings.ToLower(toComplete)
-	sub := &store.Layout{Root: l.Root, Projects: l.Projects}
+	sub := &store.Layout{Root: l.Root, Projects: l.Projects, SessionDirs: l.SessionDirs}
 	for _, f := range l.Files {
 		if f.Kind == store.KindSession && f.Size > 0 && strings.HasPrefix(strings.ToLower(f.Session), want) {
 			sub.Files = append(sub.Files, f)

@@ -190,3 +190,26 @@ func TestLsExtrasPlural(t *testing.T) {
 		t.Errorf("ls %s:\n%s", dir, out)
 	}
 }
+
+// TestCompleteSidecarTitle: completion describes a session by its title as
+// ls shows it, the title sidecar (2.1.330's rename) included: it showed
+// the first prompt, as it glanced with no session folder known.
+func TestCompleteSidecarTitle(t *testing.T) {
+	root := writeLsStore(t, "-w", "/w", "2.1.330", "")
+	id := "aaaaaaaa-0000-4000-8000-000000000001"
+	dir := filepath.Join(root, "projects", "-w", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "custom-title.json"), []byte(`{"customTitle":"renamed in the sidecar"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cli(t, "ls", "--root", root, "--", filepath.Join(root, "projects", "-w"))
+	if !strings.Contains(out, "renamed in the sidecar") {
+		t.Fatalf("ls:\n%s", out)
+	}
+	out, _ = cli(t, "__complete", "show", "--root", root, "")
+	if !strings.Contains(out, id+"\trenamed in the sidecar\n") {
+		t.Errorf("completion:\n%s", out)
+	}
+}
