@@ -117,10 +117,13 @@ func runLs(opts *lsOptions) error {
 	r := store.NewResolver(root, nil)
 	t, err := r.Resolve(opts.arg)
 	var te *store.TargetError
-	if errors.As(err, &te) {
+	// Only a working directory walks up: a name that is none (a mistyped
+	// id or folder) is an error, not the listing of the current
+	// directory's project.
+	if errors.As(err, &te) && isWorkDir(root, opts.arg) {
 		if opts.up {
 			t, err = resolveUp(r, root, opts.arg)
-		} else if isWorkDir(root, opts.arg) {
+		} else {
 			err = fmt.Errorf("%w (--up walks up to the nearest directory that has sessions)", err)
 		}
 	}
