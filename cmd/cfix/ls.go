@@ -741,12 +741,18 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func textCell(s string) string { return visibleText(oneLine(s)) }
 
 // visibleText is s with its control characters written as Go escapes
-// (writeVisible): a path or name from the store as a listing prints it.
+// (writeVisible), and the characters that reorder text on the screen
+// (bidirectional overrides and isolates) as \u escapes: a path or name
+// from the store as a listing prints it.
 func visibleText(s string) string {
 	var b strings.Builder
 	writeVisible(&b, s)
-	return b.String()
+	return bidiControls.Replace(b.String())
 }
+
+var bidiControls = strings.NewReplacer(
+	"\u200e", `\u200e`, "\u200f", `\u200f`, "\u202a", `\u202a`, "\u202b", `\u202b`, "\u202c", `\u202c`,
+	"\u202d", `\u202d`, "\u202e", `\u202e`, "\u2066", `\u2066`, "\u2067", `\u2067`, "\u2068", `\u2068`, "\u2069", `\u2069`)
 
 // cut shortens s to n columns of a terminal, ending in "…" when cut: a
 // wide character (CJK, emoji) takes two columns, a combining mark none and

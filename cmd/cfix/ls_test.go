@@ -35,11 +35,12 @@ func writeLsStore(t *testing.T, folder, cwd, version string, titles ...string) s
 // TestLsTextVisible: what a transcript says (a title, a cwd, a version)
 // and a folder's name reach the terminal with their control characters
 // escaped, in ls, du and the completion of session ids: an escape
-// sequence in a title set the terminal's title and cleared the screen.
+// sequence in a title set the terminal's title and cleared the screen, a
+// right-to-left override showed "txt.exe\u202egpj" as "txt.exejpg".
 func TestLsTextVisible(t *testing.T) {
 	t.Setenv("COLUMNS", "200")
 	const evil = "\x1b]0;pwned\x07x\x1b[2J"
-	root := writeLsStore(t, "-w\x1b[31m", "/w\x1b[31m", "2.1\x1b[2J", evil+" title", "second\x1b[31m")
+	root := writeLsStore(t, "-w\x1b[31m", "/w\x1b[31m", "2.1\x1b[2J", evil+" title", "second\x1b[31m", "txt.exe\u202egpj")
 	folder := filepath.Join(root, "projects", "-w\x1b[31m")
 	for _, args := range [][]string{
 		{"ls", "--root", root},
@@ -52,12 +53,12 @@ func TestLsTextVisible(t *testing.T) {
 		if code != exitOK {
 			t.Errorf("%v: status %d", args, code)
 		}
-		if strings.ContainsAny(out, "\x1b\x07") {
+		if strings.ContainsAny(out, "\x1b\x07\u202e") {
 			t.Errorf("%v: a control character reaches the terminal:\n%q", args, out)
 		}
 	}
 	out, _ := cli(t, "ls", "--root", root, "--", folder)
-	if !strings.Contains(out, `\x1b]0;pwned\x07x\x1b[2J title`) {
+	if !strings.Contains(out, `\x1b]0;pwned\x07x\x1b[2J title`) || !strings.Contains(out, `txt.exe\u202egpj`) {
 		t.Errorf("the title is not shown escaped:\n%s", out)
 	}
 }
