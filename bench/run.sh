@@ -285,6 +285,10 @@ if ((HAVE_CFIX)); then
 	use_set "$BIGFILE"
 	measure_prepared "cp (big session)" prepare_torn bash -c 'copy_big "$1" "$2"' _ "$WORKFILE" "$WORK/copy.jsonl"
 	measure_prepared "cp + sync (big session)" prepare_torn bash -c 'copy_big_sync "$1" "$2"' _ "$WORKFILE" "$WORK/copy.jsonl"
+	# What the SHA-256 of the plan's fingerprint costs alone (one stream).
+	if command -v openssl >/dev/null; then
+		measure "sha256 (big session, openssl)" openssl dgst -sha256 "$BIGFILE"
+	fi
 	measure_prepared "cfix repair --apply (torn line)" prepare_torn env CFIX_JOURNAL_DIR="$OUT/journal" \
 		bin/cfix repair --root "$WORK/.claude" --apply --yes "$WORKFILE"
 	rm -rf "$WORK" "$OUT/journal"
@@ -350,6 +354,8 @@ else
 	VERDICTS+=("cfix validate vs jq empty (bar: >= 2x): not measured")
 	STATUS=2
 fi
+# lines_in DIR: the lines of the .jsonl files under DIR.
+lines_in() { find "$1" -name '*.jsonl' -type f -print0 | xargs -0 -s "$XARGS_MAX" cat | wc -l; }
 # rate NAME: MB/s of a row.
 rate() { awk -v b="${BYTES[$1]}" -v w="${WALL[$1]}" 'BEGIN {if (w > 0) printf "%.0f", b/1048576/w; else print "inf"}'; }
 if ((HAVE_CFIX)) && [[ -n ${WALL["cfix validate (wild stores)"]:-} && -n ${WALL["cfix validate (store)"]:-} ]]; then
@@ -361,6 +367,16 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix validate (wild stores)"]:-} && -n ${WALL[
 		net=$(awk -v b="${BYTES["cfix validate (wild stores)"]}" -v w="${WALL["cfix validate (wild stores)"]}" -v e="$e" \
 			'BEGIN {if (w > e) printf "%.0f", b/1048576/(w-e); else print "inf"}')
 		VERDICTS+=("  every cfix process costs $(awk -v e="$e" 'BEGIN {printf "%.0f", e*1000}') ms before it reads a line (no files); the wild stores net of it: $net MB/s")
+		# The floor: validate's cost is mostly per line (and per field), and
+		# the wild lines are shorter; at the store's cost per line, the wild
+		# stores would read at the store's rate times the ratio of the lines'
+		# lengths.
+		wl=$(lines_in "$WILD/projects") sl=$(lines_in "$PROJECTS")
+		VERDICTS+=("$(awk -v wb="${BYTES["cfix validate (wild stores)"]}" -v ww="${WALL["cfix validate (wild stores)"]}" -v wl="$wl" \
+			-v sb="${BYTES["cfix validate (store)"]}" -v sw="${WALL["cfix validate (store)"]}" -v sl="$sl" -v e="$e" -v s="$s" 'BEGIN {
+			if (wl == 0 || sl == 0) exit
+			printf "  per line, net of that: the wild stores %.2f us (%d lines of %.0f bytes), the store %.2f us (%d lines of %.0f bytes); at the store'"'"'s cost per line the wild stores would read %.0f MB/s", \
+				(ww-e)*1e6/wl, wl, wb/wl, (sw-e)*1e6/sl, sl, sb/sl, s*(wb/wl)/(sb/sl)}')")
 	fi
 else
 	VERDICTS+=("cfix validate on the wild stores vs the store (bar: no slower per MB): not measured")
@@ -381,6 +397,9 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix repair --apply (torn line)"]:-} && -n ${W
 	xs=$(awk -v r="$r" -v c="$cs" 'BEGIN {if (c > 0) printf "%.1f", r/c; else print "inf"}')
 	if awk -v r="$r" -v val="$val" -v cs="$cs" 'BEGIN {exit !(r <= val && r <= 3 * cs)}'; then v=PASS; else v=FAIL STATUS=1; fi
 	VERDICTS+=("cfix repair --apply takes ${r} s, ${xv}x the time of cfix validate and ${xs}x that of cp + sync (bar: <= validate, <= 3x cp + sync): $v")
+	if [[ -n ${WALL["sha256 (big session, openssl)"]:-} ]]; then
+		VERDICTS+=("  the floor: repair checks every line as validate does and also hashes all it reads with SHA-256 (${WALL["sha256 (big session, openssl)"]} s of one core alone); with both cores busy checking, the hash adds about half of that")
+	fi
 	rr=${RSS["cfix repair --apply (torn line)"]}
 	if awk -v r="$rr" 'BEGIN {exit !(r < 150)}'; then v=PASS; else v=FAIL STATUS=1; fi
 	VERDICTS+=("peak RSS of the repair: $rr MB (bar: < 150 MB): $v")
