@@ -442,7 +442,9 @@ func (gl *glancer) glance(g *Glance) {
 			}
 			g.LastActive = t
 		}
-		if inHead && g.FirstPrompt == "" && e.Type == "user" && !e.IsMeta {
+		// The first prompt as the picker finds it: within the head's
+		// reach, also in a file read whole.
+		if headOK && g.FirstPrompt == "" && e.Type == "user" && !e.IsMeta {
 			if t := promptText(gl.p, raw); t != "" {
 				g.FirstPrompt = t
 				g.Warmup = t == "Warmup"

@@ -355,3 +355,30 @@ func TestGlanceShrunk(t *testing.T) {
 		}
 	}
 }
+
+// TestGlanceFirstPromptReach: the first prompt is the picker's, from
+// within the head's reach, whether the file is read whole (at most twice
+// the reach) or not: a first prompt ending past the reach was shown for a
+// file of 100 KB and not for the same file grown past 128 KB.
+func TestGlanceFirstPromptReach(t *testing.T) {
+	id := "aaaaaaaa-0000-4000-8000-000000000008"
+	line := func(i int, typ, text string) string {
+		return fmt.Sprintf(`{"type":%q,"uuid":"u%d","parentUuid":"u%d","sessionId":%q,"timestamp":"2026-01-01T00:00:00Z","message":{"role":%q,"content":%q}}`+"\n",
+			typ, i, i-1, id, typ, text)
+	}
+	var b bytes.Buffer
+	b.WriteString(line(1, "user", "a pasted log "+strings.Repeat("y", store.GlanceReach+1000)))
+	b.WriteString(line(2, "assistant", "ok"))
+	small := b.Len()
+	g1, _ := glanceVsValidate(t, id, b.Bytes())
+	for i := 3; b.Len() < 3*store.GlanceReach; i++ {
+		b.WriteString(line(i, "assistant", strings.Repeat("x", 900)))
+	}
+	g2, _ := glanceVsValidate(t, id, b.Bytes())
+	if !g1.Whole || g2.Whole || small > 2*store.GlanceReach {
+		t.Fatalf("whole %v and %v", g1.Whole, g2.Whole)
+	}
+	if g1.FirstPrompt != g2.FirstPrompt || g1.Title != g2.Title || g1.FirstPrompt != "" {
+		t.Errorf("first prompt %.20q (title %.20q) read whole, %.20q (%.20q) not", g1.FirstPrompt, g1.Title, g2.FirstPrompt, g2.Title)
+	}
+}
