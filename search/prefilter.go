@@ -14,7 +14,9 @@ import (
 // piece; a newline, tab, carriage return, quote or backslash is looked for
 // as every encoder writes it (\n, \t, \r, \", \\). A run of non-ASCII
 // characters is looked for raw and as \u escapes (either case of hex), as
-// an encoder writes all non-ASCII text one way or the other.
+// an encoder writes all non-ASCII text one way or the other, but for the
+// characters written either way in the same text (see twoWays), which end
+// a run.
 type prefilter struct {
 	finders []*finder // a line holding one of the needles may match
 }
@@ -45,11 +47,11 @@ func newPrefilter(runes []rune, fold bool) *prefilter {
 			continue
 		}
 		flush()
-		if fold || r < utf8.RuneSelf {
+		if fold || r < utf8.RuneSelf || twoWays(r) {
 			continue
 		}
 		j := i
-		for j < len(runes) && runes[j] >= utf8.RuneSelf {
+		for j < len(runes) && runes[j] >= utf8.RuneSelf && !twoWays(runes[j]) {
 			j++
 		}
 		if run := runes[i:j]; len(string(run)) > len(string(bestRun)) {
@@ -101,6 +103,15 @@ func safeRaw(r rune, fold bool) bool {
 		return !fold
 	}
 	return true
+}
+
+// twoWays reports whether non-ASCII r is written escaped by an encoder
+// that writes the rest of the text raw: U+2028 and U+2029 (Go's
+// encoding/json, which cfix writes with, and others for JavaScript's
+// sake), and U+FFFD, which a lone surrogate escape and bytes that are not
+// UTF-8 (written \ufffd by Go) decode to.
+func twoWays(r rune) bool {
+	return r == '\u2028' || r == '\u2029' || r == utf8.RuneError
 }
 
 // uEscapes writes runs as \u escapes (surrogate pairs beyond the BMP).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,6 +83,8 @@ func TestPrefilterForms(t *testing.T) {
 		{pat: "The Kelvin", fold: true, want: []string{"elvin"}},
 		{pat: "SKY", fold: true, want: []string{"y"}},
 		{pat: "</>", want: nil},
+		{pat: "é\u2028→", want: []string{"→", `\u2192`, `\u2192`}},
+		{pat: "\ufffd\u2029", want: nil},
 	} {
 		p := newPrefilter([]rune(c.pat), c.fold)
 		var got []string
@@ -338,5 +341,32 @@ func TestEmitError(t *testing.T) {
 	})
 	if err != stopErr || n != 1 {
 		t.Errorf("Run: %v after %d hits, want %v after 1", err, n, stopErr)
+	}
+}
+
+// TestTwoWays: a character an encoder escapes in otherwise raw text
+// (U+2028 and U+2029 by Go's encoding/json, U+FFFD for a lone surrogate
+// or bytes not UTF-8) matches in a pattern with other non-ASCII text.
+func TestTwoWays(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".claude")
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "→\u2028é \ufffd→ →\u2029é"
+	line, err := json.Marshal(map[string]any{"type": "user", "uuid": "u1", "timestamp": "2026-01-01T10:00:00.000Z",
+		"message": map[string]any{"role": "user", "content": text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line = append(line, "\n"...)
+	line = append(line, `{"type":"user","uuid":"u2","message":{"role":"user","content":"lone \ud83e→ here"}}`+"\n"...)
+	if err := os.WriteFile(filepath.Join(dir, sidA+".jsonl"), line, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for pat, want := range map[string]int{"→\u2028é": 1, "→\u2029é": 1, "\ufffd→": 2} {
+		if got := runHits(t, Options{Root: root, Pattern: pat}); len(got) != want {
+			t.Errorf("%q: %d hits, want %d", pat, len(got), want)
+		}
 	}
 }
