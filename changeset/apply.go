@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -231,13 +232,30 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		}
 		return false, syncDir(filepath.Dir(op.Path))
 	case CreateDir:
-		if err := j.logEvent(event{Op: i, Event: "creating"}); err != nil {
-			return false, err
-		}
 		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err
 		}
-		if err := copyTree(op.From, op.Path, false, op.Merge); err != nil {
+		// What the copy will make is logged before it starts: undo removes
+		// those and nothing else, never a folder or file that was there.
+		made, err := missingIn(op.From, op.Path)
+		if err != nil {
+			return false, err
+		}
+		if err := j.logEvent(event{Op: i, Event: "creating", Made: made, Listed: true}); err != nil {
+			return false, err
+		}
+		hook("listed", i)
+		// A file that appeared since the listing is not the copy's: what
+		// the copy made, when it is not the list, corrects it (before a
+		// failure's rollback reads it).
+		var did []string
+		err = copyTree(op.From, op.Path, false, op.Merge, func(rel string) { did = append(did, rel) })
+		if !slices.Equal(did, made) {
+			if lerr := j.logEvent(event{Op: i, Event: "made", Made: did, Listed: true}); lerr != nil && err == nil {
+				err = lerr
+			}
+		}
+		if err != nil {
 			return false, err
 		}
 		return false, j.syncDir(filepath.Dir(op.Path))
@@ -486,8 +504,12 @@ func copyFile(src, dst string) error {
 
 // copyTree copies the folder src to dst, keeping modes and mtimes. With
 // link, files are hard links where the file system allows (backups); with
-// merge, what dst already has is kept.
-func copyTree(src, dst string, link, merge bool) error {
+// merge, what dst already has is kept. made, when set, is told each file
+// and folder it makes, as missingIn names them.
+func copyTree(src, dst string, link, merge bool, made func(rel string)) error {
+	if made == nil {
+		made = func(string) {}
+	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -498,8 +520,17 @@ func copyTree(src, dst string, link, merge bool) error {
 		if err != nil {
 			return err
 		}
+		name := filepath.ToSlash(rel)
 		if d.IsDir() {
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+			err := os.Mkdir(target, info.Mode().Perm()|0o700)
+			if err == nil {
+				made(name + "/")
+				return nil
+			}
+			if fi, serr := os.Stat(target); serr == nil && fi.IsDir() {
+				return nil
+			}
+			return err
 		}
 		if _, err := os.Lstat(target); merge && err == nil {
 			return nil
@@ -509,13 +540,47 @@ func copyTree(src, dst string, link, merge bool) error {
 			if err != nil {
 				return err
 			}
-			return os.Symlink(l, target)
-		}
-		if link && os.Link(p, target) == nil {
+			if err := os.Symlink(l, target); err != nil {
+				return err
+			}
+			made(name)
 			return nil
 		}
-		return copyFile(p, target)
+		if link && os.Link(p, target) == nil {
+			made(name)
+			return nil
+		}
+		if err := copyFile(p, target); err != nil {
+			return err
+		}
+		made(name)
+		return nil
 	})
+}
+
+// missingIn lists what of the tree src is missing in dst, as paths relative
+// to dst in slash form, parents before what they hold, a folder with a
+// trailing slash ("./" for dst itself).
+func missingIn(src, dst string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if _, err := os.Lstat(filepath.Join(dst, rel)); err == nil {
+			return nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			rel += "/"
+		}
+		out = append(out, rel)
+		return nil
+	})
+	return out, err
 }
 
 // selfEdit reports whether an op rewrites a file from its own bytes with

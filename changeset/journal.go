@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +48,11 @@ type event struct {
 	Path   string       `json:"path,omitempty"` // a folder made (mkdir)
 	New    *Fingerprint `json:"new,omitempty"`
 	Cut    bool         `json:"cut,omitempty"` // the backup holds only the bytes cut off the end
-	Time   time.Time    `json:"time"`
+	// Made lists what a CreateDir is about to make (see missingIn); Listed
+	// tells an empty list from a journal of a cfix that kept none.
+	Made   []string  `json:"made,omitempty"`
+	Listed bool      `json:"listed,omitempty"`
+	Time   time.Time `json:"time"`
 }
 
 type journal struct {
@@ -145,7 +150,7 @@ func (j *journal) backup(i int, path string) error {
 		return err
 	}
 	if fi.IsDir() {
-		err = copyTree(path, dst, true, false)
+		err = copyTree(path, dst, true, false, nil)
 	} else if err = os.Link(path, dst); err != nil {
 		err = copyFile(path, dst)
 	}
@@ -160,7 +165,7 @@ func (j *journal) backup(i int, path string) error {
 
 // rollback undoes ops 0..failed (the failed one only as far as it got).
 func (j *journal) rollback(failed int) error {
-	undo, err := undoOps(j.dir, j.cs, failed)
+	undo, _, err := undoOps(j.dir, j.cs, failed)
 	if err != nil {
 		j.logEvent(event{Event: "rollback-failed"})
 		return err
@@ -267,12 +272,13 @@ func Undo(dir string) (*ChangeSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops, err := undoOps(dir, cs, len(cs.Ops)-1)
+	ops, notes, err := undoOps(dir, cs, len(cs.Ops)-1)
 	if err != nil {
 		return nil, err
 	}
 	u := New(cs.Root, "undo")
 	u.Ops = ops
+	u.Notes = notes
 	return u, nil
 }
 
@@ -298,11 +304,12 @@ func missingFrom(src, dst string) bool {
 }
 
 // undoOps builds the ops that reverse ops 0..last of the journal, newest
-// first, from what the log says happened and what is on disk now.
-func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
+// first, from what the log says happened and what is on disk now, and notes
+// on what it leaves.
+func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 	_, events, err := readJournal(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	backups := map[int]string{}
 	written := map[int]*Fingerprint{}
@@ -312,11 +319,17 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 	cut := map[int]bool{}    // the backup holds the bytes cut off
 	wasCut := map[int]bool{} // the ftruncate was made
 	var made []string        // folders the apply made, in the order it made them
+	creating := map[int]event{}
+	var notes []string
 	for _, e := range events {
 		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
 			made = append(made, e.Path)
 		}
 		switch e.Event {
+		case "creating", "made":
+			// What a CreateDir is about to make, then what it made
+			// when that is not the same.
+			creating[e.Op] = e
 		case "renamed":
 			renamed[e.Op] = true
 		case "done":
@@ -344,11 +357,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			if cut[i] {
 				keep, ok := op.cutAt()
 				if !ok {
-					return nil, fmt.Errorf("journal %s: op %d: the backup holds cut bytes, the plan cuts nothing", dir, i+1)
+					return nil, nil, fmt.Errorf("journal %s: op %d: the backup holds cut bytes, the plan cuts nothing", dir, i+1)
 				}
 				u, err := undoCut(&op, keep, backups[i], reason, wasCut[i])
 				if err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				if u != nil {
 					out = append(out, *u)
@@ -362,11 +375,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			}
 			cur, err := FingerprintOf(op.Path)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			bfp, err := FingerprintOf(bk)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			switch {
 			case cur.Exists && cur.SHA256 == bfp.SHA256:
@@ -375,7 +388,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			case !done[i] && !renamed[i]:
 				continue // the rename never happened
 			default:
-				return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
+				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 			}
 			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
 				From: bk, FromExpect: &bfp, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
@@ -386,13 +399,13 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			}
 			cur, err := FingerprintOf(op.Path)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !cur.Exists || (!done[i] && cur.SHA256 != nf.SHA256) {
 				continue // never created
 			}
 			if cur.SHA256 != nf.SHA256 {
-				return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix created it; undo would lose those changes"}
+				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix created it; undo would lose those changes"}
 			}
 			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session})
 		case Delete, DeleteDir:
@@ -402,11 +415,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 			}
 			cur, err := Stat(op.Path)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			bfp, err := FingerprintOf(bk)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if op.Action == DeleteDir {
 				// A removal killed half-way leaves the folder with part of
@@ -426,11 +439,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 		case Rename:
 			src, err := Stat(op.Path)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			dst, err := FingerprintOf(op.To)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			switch {
 			case !dst.Exists:
@@ -442,20 +455,69 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, error) {
 				out = append(out, Op{Action: Rename, Path: op.To, To: op.Path, Reason: reason, Expect: dst, Session: op.Session})
 			}
 		case CreateDir:
-			cur, err := FingerprintOf(op.Path)
-			if err != nil {
-				return nil, err
+			// Only what the copy made goes: a file or folder that was there
+			// before (a merge into a folder that existed) stays, and so
+			// does what was added to the folder since.
+			ev, ok := creating[i]
+			if !ok {
+				continue // the copy never started
 			}
-			if cur.Exists {
-				out = append(out, Op{Action: DeleteDir, Path: op.Path, Reason: reason, Expect: cur})
+			if !ev.Listed {
+				// A journal that does not list what the copy made.
+				if op.Merge && op.Expect.Exists {
+					notes = append(notes, fmt.Sprintf("%s: kept; it was there before the apply, and the journal does not say which files the apply added to it", op.Path))
+					continue
+				}
+				cur, err := FingerprintOf(op.Path)
+				if err != nil {
+					return nil, nil, err
+				}
+				if cur.Exists {
+					out = append(out, Op{Action: DeleteDir, Path: op.Path, Reason: reason, Expect: cur})
+				}
+				continue
+			}
+			for k := len(ev.Made) - 1; k >= 0; k-- {
+				rel := ev.Made[k]
+				if strings.HasSuffix(rel, "/") {
+					continue // removed with the folders made, if empty
+				}
+				p := filepath.Join(op.Path, filepath.FromSlash(rel))
+				cur, err := Stat(p)
+				if err != nil {
+					return nil, nil, err
+				}
+				if cur.Exists && !cur.Dir {
+					out = append(out, Op{Action: Delete, Path: p, Reason: reason, Expect: cur, Session: op.Session})
+				}
 			}
 		}
 	}
+	// The folders a CreateDir made go with those of mkdir: removed last,
+	// deepest first, if empty.
+	for i, e := range creating {
+		if i < 0 || i > last || i >= len(cs.Ops) || cs.Ops[i].Action != CreateDir {
+			continue
+		}
+		for _, rel := range e.Made {
+			if strings.HasSuffix(rel, "/") {
+				made = append(made, filepath.Join(cs.Ops[i].Path, filepath.FromSlash(rel)))
+			}
+		}
+	}
+	depth := func(p string) int { return strings.Count(p, string(filepath.Separator)) }
+	sort.Slice(made, func(a, b int) bool {
+		if da, db := depth(made[a]), depth(made[b]); da != db {
+			return da < db
+		}
+		return made[a] < made[b]
+	})
+	made = slices.Compact(made)
 	// Then the folders the apply made, deepest first, if they are empty.
 	for k := len(made) - 1; k >= 0; k-- {
 		if fi, err := os.Stat(made[k]); err == nil && fi.IsDir() {
 			out = append(out, Op{Action: RemoveEmptyDir, Path: made[k], Reason: "undo: remove a folder the apply made, if empty"})
 		}
 	}
-	return out, nil
+	return out, notes, nil
 }
