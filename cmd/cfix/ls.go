@@ -162,11 +162,15 @@ func absDir(arg string) string {
 	return abs
 }
 
-// hasSessions reports whether a layout holds a main transcript.
+// hasSessions reports whether a layout holds a session a listing shows.
 func hasSessions(l *store.Layout) bool {
 	for _, f := range l.Files {
+		// An empty file or a Warmup probe is none (a listing hides
+		// them): only a file with something in it is glanced at.
 		if f.Kind == store.KindSession && f.Size > 0 {
-			return true
+			if g := store.GlanceAt(f); !g.Warmup {
+				return true
+			}
 		}
 	}
 	return false
