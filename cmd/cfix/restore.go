@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/archive"
@@ -32,7 +34,8 @@ file of the store that exists and differs from the archived one is never
 overwritten: the plan is refused.
 
 ` + plannerExitStatus,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeArchived,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.streams(cmd)
 			return runRestore(opts, args)
@@ -60,4 +63,40 @@ func runRestore(opts *restoreOptions, args []string) error {
 	}
 	defer p.Cleanup()
 	return runPlan(&opts.planFlags, p.ChangeSet)
+}
+
+// completeArchived completes a restore's SESSION: the ids of the sessions
+// in the archive folder (--archive-dir, else the default) that start with
+// what is typed, newest first, each described by its title. What looks
+// like a path completes as a file name.
+func completeArchived(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if strings.ContainsAny(toComplete, `/\`) || strings.HasPrefix(toComplete, ".") || strings.HasPrefix(toComplete, "~") {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	flag := ""
+	if f := cmd.Flags().Lookup("archive-dir"); f != nil {
+		flag = f.Value.String()
+	}
+	dir, err := archiveDir(flag)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	list, _, err := archive.List(dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	want := strings.ToLower(toComplete)
+	var out []cobra.Completion
+	for _, a := range list {
+		m := a.Manifest
+		if !strings.HasPrefix(strings.ToLower(m.Session), want) {
+			continue
+		}
+		desc := cut(textCell(m.Title), 60)
+		if desc == "" {
+			desc = "(untitled)"
+		}
+		out = append(out, cobra.CompletionWithDesc(m.Session, desc))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
 }
