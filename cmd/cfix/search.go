@@ -228,15 +228,15 @@ func formatHit(h *search.Hit, color bool) string {
 	if !h.Time.IsZero() {
 		when = h.Time.Local().Format("2006-01-02 15:04")
 	}
-	tool := h.Tool
+	tool := visible(h.Tool)
 	if tool == "" {
 		tool = "-"
 	}
-	fmt.Fprintf(&b, "%-8s  %-16s  %-9s  %-6s  ", shortID(h.Session), when, h.Role, tool)
+	fmt.Fprintf(&b, "%-8s  %-16s  %-9s  %-6s  ", visible(shortID(h.Session)), when, visible(h.Role), tool)
 	var marks []string
 	switch h.Source {
 	case search.SourceSubagent:
-		marks = append(marks, "subagent "+h.Agent)
+		marks = append(marks, "subagent "+visible(h.Agent))
 	case search.SourceHistory:
 		marks = append(marks, "history")
 	case search.SourceExport:
@@ -252,7 +252,7 @@ func formatHit(h *search.Hit, color bool) string {
 		if h.Kind == search.KindToolInput {
 			m = "input"
 			if h.Field != "" {
-				m += " " + h.Field
+				m += " " + visible(h.Field)
 			}
 		}
 		marks = append(marks, m)
@@ -299,6 +299,13 @@ func writeVisible(b *strings.Builder, s string) {
 			b.WriteRune(r)
 		}
 	}
+}
+
+// visible is s as writeVisible writes it.
+func visible(s string) string {
+	var b strings.Builder
+	writeVisible(&b, s)
+	return b.String()
 }
 
 // shortID shortens a session id as git shortens hashes: 8 characters of a

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cfix-dev/cfix/search"
 )
 
 // TestSearchGolden: the hits of a corpus store written by 2.1.330, as a
@@ -52,4 +54,20 @@ func TestSearchGolden(t *testing.T) {
 		t.Errorf("--json: root %q, %d hits, hit_count %d, files %d", doc.Root, len(doc.Hits), doc.Count, doc.Files)
 	}
 	golden(t, "search-2.1.330.json", strings.ReplaceAll(out, root, "$ROOT"))
+}
+
+// TestFormatHitVisible: a tool's name, the member of its input, the role,
+// the agent and the session id, all read from the store, are written
+// visible as the snippet is: no escape reaches the terminal.
+func TestFormatHitVisible(t *testing.T) {
+	esc := "\x1b]0;title\a\x1b[2J"
+	h := &search.Hit{Source: search.SourceSubagent, Session: "ses" + esc, Agent: "a" + esc, Role: "tool" + esc,
+		Tool: "Bash" + esc, Kind: search.KindToolInput, Field: "command" + esc, Match: "needle"}
+	out := formatHit(h, false)
+	if strings.ContainsAny(out, "\x1b\a") {
+		t.Errorf("formatHit: control characters in %q", out)
+	}
+	if !strings.Contains(out, `Bash\x1b]0;title\x07\x1b[2J`) || !strings.Contains(out, `[subagent a\x1b`) || !strings.Contains(out, `input command\x1b`) {
+		t.Errorf("formatHit: %q", out)
+	}
 }
