@@ -192,6 +192,16 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 		}
 	}
 	addCalls(leaf)
+	// The calls of the reply's entries before the leaf (parallel calls
+	// written one entry each) are answered after it too.
+	for p, hops := s.g.Lookup(n.Parent), 0; p >= 0 && hops < len(s.g.Nodes); hops++ {
+		m := &s.g.Nodes[p]
+		if m.Type != "assistant" || m.MsgID == "" || m.MsgID != n.MsgID {
+			break
+		}
+		addCalls(p)
+		p = s.g.Lookup(m.Parent)
+	}
 	if open == 0 && n.MsgID == "" {
 		return leaf
 	}
@@ -211,12 +221,28 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 		m := &s.g.Nodes[gi]
 		return m.Type == "assistant" && m.MsgID != "" && m.MsgID == n.MsgID
 	}
-	// Follow the children, as the chain goes on from the leaf.
+	// Follow the history a resume loads when the leaf is on it (a call's
+	// result may hang under the reply's first entry, beside a parallel
+	// call that the loader leaves on another branch), else the children.
 	children := s.g.Children()
+	pos := map[int]int{}
+	for k, gi := range ld.Chain {
+		pos[gi] = k
+	}
+	_, onLoaded := pos[leaf]
+	succ := func(gi int) []int {
+		if !onLoaded {
+			return children[gi]
+		}
+		if k := pos[gi]; k+1 < len(ld.Chain) {
+			return ld.Chain[k+1 : k+2]
+		}
+		return nil
+	}
 	cur := leaf
 	for open > 0 || cur == leaf {
 		next := -1
-		for _, c := range children[cur] {
+		for _, c := range succ(cur) {
 			if same(c) || open > 0 && answers(c) {
 				next = c
 				break
@@ -245,7 +271,7 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 		if open == 0 && !same(cur) {
 			// The reply may go on (more blocks of the same message.id).
 			more := false
-			for _, c := range children[cur] {
+			for _, c := range succ(cur) {
 				if same(c) {
 					more = true
 				}

@@ -516,3 +516,66 @@ func TestForkAtSidechain(t *testing.T) {
 		t.Fatal("no sidechain entry in the main transcripts")
 	}
 }
+
+// TestForkAtParallelCall: a fork at a call on the history a resume loads
+// follows that history to the results of all the reply's calls. In two
+// sessions of the wild 2.1.12-2.1.29 store: 0c048c6d hangs a parallel
+// call's result under the reply's first entry, beside the second call
+// (following the children led to the second call's result and left the
+// first unanswered, its result written later); in ac315b9f, a fork at the
+// reply's second call did not wait for the first call's result, stopped
+// at the progress entry before it and ended at the call, both unanswered.
+func TestForkAtParallelCall(t *testing.T) {
+	root := copyStore(t, "../testdata/wild/2.1.12-2.1.29/.claude")
+	forks := 0
+	for _, f := range mains(t, root) {
+		if f.Session != "0c048c6d-5fe1-4234-9a03-ed4712f745ae" && f.Session != "ac315b9f-dc64-464b-843d-f4c4eef51306" {
+			continue
+		}
+		ld0, err := validate.LoadedChain(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		known := map[string]bool{}
+		for _, id := range ld0.DroppedToolUses {
+			known[id] = true
+		}
+		loaded := map[string]bool{}
+		for _, u := range ld0.UUIDs {
+			loaded[u] = true
+		}
+		for i, l := range lines(t, f.Path) {
+			u := uuidOf(l)
+			if !loaded[u] || !bytes.Contains(l, []byte(`"type":"tool_use"`)) || !bytes.Contains(l, []byte(`"type":"assistant"`)) {
+				continue
+			}
+			p, err := Fork(ForkOptions{Root: root, Session: f.Path, At: u})
+			if err != nil {
+				t.Fatalf("%s:%d: fork --at %s: %v", f.Path, i+1, u, err)
+			}
+			forks++
+			apply(t, p.ChangeSet)
+			path := filepath.Join(p.Folder, p.SessionID+".jsonl")
+			ld, err := validate.LoadedChain(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range ld.DroppedToolUses {
+				if !known[id] {
+					t.Errorf("%s:%d: the fork at %s leaves call %s unanswered", f.Path, i+1, u, id)
+				}
+			}
+			// (Where the source's own history drops calls, the fork
+			// answers them: its history is not the source's.)
+			if k := slices.Index(ld0.UUIDs, p.Leaf); len(known) == 0 && (k < 0 || !slices.Equal(ld.UUIDs, ld0.UUIDs[:k+1])) {
+				t.Errorf("%s:%d: the fork at %s does not load the source's history up to its end %s", f.Path, i+1, u, p.Leaf)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if forks < 10 {
+		t.Fatalf("%d forks", forks)
+	}
+}
