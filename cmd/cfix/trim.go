@@ -34,8 +34,9 @@ Nothing in the last N turns changes (--keep-turns, default 3; a turn is a user
 prompt and all that follows it on the history a resume loads), nor the
 thinking of the last reply. Uuids, ids and every field trim does not edit stay
 byte for byte. An entry that something names (a leafUuid, a
-logicalParentUuid) or that is the parent of an entry left alone is never
-dropped.
+logicalParentUuid), that is the parent of an entry left alone, or that a
+resume starts from is never dropped. A transcript with glued records or NUL
+bytes on a line is refused: cfix repair it first.
 
 The plan says how many bytes the transcript loses and how many bytes and
 tokens of message content a resume's request loses (tokens scaled by what the
