@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cfix-dev/cfix/store"
@@ -384,7 +385,13 @@ func runJobs(opts Options, pat *Pattern, src producer, emit func(*Hit) error) (S
 	queue := make(chan work)
 	order := make(chan chan result, 4*workers+4)
 	stop := make(chan struct{})
+	// Every send below gives up when stop is closed; Run returns when
+	// the feeder and the workers have.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Add(1 + workers)
 	go func() {
+		defer wg.Done()
 		defer close(queue)
 		defer close(order)
 		err := src(func(j job) bool {
@@ -412,6 +419,7 @@ func runJobs(opts Options, pat *Pattern, src producer, emit func(*Hit) error) (S
 	}()
 	for i := 0; i < workers; i++ {
 		go func() {
+			defer wg.Done()
 			fs := newFileSearcher(opts, pat)
 			for w := range queue {
 				fs.run(w.j, w.out, stop)
@@ -420,6 +428,7 @@ func runJobs(opts Options, pat *Pattern, src producer, emit func(*Hit) error) (S
 	}
 	var firstErr error // from emit: stops the search
 	var fileErrs []error
+files:
 	for out := range order {
 		for r := range out {
 			if r.done {
@@ -434,32 +443,16 @@ func runJobs(opts Options, pat *Pattern, src producer, emit func(*Hit) error) (S
 			}
 			for _, h := range r.hits {
 				st.Hits++
-				if firstErr == nil {
-					if err := emit(h); err != nil {
-						firstErr = err
-						close(stop)
-					}
+				if err := emit(h); err != nil {
+					// The file's worker may never send its end now.
+					firstErr = err
+					close(stop)
+					break files
 				}
 			}
-		}
-		if firstErr != nil {
-			break
 		}
 	}
 	if firstErr != nil {
-		// Let the feeder and the workers finish: they stop at the next
-		// send.
-		go func() {
-			for out := range order {
-				for range out {
-				}
-			}
-		}()
-		select {
-		case <-stop:
-		default:
-			close(stop)
-		}
 		return st, firstErr
 	}
 	return st, errors.Join(fileErrs...)

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -341,6 +342,51 @@ func TestEmitError(t *testing.T) {
 	})
 	if err != stopErr || n != 1 {
 		t.Errorf("Run: %v after %d hits, want %v after 1", err, n, stopErr)
+	}
+}
+
+// TestEmitErrorMidFile: an error from emit at the first hit of a file
+// that has more to send (batches of hits, then its end) stops the search
+// all the same: Run returns, and leaves no goroutine behind.
+func TestEmitErrorMidFile(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".claude")
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for i := 0; i < 20*batchLen; i++ {
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","message":{"role":"user","content":"needle %d"}}`+"\n", i, i)
+	}
+	for _, id := range []string{sidA, sidB} {
+		if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := runtime.NumGoroutine()
+	stopErr := fmt.Errorf("closed")
+	for i := 0; i < 10; i++ {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(Options{Root: root, Pattern: "needle", Workers: 2}, func(*Hit) error { return stopErr })
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != stopErr {
+				t.Fatalf("Run: %v, want %v", err, stopErr)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("run %d: Run has not returned 20 s after emit's error", i)
+		}
+	}
+	deadline := time.Now().Add(2 * time.Second) // the wrappers above end
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after the searches, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
 
