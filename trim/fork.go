@@ -240,7 +240,7 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 		return nil
 	}
 	cur := leaf
-	for open > 0 || cur == leaf {
+	for {
 		next := -1
 		for _, c := range succ(cur) {
 			if same(c) || open > 0 && answers(c) {
@@ -268,8 +268,9 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 			}
 		}
 		cur = next
-		if open == 0 && !same(cur) {
-			// The reply may go on (more blocks of the same message.id).
+		if open == 0 {
+			// The reply may go on (more blocks of the same message.id,
+			// after the results of its first calls).
 			more := false
 			for _, c := range succ(cur) {
 				if same(c) {

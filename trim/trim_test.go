@@ -525,13 +525,36 @@ func TestForkAtSidechain(t *testing.T) {
 // first unanswered, its result written later); in ac315b9f, a fork at the
 // reply's second call did not wait for the first call's result, stopped
 // at the progress entry before it and ended at the call, both unanswered.
+// In 8791b9e8 of the wild 2.1.119-2.1.136 store, a reply makes a second
+// call after the first call's result: a fork at its first entry ended at
+// that result, and the second call, put back beside it, went unanswered.
 func TestForkAtParallelCall(t *testing.T) {
-	root := copyStore(t, "../testdata/wild/2.1.12-2.1.29/.claude")
 	forks := 0
-	for _, f := range mains(t, root) {
-		if f.Session != "0c048c6d-5fe1-4234-9a03-ed4712f745ae" && f.Session != "ac315b9f-dc64-464b-843d-f4c4eef51306" {
-			continue
+	for src, ids := range map[string][]string{
+		"../testdata/wild/2.1.12-2.1.29/.claude":   {"0c048c6d-5fe1-4234-9a03-ed4712f745ae", "ac315b9f-dc64-464b-843d-f4c4eef51306"},
+		"../testdata/wild/2.1.119-2.1.136/.claude": {"8791b9e8-2348-4339-91b5-3ecaba59d825"},
+	} {
+		root := copyStore(t, src)
+		for _, f := range mains(t, root) {
+			if !slices.Contains(ids, f.Session) {
+				continue
+			}
+			forks += forkAtCalls(t, root, f)
 		}
+	}
+	if forks < 10 {
+		t.Fatalf("%d forks", forks)
+	}
+}
+
+// forkAtCalls forks f at each entry on the history a resume loads that
+// makes a tool call or starts a reply, and holds each fork to leaving no
+// call unanswered that the source answers, and (where the source answers
+// all) to loading the source's history up to the fork's end.
+func forkAtCalls(t *testing.T, root string, f store.File) int {
+	t.Helper()
+	forks := 0
+	{
 		ld0, err := validate.LoadedChain(f.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -546,7 +569,7 @@ func TestForkAtParallelCall(t *testing.T) {
 		}
 		for i, l := range lines(t, f.Path) {
 			u := uuidOf(l)
-			if !loaded[u] || !bytes.Contains(l, []byte(`"type":"tool_use"`)) || !bytes.Contains(l, []byte(`"type":"assistant"`)) {
+			if !loaded[u] || !bytes.Contains(l, []byte(`"type":"assistant"`)) {
 				continue
 			}
 			p, err := Fork(ForkOptions{Root: root, Session: f.Path, At: u})
@@ -565,17 +588,20 @@ func TestForkAtParallelCall(t *testing.T) {
 					t.Errorf("%s:%d: the fork at %s leaves call %s unanswered", f.Path, i+1, u, id)
 				}
 			}
-			// (Where the source's own history drops calls, the fork
-			// answers them: its history is not the source's.)
-			if k := slices.Index(ld0.UUIDs, p.Leaf); len(known) == 0 && (k < 0 || !slices.Equal(ld.UUIDs, ld0.UUIDs[:k+1])) {
-				t.Errorf("%s:%d: the fork at %s does not load the source's history up to its end %s", f.Path, i+1, u, p.Leaf)
+			// The fork loads the source's history up to its end (and the
+			// results of its last calls, written before them, that the
+			// loader puts back after them). Where the source's own
+			// history drops calls, the fork answers them: its history is
+			// not the source's.
+			k := slices.Index(ld0.UUIDs, p.Leaf)
+			n := min(len(ld.UUIDs), len(ld0.UUIDs))
+			if len(known) == 0 && (k < 0 || len(ld.UUIDs) < k+1 || !slices.Equal(ld.UUIDs, ld0.UUIDs[:n])) {
+				t.Errorf("%s:%d: the fork at %s does not load the source's history up to its end %s: %s", f.Path, i+1, u, p.Leaf, firstDiff(ld0.UUIDs[:n], ld.UUIDs))
 			}
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if forks < 10 {
-		t.Fatalf("%d forks", forks)
-	}
+	return forks
 }
