@@ -150,8 +150,13 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	notes := []string{fmt.Sprintf("the fork's history ends at line %d of %s, entry %s (%s)", leafLine.n, src.Path, leafLine.uuid, leafLine.typ)}
 	if leaf != intended {
 		in := s.lines[s.node[intended]]
-		notes = append(notes, fmt.Sprintf("entry %s (line %d) carries an earlier timestamp than entry %s before it; claude %s resumes from the entry stamped latest, so the fork ends there",
-			in.uuid, in.n, leafLine.uuid, s.version))
+		why := fmt.Sprintf("entry %s (line %d) carries an earlier timestamp than entry %s before it; claude %s resumes from the entry stamped latest, so the fork ends there",
+			in.uuid, in.n, leafLine.uuid, s.version)
+		if loader.LeafLastWritten {
+			why = fmt.Sprintf("entry %s (line %d) is written before entry %s (line %d); claude %s resumes from the message written last, so the fork ends there",
+				in.uuid, in.n, leafLine.uuid, leafLine.n, s.version)
+		}
+		notes = append(notes, why)
 	} else if leaf != asked {
 		a := s.lines[s.node[asked]]
 		notes = append(notes, fmt.Sprintf("entry %s (line %d) made tool calls: the fork takes the rest of its reply and the results with it", a.uuid, a.n))

@@ -605,3 +605,20 @@ func forkAtCalls(t *testing.T, root string, f store.File) int {
 	}
 	return forks
 }
+
+// TestForkEndNote: when the fork ends at another entry than the one its
+// walk reached, the note gives the writing version's reason: 2.1.101 and
+// later resume from the message written last (a call's result written
+// before the call), not from the one stamped latest, which the note said
+// of an entry stamped later.
+func TestForkEndNote(t *testing.T) {
+	root := copyStore(t, "../testdata/wild/2.1.119-2.1.136/.claude")
+	p, err := Fork(ForkOptions{Root: root, Session: "8791b9e8-2348-4339-91b5-3ecaba59d825", At: "eacde7fb-f111-40d9-bed3-3ecb50b4309c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(p.ChangeSet.Notes, "\n")
+	if want := "entry 51f90261-1564-4678-897e-a234a4707e0e (line 104) is written before entry eacde7fb-f111-40d9-bed3-3ecb50b4309c (line 111); claude 2.1.119 resumes from the message written last"; !strings.Contains(notes, want) {
+		t.Errorf("notes:\n%s\nwant %q", notes, want)
+	}
+}
