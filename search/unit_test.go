@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cfix-dev/cfix/repair"
 )
 
 // TestFinder: a finder finds what bytes.Index finds, case-insensitively
@@ -123,9 +125,17 @@ func TestParseTime(t *testing.T) {
 			t.Errorf("ParseTime(%q, until %v) = %v, %v; want %v", c.v, c.until, got, err, c.want)
 		}
 	}
-	for _, v := range []string{"yesterday", "-7d", "2026-13-01", "7x", ""} {
+	for _, v := range []string{"yesterday", "-7d", "2026-13-01", "7x", "", "1.5d"} {
 		if _, err := ParseTime(v, now, false); err == nil {
 			t.Errorf("ParseTime(%q): no error", v)
+		}
+	}
+	// A duration back is one --older-than takes (repair.ParseAge), no other.
+	for _, v := range []string{"30d", "2w", "36h", "1h30m", "0", "1.5d", "1e3d", "7 d", "d", "-1h"} {
+		_, err := ParseTime(v, now, false)
+		_, aerr := repair.ParseAge(v)
+		if (err == nil) != (aerr == nil) {
+			t.Errorf("ParseTime(%q): error %v; repair.ParseAge: %v", v, err, aerr)
 		}
 	}
 }

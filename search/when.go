@@ -2,17 +2,18 @@ package search
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cfix-dev/cfix/repair"
 )
 
 // ParseTime reads a --since or --until value: an RFC 3339 time
 // (2026-01-29T10:00:00Z), a plain date (2026-01-29, in the local time
 // zone: its start, or with until its end), a date and a time without a
 // zone (2026-01-29T10:00, 2026-01-29 10:00:00, local), or a duration
-// back from now: a number and a unit, w (weeks), d (days), h, m or s
-// (7d, 12h, 90m, 1.5h; Go's duration syntax too).
+// back from now as --older-than takes it (repair.ParseAge: 7d, 2w, 12h,
+// 90m, 1.5h).
 func ParseTime(v string, now time.Time, until bool) (time.Time, error) {
 	v = strings.TrimSpace(v)
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
@@ -29,29 +30,8 @@ func ParseTime(v string, now time.Time, until bool) (time.Time, error) {
 			return t, nil
 		}
 	}
-	if d, ok := parseAgo(v); ok {
+	if d, err := repair.ParseAge(v); err == nil {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, fmt.Errorf("time %q: want an RFC 3339 time (2026-01-29T10:00:00Z), a date (2026-01-29) or a duration back from now (7d, 12h, 30m)", v)
-}
-
-// parseAgo reads a duration with the units of time.ParseDuration and d
-// (24h) and w (7d).
-func parseAgo(v string) (time.Duration, bool) {
-	if n := len(v); n > 1 && (v[n-1] == 'd' || v[n-1] == 'w') {
-		f, err := strconv.ParseFloat(v[:n-1], 64)
-		if err != nil || f < 0 {
-			return 0, false
-		}
-		day := 24 * time.Hour
-		if v[n-1] == 'w' {
-			day *= 7
-		}
-		return time.Duration(f * float64(day)), true
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, false
-	}
-	return d, true
 }
