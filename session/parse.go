@@ -177,6 +177,18 @@ func (p *Parser) ws() {
 // of an array (']'): a ',' (false: another follows) or the closing byte
 // (true). Anything else is a syntax error.
 func (p *Parser) closes(end byte) bool {
+	// The usual case first: the byte right after the value.
+	if p.i < len(p.b) {
+		if c := p.b[p.i]; c == ',' || c == end {
+			p.i++
+			return c == end
+		}
+	}
+	return p.closesSpaced(end)
+}
+
+// closesSpaced is closes after whitespace, or at a syntax error.
+func (p *Parser) closesSpaced(end byte) bool {
 	kind, after := "array", "array element"
 	if end == '}' {
 		kind, after = "object", "object key:value pair"

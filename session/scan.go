@@ -492,11 +492,13 @@ func (p *Parser) open() bool {
 // key reads an object key and the colon after it, and returns the key's
 // bytes and keyWords. A key with escapes ends the Scan.
 func (p *Parser) key() (k []byte, w0, w1 uint64) {
-	p.ws()
-	p.expectEnd("object")
 	b := p.b
-	if b[p.i] != '"' {
-		p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(b[p.i])))
+	if p.i >= len(b) || b[p.i] != '"' {
+		p.ws()
+		p.expectEnd("object")
+		if b[p.i] != '"' {
+			p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(b[p.i])))
+		}
 	}
 	start, end := p.i+1, -1
 	// A key of plain bytes and under 16 of them: found and packed from
@@ -522,6 +524,12 @@ func (p *Parser) key() (k []byte, w0, w1 uint64) {
 			panic(scanBail{})
 		}
 		w0, w1 = keyWords(b[start:end])
+	}
+	// The usual case: the colon right after the key, the value right
+	// after it.
+	if i := p.i; i+1 < len(b) && b[i] == ':' && b[i+1] > ' ' {
+		p.i = i + 1
+		return b[start:end], w0, w1
 	}
 	p.ws()
 	p.expectEnd("object")

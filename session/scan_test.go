@@ -188,6 +188,10 @@ func TestScanForms(t *testing.T) {
 	}{
 		{`{}`, true},
 		{`  { "type" : "user" , "uuid" : "u" , "parentUuid" : null }  `, true},
+		{"{\"type\":\t\"user\",\"uuid\": \"u\",\"parentUuid\":\r\nnull ,\"a\":[1 ,2 ],\"b\":{\"c\":1 }}", true},
+		{`{"type":`, false},
+		{`{"type":"a","b":1,`, false},
+		{`{"type":"a","b":1 `, false},
 		{`{"type":"us\u0065r","uuid":"\u0075","parentUuid":"p\/q","message":{"role":"\u0061ssistant","id":"m\n","model":"m\u00e9","content":[{"type":"th\u0069nking","thinking":"","signature":"\u0041"},{"type":"tool_use","id":"t\"1"},{"type":"tool_result","tool_use_id":"t\\1"},{"id":"x"},{"type":"thinking","thinking":"x"},"s",7,null,[],{}]}}`, true},
 		{`{"type":"` + long + `","cwd":"` + long + `","version":"` + longEsc + `"}`, true},
 		{`{"type":"x` + longEsc + `","sessionId":"` + longEsc + `"}`, true},
