@@ -99,7 +99,7 @@ func reference(t *testing.T, root string) []refText {
 				if pcs, ok := m["pastedContents"].(map[string]any); ok {
 					keys := sortedKeys(pcs)
 					for _, k := range keys {
-						if pm, ok := pcs[k].(map[string]any); ok {
+						if pm, ok := pcs[k].(map[string]any); ok && pm["type"] != "image" {
 							for _, s := range strs(pm["content"]) {
 								add(KindPrompt, "user", "", s)
 							}

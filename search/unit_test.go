@@ -426,3 +426,23 @@ func TestTwoWays(t *testing.T) {
 		}
 	}
 }
+
+// TestPastedImage: a pasted image history.jsonl keeps (1.0.x and 2.0.x
+// keep one of at most 1024 characters) is base64, not a prompt: no hit in
+// it, whether its type comes before its content or after.
+func TestPastedImage(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".claude")
+	if err := os.MkdirAll(filepath.Join(root, "projects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hist := `{"display":"[Image #1] what is this","pastedContents":{"1":{"id":1,"type":"image","content":"iVBORw0KGgoQk9Xw","mediaType":"image/png"}},"timestamp":1767261600000,"project":"/w"}
+{"display":"[Image #1] and this","pastedContents":{"1":{"id":1,"content":"iVBORw0KGgoQk9Xw","type":"image"},"2":{"id":2,"type":"text","content":"pasted Qk9Xw text"}},"timestamp":1767261600000,"project":"/w"}
+`
+	if err := os.WriteFile(filepath.Join(root, "history.jsonl"), []byte(hist), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runHits(t, Options{Root: root, Pattern: "Qk9Xw"})
+	if len(got) != 1 || got[0].line != 2 || got[0].kind != KindPrompt {
+		t.Errorf("hits: %v, want the pasted text of line 2 only", got)
+	}
+}

@@ -53,6 +53,7 @@ type lineInfo struct {
 	typ, role, timestamp, sessionID, cwd, toolName, project rawSpan
 	tsNumber                                                []byte // timestamp as a number (history.jsonl: ms)
 	compactSummary                                          bool
+	pastedImage                                             bool // the pasted content at hand is an image
 	hasMessage                                              bool
 	spans                                                   []textSpan
 	blocks                                                  []blockInfo
@@ -432,13 +433,26 @@ func (w *walker) member(c ctx, wh where, k []byte, ks rawSpan, block int32) {
 		// their member.
 		w.value(ctxAll, wh, ks, block)
 	case ctxPasted:
+		// A pasted image (1.0.x and 2.0.x keep a small one) holds
+		// base64, not text: its content is dropped once its type is
+		// known, which may come after it.
+		n := len(li.spans)
+		li.pastedImage = false
 		w.value(ctxPastedItem, 0, rawSpan{}, -1)
-	case ctxPastedItem:
-		if string(k) == "content" {
-			w.value(ctxAll, wPasted, rawSpan{}, -1)
-			return
+		if li.pastedImage {
+			li.spans = li.spans[:n]
 		}
-		w.value(ctxSkip, 0, rawSpan{}, -1)
+	case ctxPastedItem:
+		switch string(k) {
+		case "content":
+			w.value(ctxAll, wPasted, rawSpan{}, -1)
+		case "type":
+			var t rawSpan
+			w.field(&t)
+			li.pastedImage = string(w.b[t.start:t.end]) == "image"
+		default:
+			w.value(ctxSkip, 0, rawSpan{}, -1)
+		}
 	default:
 		w.value(ctxSkip, 0, rawSpan{}, -1)
 	}
