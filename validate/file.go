@@ -114,7 +114,37 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 		add(LineEmpty, "empty line")
 		return r
 	}
-	if bytes.IndexByte(raw, 0) >= 0 {
+	// Most lines hold one sound object of a shape seen before: Scan reads
+	// its header and shape without building its tree, and the cache knows
+	// the schema's answer. Anything else takes the full parse below. A
+	// NUL byte is no JSON anywhere in a line, so Scan takes no line that
+	// holds one: the line is looked at for them only when Scan leaves it,
+	// and scanned again without them.
+	var blocks []session.Block
+	if cap(into) > 0 {
+		blocks = into[:1][0].entry.Blocks[:0]
+	}
+	for nul := false; ; nul = true {
+		vr := valueResult{entry: session.Entry{Blocks: blocks}}
+		if shape, ok := p.Scan(raw, cache.Shaper(), &vr.entry); ok {
+			vr.object = true
+			known := true
+			if vr.entry.Type != "" {
+				if vr.hasSchema = schemas.Has(vr.entry.Type); vr.hasSchema {
+					known, vr.schemaErr = cache.Known(vr.entry.Type, shape)
+				}
+			}
+			if known {
+				if !ln.Terminated {
+					add(NoFinalNewline, "last line has no final newline")
+				}
+				r.values = append(r.values, vr)
+				return r
+			}
+		}
+		if nul || bytes.IndexByte(raw, 0) < 0 {
+			break
+		}
 		clean := bytes.ReplaceAll(raw, []byte{0}, nil)
 		n := len(raw) - len(clean)
 		if len(bytes.TrimSpace(clean)) == 0 {
@@ -123,29 +153,6 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 		}
 		add(NULBytes, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
 		raw = clean
-	}
-	// Most lines hold one sound object of a shape seen before: Scan reads
-	// its header and shape without building its tree, and the cache knows
-	// the schema's answer. Anything else takes the full parse below.
-	var vr valueResult
-	if cap(into) > 0 {
-		vr.entry.Blocks = into[:1][0].entry.Blocks[:0]
-	}
-	if shape, ok := p.Scan(raw, cache.Shaper(), &vr.entry); ok {
-		vr.object = true
-		known := true
-		if vr.entry.Type != "" {
-			if vr.hasSchema = schemas.Has(vr.entry.Type); vr.hasSchema {
-				known, vr.schemaErr = cache.Known(vr.entry.Type, shape)
-			}
-		}
-		if known {
-			if !ln.Terminated {
-				add(NoFinalNewline, "last line has no final newline")
-			}
-			r.values = append(r.values, vr)
-			return r
-		}
 	}
 	pr := p.Parse(raw)
 	if pr.Err != nil {
