@@ -226,23 +226,30 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 		m := &s.g.Nodes[gi]
 		return m.Type == "assistant" && m.MsgID != "" && m.MsgID == n.MsgID
 	}
-	// Follow the history a resume loads when the leaf is on it (a call's
-	// result may hang under the reply's first entry, beside a parallel
-	// call that the loader leaves on another branch), else the children.
+	// Follow the children, those on the walk of a resume first when the
+	// leaf is on it (a call's result may hang under the reply's first
+	// entry, beside a parallel call that the loader leaves on another
+	// branch).
 	children := s.g.Children()
-	pos := map[int]int{}
-	for k, gi := range ld.Chain {
-		pos[gi] = k
+	walked := map[int]bool{}
+	for _, gi := range ld.Chain {
+		walked[gi] = !ld.Recovered[gi]
 	}
-	_, onLoaded := pos[leaf]
+	onWalk := walked[leaf]
 	succ := func(gi int) []int {
-		if !onLoaded {
+		if !onWalk {
 			return children[gi]
 		}
-		if k := pos[gi]; k+1 < len(ld.Chain) {
-			return ld.Chain[k+1 : k+2]
+		var w []int
+		for _, c := range children[gi] {
+			if walked[c] {
+				w = append(w, c)
+			}
 		}
-		return nil
+		if len(w) == 0 {
+			return children[gi]
+		}
+		return w
 	}
 	cur := leaf
 	for {
