@@ -131,7 +131,7 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 			return err
 		}
 		if op.FromExpect != nil && op.From != "" {
-			if err := checkExpect(op.From, *op.FromExpect, false); err != nil {
+			if err := checkExpect(op.From, *op.FromExpect, op.adopts()); err != nil {
 				return err
 			}
 		}
@@ -318,6 +318,11 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 		return false, err
 	}
+	if op.adopts() {
+		if done, err := j.adopt(i, op, mode, hook); done || err != nil {
+			return false, err
+		}
+	}
 	var src io.ReadCloser
 	var readHash *HashWriter
 	var err error
@@ -429,6 +434,68 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		}
 	}
 	return appended, j.logEvent(event{Op: i, Event: "done"})
+}
+
+// adopts reports whether a Create links its From into place (Adopt).
+func (op *Op) adopts() bool {
+	return op.Adopt && op.Action == Create && op.From != "" && op.FromExpect != nil && op.FromExpect.SHA256 != "" &&
+		len(op.Edits) == 0 && op.Transform == nil && !op.HasData && op.Data == nil
+}
+
+// adopt makes a Create with Adopt: the file From, still of the size and
+// mtime the plan gives, is linked into place, with the same log events and
+// steps as a write. It reports false, having done nothing, where the link
+// cannot be made (another file system): the caller copies From instead.
+func (j *journal) adopt(i int, op *Op, mode fs.FileMode, hook func(string, int)) (bool, error) {
+	f, err := os.Open(op.From)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	want := op.FromExpect
+	if !fi.Mode().IsRegular() || fi.Size() != want.Size || !fi.ModTime().Equal(want.ModTime) {
+		return false, &RefusedError{Path: op.From, Reason: "changed since the plan was made; plan again"}
+	}
+	if fi.Mode().Perm() != mode {
+		if err := f.Chmod(mode); err != nil {
+			return false, err
+		}
+	}
+	if !j.lazy {
+		if err := f.Sync(); err != nil {
+			return false, err
+		}
+	}
+	if err := j.logEvent(event{Op: i, Event: "written", New: &Fingerprint{Exists: true, Size: want.Size, Mode: mode, SHA256: want.SHA256}}); err != nil {
+		return false, err
+	}
+	hook("written", i)
+	hook("checked", i)
+	// A link, unlike a rename, fails if a file appeared at the path.
+	err = os.Link(op.From, op.Path)
+	if errors.Is(err, fs.ErrExist) {
+		return false, &RefusedError{Path: op.Path, Reason: "appeared while applying; plan again"}
+	}
+	if err != nil {
+		return false, nil
+	}
+	if err := j.logEvent(event{Op: i, Event: "renamed"}); err != nil {
+		return false, err
+	}
+	if !op.ModTime.IsZero() {
+		if err := os.Chtimes(op.Path, time.Now(), op.ModTime); err != nil {
+			return false, err
+		}
+	}
+	if err := j.syncDir(filepath.Dir(op.Path)); err != nil {
+		return false, err
+	}
+	hook("renamed", i)
+	return true, j.logEvent(event{Op: i, Event: "done"})
 }
 
 // tempDir returns where renameio puts the temporary file of a write into
