@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -194,6 +195,10 @@ func Archive(opts Options) (*Plan, error) {
 			// Small sessions one per core, each on one encoder goroutine; a
 			// big one on every core (see newEncoder).
 			var small, big *zstd.Encoder
+			var hold *holder
+			if opts.Build {
+				hold = &holder{buf: make([]byte, holdSize), scratch: make([]byte, 256<<10)}
+			}
 			defer func() {
 				for _, e := range []*zstd.Encoder{small, big} {
 					if e != nil {
@@ -202,7 +207,10 @@ func Archive(opts Options) (*Plan, error) {
 				}
 			}()
 			for i := range work {
-				manifests[i], errs[i] = describe(opts.Root, sessions[i], indexes, opts.Now, opts.Build)
+				if hold != nil {
+					hold.n = 0
+				}
+				manifests[i], errs[i] = describe(opts.Root, sessions[i], indexes, opts.Now, opts.Build, hold)
 				if errs[i] != nil || !opts.Build {
 					continue
 				}
@@ -216,7 +224,7 @@ func Archive(opts Options) (*Plan, error) {
 						continue
 					}
 				}
-				staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], *enc)
+				staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], *enc, hold.scratch)
 			}
 		}()
 	}
@@ -245,6 +253,8 @@ func Archive(opts Options) (*Plan, error) {
 		op := changeset.Op{Action: changeset.Create, Path: a.Path, Mode: 0o600, Reason: what}
 		if opts.Build {
 			a.Size = staged[i].Size
+			// The staged file itself goes into place (same folder).
+			op.Adopt = true
 			op.From = filepath.Join(p.Staging, s.ID+Ext)
 			op.FromExpect = &changeset.Fingerprint{Exists: true, Size: staged[i].Size, ModTime: staged[i].ModTime, SHA256: staged[i].SHA256}
 		} else {
@@ -281,8 +291,9 @@ func (p *Plan) Cleanup() {
 }
 
 // describe makes the manifest of a session: every folder and file under
-// its parts with mode and mtime, and with hash the sha256 of each file.
-func describe(root string, s *Session, indexes map[string][]byte, now time.Time, hash bool) (*Manifest, error) {
+// its parts with mode and mtime, and with hash the sha256 of each file
+// (the bytes of those that fit kept in hold, for write).
+func describe(root string, s *Session, indexes map[string][]byte, now time.Time, hash bool, hold *holder) (*Manifest, error) {
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
 		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
 	if len(s.Mains) > 0 {
@@ -300,7 +311,10 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 			}
 		}
 	}
-	buf := make([]byte, 256<<10)
+	var buf []byte
+	if hold != nil {
+		buf = hold.scratch
+	}
 	for _, part := range s.Parts {
 		m.Parts = append(m.Parts, PartInfo{Path: part.Rel, Dir: part.Dir, What: part.What})
 		if part.Dir && hash {
@@ -327,18 +341,8 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 				f.Size = fi.Size()
 				m.Bytes += f.Size
 				if hash {
-					f.changed = changeTime(fi)
-					if f.SHA256, err = hashFile(p, buf); err != nil {
+					if err := readMember(p, &f, hold, buf); err != nil {
 						return err
-					}
-					// Hashed whole and unchanged: the mtime and change time
-					// are the same after the read.
-					after, err := os.Stat(p)
-					if err != nil {
-						return err
-					}
-					if after.Size() != f.Size || !after.ModTime().Equal(fi.ModTime()) || !sameChange(after, f.changed) {
-						return fmt.Errorf("%s changed while it was archived; plan again", p)
 					}
 				}
 			default:
@@ -354,29 +358,89 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 	return m, nil
 }
 
-func hashFile(path string, buf []byte) (string, error) {
-	f, err := os.Open(path)
+// holdSize is how many bytes of a session's files a worker holds in
+// memory between their hash and their compression.
+const holdSize = 16 << 20
+
+// holder is a worker's buffer for the bytes of the session it archives:
+// a file that fits is read once, hashed, and archived from memory; one
+// that does not is read twice, hashed first, then archived from disk
+// (checked unchanged since).
+type holder struct {
+	buf []byte
+	n   int
+	// scratch is the worker's buffer for copies.
+	scratch []byte
+}
+
+// take returns n bytes of the buffer, or nil when they do not fit.
+func (h *holder) take(n int64) []byte {
+	if h == nil || n > int64(len(h.buf)-h.n) {
+		return nil
+	}
+	b := h.buf[h.n : h.n+int(n) : h.n+int(n)]
+	h.n += int(n)
+	return b
+}
+
+// readMember hashes the file at p, which f describes (as its folder's
+// listing stat'ed it), into f, keeping its bytes in hold when they fit.
+// The file read is the one listed, unchanged from the open to the end of
+// the read (size, mtime, change time).
+func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
+	in, err := os.Open(p)
 	if err != nil {
-		return "", err
+		return err
 	}
-	defer f.Close()
+	defer in.Close()
+	changed := fmt.Errorf("%s changed while it was archived; plan again", p)
+	before, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !before.Mode().IsRegular() || before.Size() != f.Size || !before.ModTime().Equal(f.ModTime) {
+		return changed
+	}
+	f.changed = changeTime(before)
 	h := sha256.New()
-	if _, err := io.CopyBuffer(h, f, buf); err != nil {
-		return "", err
+	if data := hold.take(f.Size); data != nil {
+		if _, err := io.ReadFull(in, data); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				return changed
+			}
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		h.Write(data)
+		f.data = data
+	} else if n, err := io.CopyBuffer(h, io.LimitReader(in, f.Size), buf); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	} else if n != f.Size {
+		return changed
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	after, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if after.Size() != f.Size || !after.ModTime().Equal(before.ModTime()) || !sameChange(after, f.changed) {
+		return changed
+	}
+	f.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return nil
 }
 
 // build writes the archive of m to path (a new file) with zw and
 // returns its fingerprint.
-func build(root, path string, m *Manifest, zw *zstd.Encoder) (changeset.Fingerprint, error) {
+func build(root, path string, m *Manifest, zw *zstd.Encoder, buf []byte) (changeset.Fingerprint, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return changeset.Fingerprint{}, err
 	}
 	h := sha256.New()
-	bw := &countWriter{w: io.MultiWriter(f, h)}
-	if err := write(bw, root, m, zw); err != nil {
+	// Whole blocks to the file: the encoder writes each compressed block
+	// on its own, a few KB.
+	fw := bufio.NewWriterSize(f, 256<<10)
+	bw := &countWriter{w: io.MultiWriter(fw, h)}
+	if err := write(bw, root, m, zw, buf); err != nil {
 		f.Close()
 		return changeset.Fingerprint{}, fmt.Errorf("archive of session %s: %w", m.Session, err)
 	}
@@ -384,12 +448,18 @@ func build(root, path string, m *Manifest, zw *zstd.Encoder) (changeset.Fingerpr
 		f.Close()
 		return changeset.Fingerprint{}, err
 	}
-	// No fsync: apply copies the staged file into place and syncs that.
-	if err := f.Close(); err != nil {
+	if err := fw.Flush(); err != nil {
+		f.Close()
 		return changeset.Fingerprint{}, err
 	}
-	fi, err := os.Stat(path)
+	// No fsync: apply links the staged file into place and syncs it (with
+	// the batch's barrier).
+	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
+		return changeset.Fingerprint{}, err
+	}
+	if err := f.Close(); err != nil {
 		return changeset.Fingerprint{}, err
 	}
 	return changeset.Fingerprint{Exists: true, Size: fi.Size(), ModTime: fi.ModTime(), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
