@@ -1,9 +1,12 @@
 package changeset
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 )
 
 // A batch apply is for a change set of many operations on distinct paths
@@ -11,14 +14,18 @@ import (
 // each). Applied one by one, each operation costs several fsyncs (the log,
 // the backup folder, the new file, its folder). A batch apply makes the
 // same writes in two phases with one barrier after each: first every new
-// file and folder (Create, CreateDir) and the backup of every file or
-// folder to remove; a barrier (the log fsynced, and each file system
-// written synced whole, syncfs); then the removals, and the other
-// operations in order (each of those as an ordinary apply makes it); a
-// barrier again. So nothing is removed before its backup, the new files
-// and the log that says so are on disk, as in an ordinary apply. A crash
-// in the first phase may leave new files the log does not name yet; the
-// store itself is untouched until the first barrier.
+// file and folder (Create, CreateDir), and the log's word of where the
+// backup of every file or folder to remove goes; a barrier (the log
+// fsynced, and each file system written synced whole, syncfs); then the
+// removals, and the other operations in order (each of those as an
+// ordinary apply makes it); a barrier again. A removal moves the file or
+// folder into its backup by one rename, where the journal is on the same
+// file system (else it is backed up, as a link or a copy, and removed):
+// it is at its place or in the journal at every instant, and the log
+// named the backup before. So the new files and the log are on disk
+// before anything is removed, as in an ordinary apply. A crash in the
+// first phase may leave new files the log does not name yet; the store
+// itself is untouched until the first barrier.
 
 // batchable reports whether cs may be applied in a batch: the planner
 // asked for it, the platform can sync a file system, and no path is
@@ -84,10 +91,10 @@ func (j *journal) applyBatch(cs *ChangeSet, res *Result, hook func(string, int))
 					return fail(&RefusedError{Path: op.Path, Reason: "changed while applying; plan again"})
 				}
 			}
-			if err := j.backup(i, op.Path); err != nil {
+			// Where its backup goes; the rename comes after the barrier.
+			if err := j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))}); err != nil {
 				return fail(err)
 			}
-			j.backedUp[i] = true
 			hook("backed-up", i)
 		}
 	}
@@ -103,6 +110,17 @@ func (j *journal) applyBatch(cs *ChangeSet, res *Result, hook func(string, int))
 			j.lazy = false // its backup must be on disk before the rename
 		}
 		hook("before", i)
+		if op.Action == Delete || op.Action == DeleteDir {
+			moved, err := j.moveToBackup(i, op)
+			if err != nil {
+				return fail(err)
+			}
+			if moved {
+				res.Applied++
+				hook("after", i)
+				continue
+			}
+		}
 		appended, err := j.applyOp(i, op, hook)
 		j.lazy = true
 		if err != nil {
@@ -150,4 +168,23 @@ func (j *journal) barrier(cs *ChangeSet) error {
 		synced[dev] = true
 	}
 	return nil
+}
+
+// moveToBackup removes the file or folder of a Delete or DeleteDir by a
+// rename into its backup (which the log names already). It reports false,
+// having moved nothing, where the rename cannot be made (the journal on
+// another file system): applyOp then backs it up and removes it.
+func (j *journal) moveToBackup(i int, op *Op) (bool, error) {
+	cur, err := os.Lstat(op.Path)
+	if err != nil || cur.IsDir() != (op.Action == DeleteDir) ||
+		(op.Action == Delete && op.Expect.Exists && !op.Expect.Dir && (cur.Size() != op.Expect.Size || !cur.ModTime().Equal(op.Expect.ModTime))) {
+		return false, &RefusedError{Path: op.Path, Reason: "changed while applying; plan again"}
+	}
+	if err := os.Rename(op.Path, filepath.Join(j.dir, "backup", strconv.Itoa(i))); err != nil {
+		if errors.Is(err, syscall.EXDEV) {
+			return false, nil
+		}
+		return false, fmt.Errorf("backing up %s: %w", op.Path, err)
+	}
+	return true, nil
 }
