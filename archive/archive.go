@@ -296,11 +296,6 @@ func (p *Plan) Cleanup() {
 func describe(root string, s *Session, indexes map[string][]byte, now time.Time, hash bool, hold *holder) (*Manifest, error) {
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
 		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
-	if len(s.Mains) > 0 {
-		if err := describeMain(m, s.Mains[0].Path); err != nil {
-			return nil, err
-		}
-	}
 	for _, folder := range s.Projects {
 		if raw := indexes[folder]; raw != nil {
 			if e := clone.IndexEntry(raw, s.ID); e != nil {
@@ -352,6 +347,21 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 			return nil
 		})
 		if err != nil {
+			return nil, err
+		}
+	}
+	if len(s.Mains) > 0 {
+		// From the bytes read for the hash, when they are held.
+		var held []byte
+		if rel, err := filepath.Rel(root, s.Mains[0].Path); err == nil {
+			for _, f := range m.Files {
+				if f.Path == filepath.ToSlash(rel) {
+					held = f.data
+					break
+				}
+			}
+		}
+		if err := describeMain(m, s.Mains[0].Path, held); err != nil {
 			return nil, err
 		}
 	}

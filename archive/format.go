@@ -493,13 +493,18 @@ func headTail(path string, bufs *[2][]byte) (head, tail []byte, err error) {
 // describeMain reads what the /resume picker reads of a main transcript
 // (its first and last 64 KB) into m: title (the tail's last custom-title,
 // else the head's, else an ai-title or summary), cwd, first and last
-// timestamps.
-func describeMain(m *Manifest, path string) error {
-	bufs := windowPool.Get().(*[2][]byte)
-	defer windowPool.Put(bufs)
-	head, tail, err := headTail(path, bufs)
-	if err != nil {
-		return err
+// timestamps. held, when set, is the whole file's bytes, read already.
+func describeMain(m *Manifest, path string, held []byte) error {
+	var head, tail []byte
+	if held != nil {
+		head, tail = held[:min(window, len(held))], held[max(0, len(held)-window):]
+	} else {
+		bufs := windowPool.Get().(*[2][]byte)
+		defer windowPool.Put(bufs)
+		var err error
+		if head, tail, err = headTail(path, bufs); err != nil {
+			return err
+		}
 	}
 	headLines := bytes.Split(head, []byte("\n"))
 	tailLines := bytes.Split(tail, []byte("\n"))

@@ -75,11 +75,41 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The todo lists by the id before "-agent-", and the names in each
+	// folder of sidecars, listed once: thousands of sessions would look up
+	// each sidecar path (most missing) and go through every todo list.
+	todoOf := map[string][]string{}
+	for _, name := range todos {
+		if k := strings.Index(name, "-agent-"); k >= 0 {
+			todoOf[name[:k]] = append(todoOf[name[:k]], name)
+		}
+	}
+	listed := map[string]map[string]bool{}
+	for _, d := range []string{"file-history", "session-env", "tasks", "usage-data/session-meta", "usage-data/facets", "debug"} {
+		dir := filepath.Join(o.root, filepath.FromSlash(d))
+		ents, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue // not listed: each path is looked up
+		}
+		set := map[string]bool{}
+		for _, e := range ents {
+			set[e.Name()] = true
+		}
+		listed[dir] = set
+	}
+	// absent reports whether path is known not to exist.
+	absent := func(path string) bool {
+		set, ok := listed[filepath.Dir(path)]
+		return ok && !set[filepath.Base(path)]
+	}
 	var out []*Session
 	for _, id := range ids {
 		fam := fams[id]
 		s := &Session{ID: id}
 		add := func(path, what string) error {
+			if absent(path) {
+				return nil
+			}
 			fi, err := os.Lstat(path)
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -129,7 +159,11 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 				return nil, err
 			}
 		}
-		for _, name := range todos {
+		names := todoOf[id]
+		if strings.Contains(id, "-agent-") {
+			names = todos
+		}
+		for _, name := range names {
 			if strings.HasPrefix(name, id+"-agent-") && strings.HasSuffix(name, ".json") {
 				if err := add(filepath.Join(o.root, "todos", name), "todo list"); err != nil {
 					return nil, err
@@ -137,7 +171,9 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 			}
 		}
 		dbg := filepath.Join(o.root, "debug", id+".txt")
-		if real, err := filepath.EvalSymlinks(dbg); err == nil && o.latest != "" && real == o.latest {
+		if absent(dbg) {
+			// Nothing to add.
+		} else if real, err := filepath.EvalSymlinks(dbg); err == nil && o.latest != "" && real == o.latest {
 			s.Kept = append(s.Kept, fmt.Sprintf("%s is the log debug/latest points to: left alone", dbg))
 		} else if err := add(dbg, "debug log"); err != nil {
 			return nil, err
