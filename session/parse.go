@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -98,6 +99,7 @@ type Parser struct {
 	scanRes  Parsed
 	keyStack []uint64
 	kc       *keyCache
+	held     strings.Builder // header strings (hold)
 }
 
 // NewParser returns a Parser.

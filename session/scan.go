@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"reflect"
+	"strings"
 )
 
 // scanBail aborts a Scan that leaves the line to Parse: a key with escapes,
@@ -600,7 +601,7 @@ func (p *Parser) blank(start, end int, esc bool) bool {
 // kept there.
 func (p *Parser) recentString(start, end int, esc bool, last *string) string {
 	if b := p.strBytes(start, end, esc); string(b) != *last {
-		*last = string(b)
+		*last = p.hold(b)
 	}
 	return *last
 }
@@ -611,7 +612,7 @@ func (p *Parser) recentString(start, end int, esc bool, last *string) string {
 func (p *Parser) headerString(start, end int, esc, intern bool) string {
 	b := p.strBytes(start, end, esc)
 	if !intern || len(b) > 256 {
-		return string(b)
+		return p.hold(b)
 	}
 	slot := &p.kc.vals[slotOf(b)]
 	if *slot != string(b) {
@@ -619,3 +620,26 @@ func (p *Parser) headerString(start, end int, esc, intern bool) string {
 	}
 	return *slot
 }
+
+// hold returns b as a string copied into the parser's block of header
+// strings: the uuids, timestamps and ids Scan reads differ from line to
+// line, and one allocation for a block of them costs far less than one
+// each (in time and in the collector's work). A block lives as long as
+// any string in it.
+func (p *Parser) hold(b []byte) string {
+	if len(b) == 0 || len(b) > holdMax {
+		return string(b)
+	}
+	sb := &p.held
+	if sb.Cap()-sb.Len() < len(b) {
+		*sb = strings.Builder{}
+		sb.Grow(holdBlock)
+	}
+	n := sb.Len()
+	sb.Write(b)
+	return sb.String()[n:]
+}
+
+// holdMax is the longest string hold copies into a block; holdBlock is
+// the size of a block.
+const holdMax, holdBlock = 128, 4096
