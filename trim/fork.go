@@ -294,6 +294,26 @@ func (s *scanned) endOfReply(ld session.Load, leaf int) int {
 			}
 		}
 	}
+	if open > 0 {
+		// Results hung beside the walk (under an earlier call of the
+		// reply, written after those followed): the fork ends at the
+		// last of them.
+		for gi := range s.g.Nodes {
+			if s.g.Nodes[gi].Type != "user" {
+				continue
+			}
+			for _, id := range s.answers(gi) {
+				if calls[id] {
+					delete(calls, id)
+					open--
+					calls["\x00"+id] = true
+					if s.g.Nodes[gi].Line > s.g.Nodes[cur].Line {
+						cur = gi
+					}
+				}
+			}
+		}
+	}
 	if s.g.Nodes[cur].Type == "progress" {
 		return leaf // results never came: stop where asked
 	}

@@ -528,14 +528,16 @@ func TestForkAtSidechain(t *testing.T) {
 // In 8791b9e8 of the wild 2.1.119-2.1.136 store, a reply makes a second
 // call after the first call's result: a fork at its first entry ended at
 // that result, and the second call, put back beside it, went unanswered.
-// In 61dcf75d of the wild 2.1.81-2.1.111 store, the loaded history puts
+// In 8ddff70e, a fork at a reply's second call, put back beside the
+// walk, ended at that call's result, without the first call's, written
+// after it under the first call. In 61dcf75d of the wild 2.1.81-2.1.111 store, the loaded history puts
 // parallel results back after their calls: it is followed by the walk's
 // children, not in the order it is sent.
 func TestForkAtParallelCall(t *testing.T) {
 	forks := 0
 	for src, ids := range map[string][]string{
 		"../testdata/wild/2.1.12-2.1.29/.claude":   {"0c048c6d-5fe1-4234-9a03-ed4712f745ae", "ac315b9f-dc64-464b-843d-f4c4eef51306"},
-		"../testdata/wild/2.1.119-2.1.136/.claude": {"8791b9e8-2348-4339-91b5-3ecaba59d825"},
+		"../testdata/wild/2.1.119-2.1.136/.claude": {"8791b9e8-2348-4339-91b5-3ecaba59d825", "8ddff70e-6b6b-4699-8c05-a238dc4b2079"},
 		"../testdata/wild/2.1.81-2.1.111/.claude":  {"61dcf75d-56df-459d-b351-729550898806"},
 	} {
 		root := copyStore(t, src)
@@ -544,6 +546,9 @@ func TestForkAtParallelCall(t *testing.T) {
 				continue
 			}
 			lines, prefix := [2]int{1, 1 << 30}, true
+			if strings.HasPrefix(f.Session, "8ddff70e") {
+				lines = [2]int{40, 110}
+			}
 			if strings.HasPrefix(f.Session, "61dcf75d") {
 				// A long session: one stretch of it. Its replies' calls
 				// branch (a call's result and the next call under one
