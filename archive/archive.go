@@ -197,7 +197,7 @@ func Archive(opts Options) (*Plan, error) {
 			var small, big *zstd.Encoder
 			var hold *holder
 			if opts.Build {
-				hold = &holder{buf: make([]byte, holdSize), scratch: make([]byte, 256<<10)}
+				hold = &holder{buf: make([]byte, holdSize), scratch: make([]byte, 256<<10), out: bufio.NewWriterSize(nil, 64<<10)}
 			}
 			defer func() {
 				for _, e := range []*zstd.Encoder{small, big} {
@@ -224,7 +224,7 @@ func Archive(opts Options) (*Plan, error) {
 						continue
 					}
 				}
-				staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], *enc, hold.scratch)
+				staged[i], errs[i] = build(opts.Root, filepath.Join(p.Staging, sessions[i].ID+Ext), manifests[i], *enc, hold)
 			}
 		}()
 	}
@@ -379,8 +379,10 @@ const holdSize = 16 << 20
 type holder struct {
 	buf []byte
 	n   int
-	// scratch is the worker's buffer for copies.
+	// scratch is the worker's buffer for copies, out its buffer for the
+	// archive file.
 	scratch []byte
+	out     *bufio.Writer
 }
 
 // take returns n bytes of the buffer, or nil when they do not fit.
@@ -438,9 +440,9 @@ func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
 	return nil
 }
 
-// build writes the archive of m to path (a new file) with zw and
-// returns its fingerprint.
-func build(root, path string, m *Manifest, zw *zstd.Encoder, buf []byte) (changeset.Fingerprint, error) {
+// build writes the archive of m to path (a new file) with zw, through the
+// worker's buffers in hold, and returns its fingerprint.
+func build(root, path string, m *Manifest, zw *zstd.Encoder, hold *holder) (changeset.Fingerprint, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return changeset.Fingerprint{}, err
@@ -448,9 +450,10 @@ func build(root, path string, m *Manifest, zw *zstd.Encoder, buf []byte) (change
 	h := sha256.New()
 	// Whole blocks to the file: the encoder writes each compressed block
 	// on its own, a few KB.
-	fw := bufio.NewWriterSize(f, 256<<10)
+	fw := hold.out
+	fw.Reset(f)
 	bw := &countWriter{w: io.MultiWriter(fw, h)}
-	if err := write(bw, root, m, zw, buf); err != nil {
+	if err := write(bw, root, m, zw, hold.scratch); err != nil {
 		f.Close()
 		return changeset.Fingerprint{}, fmt.Errorf("archive of session %s: %w", m.Session, err)
 	}
