@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Family returns the files of session id across the store: its main
@@ -57,7 +58,9 @@ func FlatAgentSession(path string) string {
 		return ""
 	}
 	defer fh.Close()
-	r := bufio.NewReaderSize(fh, 64<<10)
+	r := headReaders.Get().(*bufio.Reader)
+	r.Reset(fh)
+	defer func() { r.Reset(nil); headReaders.Put(r) }()
 	for i := 0; i < 8; i++ {
 		line, err := r.ReadSlice('\n')
 		var v struct {
@@ -72,6 +75,10 @@ func FlatAgentSession(path string) string {
 	}
 	return ""
 }
+
+// headReaders are the buffers of FlatAgentSession: a store of thousands of
+// flat subagents allocated (and cleared) 64 KB for each.
+var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // Families returns Family(l, id) for every session id of ids at once,
 // reading each flat subagent's head once (Family reads them all for each
