@@ -218,7 +218,7 @@ func (p *Parser) scanObject(depth, limit int, salt uint64, at uint8, e *Entry, b
 	}
 	mark, bloom := len(p.keyStack), uint64(0)
 	for {
-		ki := p.info(p.key())
+		ki := p.field()
 		lim := limit
 		if at == atEntry && ki.id != fMessage {
 			lim = ShallowDepth
@@ -488,6 +488,36 @@ func (p *Parser) open() bool {
 		return true
 	}
 	return false
+}
+
+// field reads an object key and the colon after it, and returns what Scan
+// knows of the key. The usual key, of plain bytes and under 16 of them,
+// right before its colon and the value, is read in place; any other goes
+// through key.
+func (p *Parser) field() *keyInfo {
+	b, i := p.b, p.i
+	if i+17 > len(b) || b[i] != '"' {
+		return p.info(p.key())
+	}
+	start := i + 1
+	w0, w1, end := binary.LittleEndian.Uint64(b[start:start+8]), uint64(0), -1
+	if m := specialMask(w0); m != 0 {
+		n := bits.TrailingZeros64(m) >> 3
+		end, w0 = start+n, w0&(1<<(8*n)-1)
+	} else if m := specialMask(binary.LittleEndian.Uint64(b[start+8 : start+16])); m != 0 {
+		end = start + 8 + bits.TrailingZeros64(m)>>3
+		w1 = binary.LittleEndian.Uint64(b[end-8 : end])
+	}
+	if end < 0 || end+2 >= len(b) || b[end] != '"' || b[end+1] != ':' || b[end+2] <= ' ' {
+		return p.info(p.key())
+	}
+	p.i = end + 2
+	k := b[start:end]
+	// The latest key of its set, as info finds it first.
+	if ki := &p.kc.slots[2*setOf(k, w0, w1)]; ki.w0 == w0 && ki.w1 == w1 && len(ki.key) == len(k) && ki.set {
+		return ki
+	}
+	return p.info(k, w0, w1)
 }
 
 // key reads an object key and the colon after it, and returns the key's
