@@ -179,8 +179,10 @@ func keyWords(k []byte) (w0, w1 uint64) {
 func setOf(k []byte, w0, w1 uint64) uint64 {
 	const m = 0x9e3779b97f4a7c15
 	x := (w0*m ^ bits.RotateLeft64(w1, 29) ^ uint64(len(k))) * m
-	for k = k[min(len(k), 8):]; len(k) > 8; k = k[8:] {
-		x = (x ^ binary.LittleEndian.Uint64(k)) * m
+	if len(k) > 16 {
+		for k = k[8:]; len(k) > 8; k = k[8:] {
+			x = (x ^ binary.LittleEndian.Uint64(k)) * m
+		}
 	}
 	return (x ^ x>>29) * m >> (64 - keySetBits)
 }
