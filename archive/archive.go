@@ -324,22 +324,27 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 			if err != nil {
 				return err
 			}
+			rel, _ := filepath.Rel(root, p)
+			if hash && d.Type().IsRegular() {
+				// Stat'ed as it is opened for its hash.
+				f := FileInfo{Path: filepath.ToSlash(rel)}
+				if err := readMember(p, &f, hold, buf); err != nil {
+					return err
+				}
+				m.Bytes += f.Size
+				m.Files = append(m.Files, f)
+				return nil
+			}
 			fi, err := d.Info()
 			if err != nil {
 				return err
 			}
-			rel, _ := filepath.Rel(root, p)
 			f := FileInfo{Path: filepath.ToSlash(rel), Dir: d.IsDir(), Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
 			switch {
 			case d.IsDir():
-			case fi.Mode().IsRegular():
+			case fi.Mode().IsRegular() && !hash:
 				f.Size = fi.Size()
 				m.Bytes += f.Size
-				if hash {
-					if err := readMember(p, &f, hold, buf); err != nil {
-						return err
-					}
-				}
 			default:
 				return fmt.Errorf("%s is neither a file nor a folder: archive keeps files and folders only", p)
 			}
@@ -395,9 +400,9 @@ func (h *holder) take(n int64) []byte {
 	return b
 }
 
-// readMember hashes the file at p, which f describes (as its folder's
-// listing stat'ed it), into f, keeping its bytes in hold when they fit.
-// The file read is the one listed, unchanged from the open to the end of
+// readMember describes the regular file at p in f (mode, mtime, size, as
+// the open file is stat'ed) with the sha256 of its bytes, keeping them in
+// hold when they fit. The file is unchanged from the open to the end of
 // the read (size, mtime, change time).
 func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
 	in, err := os.Open(p)
@@ -405,20 +410,21 @@ func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
 		return err
 	}
 	defer in.Close()
-	changed := fmt.Errorf("%s changed while it was archived; plan again", p)
+	changed := func() error { return fmt.Errorf("%s changed while it was archived; plan again", p) }
 	before, err := in.Stat()
 	if err != nil {
 		return err
 	}
-	if !before.Mode().IsRegular() || before.Size() != f.Size || !before.ModTime().Equal(f.ModTime) {
-		return changed
+	if !before.Mode().IsRegular() {
+		return fmt.Errorf("%s is neither a file nor a folder: archive keeps files and folders only", p)
 	}
+	f.Mode, f.ModTime, f.Size = before.Mode().Perm(), before.ModTime().UTC(), before.Size()
 	f.changed = changeTime(before)
 	h := sha256.New()
 	if data := hold.take(f.Size); data != nil {
 		if _, err := io.ReadFull(in, data); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-				return changed
+				return changed()
 			}
 			return fmt.Errorf("%s: %w", p, err)
 		}
@@ -427,14 +433,14 @@ func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
 	} else if n, err := io.CopyBuffer(h, io.LimitReader(in, f.Size), buf); err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	} else if n != f.Size {
-		return changed
+		return changed()
 	}
 	after, err := in.Stat()
 	if err != nil {
 		return err
 	}
 	if after.Size() != f.Size || !after.ModTime().Equal(before.ModTime()) || !sameChange(after, f.changed) {
-		return changed
+		return changed()
 	}
 	f.SHA256 = hex.EncodeToString(h.Sum(nil))
 	return nil

@@ -10,8 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -102,8 +104,11 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 		set, ok := listed[filepath.Dir(path)]
 		return ok && !set[filepath.Base(path)]
 	}
-	var out []*Session
-	for _, id := range ids {
+	// Each session on every core: each looks up and walks its own files.
+	out := make([]*Session, len(ids))
+	errs := make([]error, len(ids))
+	one := func(k int) error {
+		id := ids[k]
 		fam := fams[id]
 		s := &Session{ID: id}
 		add := func(path, what string) error {
@@ -138,12 +143,12 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 				err = add(f.Path, "subagent "+f.Agent+" (flat layout)")
 			}
 			if err != nil {
-				return nil, err
+				return err
 			}
 		}
 		for _, d := range fam.SessionDirs {
 			if err := add(d.Path, "session folder (subagents, tool-results)"); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		s.Projects = fam.Projects
@@ -156,7 +161,7 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 		}
 		for _, sc := range side {
 			if err := add(sc.path, sc.what); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		names := todoOf[id]
@@ -166,7 +171,7 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 		for _, name := range names {
 			if strings.HasPrefix(name, id+"-agent-") && strings.HasSuffix(name, ".json") {
 				if err := add(filepath.Join(o.root, "todos", name), "todo list"); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
@@ -176,10 +181,32 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 		} else if real, err := filepath.EvalSymlinks(dbg); err == nil && o.latest != "" && real == o.latest {
 			s.Kept = append(s.Kept, fmt.Sprintf("%s is the log debug/latest points to: left alone", dbg))
 		} else if err := add(dbg, "debug log"); err != nil {
-			return nil, err
+			return err
 		}
 		sort.Slice(s.Parts, func(i, j int) bool { return s.Parts[i].Path < s.Parts[j].Path })
-		out = append(out, s)
+		out[k] = s
+		return nil
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(ids)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				errs[k] = one(k)
+			}
+		}()
+	}
+	for k := range ids {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
