@@ -367,50 +367,58 @@ func (p *Parser) array(depth int, build bool, limit int) any {
 }
 
 func (p *Parser) number(build bool) any {
-	start := p.i
-	if p.b[p.i] == '-' {
-		p.i++
+	b, i := p.b, p.i
+	start := i
+	if b[i] == '-' {
+		i++
 	}
-	p.expectEnd("number")
-	switch c := p.b[p.i]; {
+	if i >= len(b) {
+		p.i = i
+		p.fail("unexpected end of line in number")
+	}
+	switch c := b[i]; {
 	case c == '0':
-		p.i++
+		i++
 	case c >= '1' && c <= '9':
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-			p.i++
-		}
+		i = digits(b, i+1)
 	default:
+		p.i = i
 		p.fail(fmt.Sprintf("invalid character %s in numeric literal", quoteChar(c)))
 	}
-	if p.i < len(p.b) && p.b[p.i] == '.' {
-		p.i++
-		d := p.i
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-			p.i++
-		}
-		if p.i == d {
+	if i < len(b) && b[i] == '.' {
+		d := i + 1
+		if i = digits(b, d); i == d {
+			p.i = i
 			p.expectEnd("number")
-			p.fail(fmt.Sprintf("invalid character %s after decimal point in numeric literal", quoteChar(p.b[p.i])))
+			p.fail(fmt.Sprintf("invalid character %s after decimal point in numeric literal", quoteChar(b[i])))
 		}
 	}
-	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
-			p.i++
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
 		}
-		d := p.i
-		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-			p.i++
-		}
-		if p.i == d {
+		d := i
+		if i = digits(b, d); i == d {
+			p.i = i
 			p.expectEnd("number")
-			p.fail(fmt.Sprintf("invalid character %s in exponent of numeric literal", quoteChar(p.b[p.i])))
+			p.fail(fmt.Sprintf("invalid character %s in exponent of numeric literal", quoteChar(b[i])))
 		}
 	}
+	p.i = i
 	if !build {
 		return nil
 	}
-	return json.Number(p.b[start:p.i])
+	return json.Number(b[start:i])
+}
+
+// digits returns the index of the first byte of b from i on that is not a
+// decimal digit, or len(b).
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	return i
 }
 
 // emptyObject returns m, or for an object not built, an empty one when

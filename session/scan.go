@@ -232,6 +232,10 @@ func (p *Parser) scanObject(depth, limit int, salt uint64, at uint8, e *Entry, b
 			p.seen(ki.kh, mark, &bloom)
 			h += p.scanField(ki, depth+1, lim, at, e, b)
 		}
+		if i := p.i; i < len(p.b) && p.b[i] == ',' { // another field
+			p.i = i + 1
+			continue
+		}
 		if p.next() {
 			p.keyStack = p.keyStack[:mark]
 			return endObject(h, salt)
