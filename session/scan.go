@@ -187,10 +187,23 @@ func setOf(k []byte, w0, w1 uint64) uint64 {
 	return (x ^ x>>29) * m >> (64 - keySetBits)
 }
 
-// slotOf is the slot of string b in a table of 1<<keySetBits.
+// slotOf is the set of key b in a keyCache.
 func slotOf(b []byte) uint64 {
 	w0, w1 := keyWords(b)
 	return setOf(b, w0, w1)
+}
+
+// valSlot is the slot of header value b in the table of interned values:
+// a quick hash of its length and its first, middle and last 8 bytes (two
+// values alike in all of them take turns in the slot).
+func valSlot(b []byte) uint64 {
+	const m = 0x9e3779b97f4a7c15
+	w0, w1 := keyWords(b)
+	if n := len(b); n > 16 {
+		w1 ^= bits.RotateLeft64(binary.LittleEndian.Uint64(b[n/2-4:]), 17)
+	}
+	x := (w0*m ^ bits.RotateLeft64(w1, 29) ^ uint64(len(b))) * m
+	return (x ^ x>>29) * m >> (64 - keySetBits)
 }
 
 // block holds what Scan found of a content block's header fields.
@@ -607,10 +620,7 @@ func (p *Parser) strBytes(start, end int, esc bool) []byte {
 	if esc {
 		return p.unescapeBytes(p.b[start:end], MaxString)
 	}
-	if end-start > MaxString {
-		end = start + MaxString
-	}
-	return p.b[start:end]
+	return p.b[start:min(end, start+MaxString)]
 }
 
 // blank reports whether the string body [start, end) is empty or
@@ -650,7 +660,7 @@ func (p *Parser) headerString(start, end int, esc, intern bool) string {
 	if !intern || len(b) > 256 {
 		return p.hold(b)
 	}
-	slot := &p.kc.vals[slotOf(b)]
+	slot := &p.kc.vals[valSlot(b)]
 	if *slot != string(b) {
 		*slot = string(b)
 	}
