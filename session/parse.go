@@ -279,10 +279,12 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 		return emptyObject(m, wanted)
 	}
 	for {
-		p.ws()
-		p.expectEnd("object")
-		if p.b[p.i] != '"' {
-			p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			p.ws()
+			p.expectEnd("object")
+			if p.b[p.i] != '"' {
+				p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+			}
 		}
 		// The key's bytes decide what is kept; only a kept key becomes a
 		// string.
@@ -298,13 +300,17 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 		} else {
 			p.strSpan()
 		}
-		p.ws()
-		p.expectEnd("object")
-		if p.b[p.i] != ':' {
-			p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+		if i := p.i; i+1 < len(p.b) && p.b[i] == ':' && p.b[i+1] > ' ' {
+			p.i = i + 1 // the usual case: the colon, the value right after it
+		} else {
+			p.ws()
+			p.expectEnd("object")
+			if p.b[p.i] != ':' {
+				p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+			}
+			p.i++
+			p.ws()
 		}
-		p.i++
-		p.ws()
 		lim, keep := limit, build
 		if depth == 0 {
 			if string(kb) != "message" {
@@ -330,6 +336,10 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 				key = p.intern(kb)
 			}
 			m[key] = v
+		}
+		if i := p.i; i < len(p.b) && p.b[i] == ',' { // another member
+			p.i = i + 1
+			continue
 		}
 		if p.closes('}') {
 			return emptyObject(m, wanted)
