@@ -442,10 +442,14 @@ func (op *Op) adopts() bool {
 		len(op.Edits) == 0 && op.Transform == nil && !op.HasData && op.Data == nil
 }
 
+// errNoRename: the file system cannot rename without replacing.
+var errNoRename = errors.New("no rename that replaces none")
+
 // adopt makes a Create with Adopt: the file From, still of the size and
-// mtime the plan gives, is linked into place, with the same log events and
-// steps as a write. It reports false, having done nothing, where the link
-// cannot be made (another file system): the caller copies From instead.
+// mtime the plan gives, is moved (or linked) into place, with the same log
+// events and steps as a write. It reports false, having done nothing,
+// where neither can be made (another file system): the caller copies From
+// instead.
 func (j *journal) adopt(i int, op *Op, mode fs.FileMode, hook func(string, int)) (bool, error) {
 	f, err := os.Open(op.From)
 	if err != nil {
@@ -475,8 +479,12 @@ func (j *journal) adopt(i int, op *Op, mode fs.FileMode, hook func(string, int))
 	}
 	hook("written", i)
 	hook("checked", i)
-	// A link, unlike a rename, fails if a file appeared at the path.
-	err = os.Link(op.From, op.Path)
+	// Moved into place, where a file that appeared at the path since
+	// makes it fail (a rename that replaces none), else linked.
+	err = renameNoReplace(op.From, op.Path)
+	if err == errNoRename {
+		err = os.Link(op.From, op.Path)
+	}
 	if errors.Is(err, fs.ErrExist) {
 		return false, &RefusedError{Path: op.Path, Reason: "appeared while applying; plan again"}
 	}

@@ -115,11 +115,12 @@ type Op struct {
 	// Merge makes a CreateDir fill in the files missing from a folder that
 	// exists, keeping those it has.
 	Merge bool `json:"merge,omitempty"`
-	// Adopt makes a Create put the file From itself into place, by a hard
-	// link, instead of a copy of its bytes: From is a file the planner
-	// wrote for this op alone, in a folder of its own on the file system
-	// of Path, with FromExpect its size, mtime and sha256 (taken as the new
-	// file's, unread). Where a link cannot be made, it is copied.
+	// Adopt makes a Create put the file From itself into place, by a
+	// rename or a hard link (From may be gone afterwards), instead of a
+	// copy of its bytes: From is a file the planner wrote for this op
+	// alone, in a folder of its own on the file system of Path, with
+	// FromExpect its size, mtime and sha256 (taken as the new file's,
+	// unread). Where neither can be made, it is copied.
 	Adopt bool `json:"adopt,omitempty"`
 	// Session is the id of the session the file belongs to, if any: apply
 	// refuses files of live sessions.
