@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -138,7 +137,8 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	x.unfixed = map[validate.Code]int{}
 	// The fingerprint: stat first (a change during the read moves the
 	// change time past the one kept), then the hash of the very bytes the
-	// lines are read from, as the reader reads them (no second read).
+	// lines are read from (no second read), on a goroutine of its own
+	// beside the parse.
 	fp, err := changeset.Stat(x.f.Path)
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	hw := changeset.NewHashWriter()
 	seen := map[string]int{} // chain uuid → its first node
 	var size int64
-	err = session.Pipeline(io.TeeReader(fh, hw), 0, func() func(session.Line) lineResult {
+	err = session.PipelineTee(fh, hw, 0, func() func(session.Line) lineResult {
 		p := session.NewParser()
 		p.Header = true
 		return func(l session.Line) lineResult { return x.work(p, headerShaper, l) }
