@@ -244,6 +244,15 @@ func (p *Parser) value(depth int, build bool, limit int) any {
 }
 
 func (p *Parser) lit(s string) {
+	if i := p.i; len(p.b)-i >= len(s) && string(p.b[i:i+len(s)]) == s {
+		p.i = i + len(s)
+		return
+	}
+	p.litBad(s)
+}
+
+// litBad fails on a literal that is not s.
+func (p *Parser) litBad(s string) {
 	if len(p.b)-p.i < len(s) {
 		p.i = len(p.b)
 		p.fail("unexpected end of line in literal " + s)

@@ -527,7 +527,10 @@ func (p *Parser) field() *keyInfo {
 		end = start + 8 + bits.TrailingZeros64(m)>>3
 		w1 = binary.LittleEndian.Uint64(b[end-8 : end])
 	}
-	if end < 0 || end+2 >= len(b) || b[end] != '"' || b[end+1] != ':' || b[end+2] <= ' ' {
+	if end < 0 || end+2 >= len(b) {
+		return p.info(p.key())
+	}
+	if c := b[end : end+3]; c[0] != '"' || c[1] != ':' || c[2] <= ' ' {
 		return p.info(p.key())
 	}
 	p.i = end + 2
