@@ -38,10 +38,11 @@ type fixer struct {
 	fixes      map[int]*lineFix
 	order      []int // lines with fixes, in first-fixed order
 	nodes      []session.Node
-	deleted    map[int]bool // node index → removed
-	removed    int          // entries removed
-	added      int          // entries added
-	saved      int64        // bytes of progress entries dropped
+	first      map[string]int // chain uuid → its node, as the lines were read
+	deleted    map[int]bool   // node index → removed
+	removed    int            // entries removed
+	added      int            // entries added
+	saved      int64          // bytes of progress entries dropped
 	expect     changeset.Fingerprint
 	lastLine   int
 	metaOnly   bool                  // lines, and none of them a chain entry
@@ -144,7 +145,13 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		return nil, err
 	}
 	hw := changeset.NewHashWriter()
-	seen := map[string]int{} // chain uuid → its first node
+	// Room for about as many entries as such a file holds (a line of a
+	// transcript is about 2 KB or more), so that the nodes are not copied
+	// in many steps as they grow.
+	est := int(fi.Size()/2048) + 16
+	x.nodes = make([]session.Node, 0, est)
+	x.first = make(map[string]int, est)
+	seen := x.first
 	var size int64
 	err = session.PipelineTee(fh, hw, 0, func() func(session.Line) lineResult {
 		p := session.NewParser()
@@ -655,10 +662,7 @@ func (x *fixer) chain() error {
 	if len(x.nodes) == 0 || x.noChain || x.f.Side() {
 		return nil // side runs' transcripts are never resumed
 	}
-	pos := map[string]int{}
-	for i, n := range x.nodes {
-		pos[n.UUID] = i
-	}
+	pos := x.first
 	// Cycles: the entry whose parent comes later in the file is cut loose.
 	if x.allow(validate.ParentSelf) || x.allow(validate.ChainCycle) {
 		g, idx := x.graph()

@@ -127,7 +127,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		path := files[i].Path
 		x.elsewhere = func(u string) string { return elsewhere.In(path, u) }
 		ops[i], errs[i] = x.plan()
-		x.file, x.fixes, x.nodes = nil, nil, nil
+		x.file, x.fixes, x.nodes, x.first = nil, nil, nil, nil
 		results[i] = x
 	})
 	metaOnly := false
