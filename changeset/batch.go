@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"syscall"
 )
 
@@ -23,10 +20,9 @@ import (
 // removals, and the other operations in order (each of those as an
 // ordinary apply makes it); a barrier again. A removal moves the file or
 // folder into its backup by one rename, where the journal is on the same
-// file system (else it is backed up, as a link or a copy, and removed);
-// the removals between two other ops are made side by side, on every
-// core. Each file or folder is at its place or in the journal at every
-// instant, and the log named its backup before. So the new files and the log are on disk
+// file system (else it is backed up, as a link or a copy, and removed):
+// it is at its place or in the journal at every instant, and the log
+// named the backup before. So the new files and the log are on disk
 // before anything is removed, as in an ordinary apply. A crash in the
 // first phase may leave new files the log does not name yet; the store
 // itself is untouched until the first barrier.
@@ -105,40 +101,26 @@ func (j *journal) applyBatch(cs *ChangeSet, res *Result, hook func(string, int))
 	if err := j.barrier(cs); err != nil {
 		return fail(err)
 	}
-	for i := 0; i < len(cs.Ops); i++ {
+	for i := range cs.Ops {
 		op := &cs.Ops[i]
 		switch op.Action {
 		case Create, CreateDir:
-			continue
-		case Delete, DeleteDir:
-			// The removals from here to the next other op, on every core.
-			var run []int
-			k := i
-			for ; k < len(cs.Ops); k++ {
-				if a := cs.Ops[k].Action; a == Delete || a == DeleteDir {
-					run = append(run, k)
-				} else if a != Create && a != CreateDir {
-					break
-				}
-			}
-			left, err := j.moveAll(cs, run, hook)
-			if err != nil {
-				return fail(err)
-			}
-			res.Applied += len(run) - len(left)
-			for _, r := range left { // not moved: backed up and removed
-				if _, err := j.applyOp(r, &cs.Ops[r], hook); err != nil {
-					return fail(err)
-				}
-				res.Applied++
-				hook("after", r)
-			}
-			i = k - 1
 			continue
 		case Rewrite:
 			j.lazy = false // its backup must be on disk before the rename
 		}
 		hook("before", i)
+		if op.Action == Delete || op.Action == DeleteDir {
+			moved, err := j.moveToBackup(i, op)
+			if err != nil {
+				return fail(err)
+			}
+			if moved {
+				res.Applied++
+				hook("after", i)
+				continue
+			}
+		}
 		appended, err := j.applyOp(i, op, hook)
 		j.lazy = true
 		if err != nil {
@@ -205,55 +187,4 @@ func (j *journal) moveToBackup(i int, op *Op) (bool, error) {
 		return false, fmt.Errorf("backing up %s: %w", op.Path, err)
 	}
 	return true, nil
-}
-
-// moveAll makes the removals run (indexes of Delete and DeleteDir ops) by
-// moveToBackup, on every core: each is a rename of its own path into its
-// own backup. It returns those it could not move, in order; on an error,
-// the first of run's order (the caller rolls back what was moved).
-func (j *journal) moveAll(cs *ChangeSet, run []int, hook func(string, int)) ([]int, error) {
-	var mu sync.Mutex // hooks are called one at a time
-	errs := make([]error, len(run))
-	moved := make([]bool, len(run))
-	var failed atomic.Bool
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(run)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for x := range next {
-				i := run[x]
-				mu.Lock()
-				hook("before", i)
-				mu.Unlock()
-				moved[x], errs[x] = j.moveToBackup(i, &cs.Ops[i])
-				if errs[x] != nil {
-					failed.Store(true)
-				} else if moved[x] {
-					mu.Lock()
-					hook("after", i)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for x := range run {
-		if failed.Load() {
-			break
-		}
-		next <- x
-	}
-	close(next)
-	wg.Wait()
-	var left []int
-	for x, i := range run {
-		if errs[x] != nil {
-			return nil, errs[x]
-		}
-		if !moved[x] {
-			left = append(left, i)
-		}
-	}
-	return left, nil
 }
