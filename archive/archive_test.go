@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -29,14 +30,17 @@ func corpusStores(t *testing.T) []string {
 	return dirs
 }
 
-// copyStore copies a store (cp -a: modes and mtimes kept) into a new
-// temporary folder and returns the copy's root.
+// copyStore copies a store (cp -a: modes kept) into a new temporary
+// folder, with every file's mtime set back to 2026-01-01 (damage.Age: a
+// fresh clone's files were written seconds ago, and the planners leave
+// sessions that may be live alone), and returns the copy's root.
 func copyStore(t *testing.T, src string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), ".claude")
 	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
 		t.Fatalf("cp -a %s: %v\n%s", src, err, out)
 	}
+	damage.Age(t, dst)
 	return dst
 }
 
@@ -334,6 +338,7 @@ func copyBack(t *testing.T, src, dst string) {
 	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
 		t.Fatalf("cp -a: %v\n%s", err, out)
 	}
+	damage.Age(t, dst)
 }
 
 // TestRestoreDamaged: a truncated archive, and one with a bit flipped

@@ -56,5 +56,6 @@ func TestArchiveGolden(t *testing.T) {
 	// The archive's size depends on the time in its manifest.
 	out = regexp.MustCompile(`\.tar\.zst \([0-9.]+ K?B\)`).ReplaceAllString(out, ".tar.zst (SIZE)")
 	out = regexp.MustCompile(`changes, [0-9.]+ K?B removed`).ReplaceAllString(out, "changes, SIZE removed")
+	out = regexp.MustCompile(`@@ binary file \([0-9.]+ K?B\) @@`).ReplaceAllString(out, "@@ binary file (SIZE) @@")
 	golden(t, "restore-plan.diff", norm(out))
 }
