@@ -89,7 +89,7 @@ func (s *fileSearcher) run(j *job, out chan result, stop chan struct{}) {
 }
 
 func (s *fileSearcher) search() (int64, error) {
-	f, err := os.Open(s.j.path)
+	f, err := openFile(s.j.path)
 	if err != nil {
 		return 0, err
 	}
