@@ -246,7 +246,7 @@ func Archive(opts Options) (*Plan, error) {
 				a.Files++
 			}
 		}
-		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural(a.Files, "file"), sizeWords(m.Bytes))
+		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural(a.Files, "file"), changeset.Size(m.Bytes))
 		if m.Title != "" {
 			what += fmt.Sprintf(" (%q)", m.Title)
 		}
@@ -532,18 +532,6 @@ func removeDescribed(cs *changeset.ChangeSet, root string, s *Session, m *Manife
 		cs.Add(op)
 	}
 	return nil
-}
-
-func sizeWords(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
 }
 
 // List reads the manifests of the archives in dir, sorted by last

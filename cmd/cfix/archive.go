@@ -132,7 +132,7 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 			rest.Ops = append(rest.Ops, op)
 			continue
 		}
-		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", op.Path, a.Files, pluralWord(a.Files, "file"), sizeOf(a.Bytes), op.Reason)
+		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", op.Path, a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), op.Reason)
 		n := 0
 		for _, f := range a.Manifest.Files {
 			if f.Dir {
@@ -142,25 +142,13 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 				fmt.Fprintf(bw, "+… %d more files\n", a.Files-40)
 				break
 			}
-			fmt.Fprintf(bw, "+%s (%s, %s)\n", f.Path, sizeOf(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
+			fmt.Fprintf(bw, "+%s (%s, %s)\n", f.Path, changeset.Size(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
 	return changeset.Diff(w, &rest)
-}
-
-func sizeOf(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
 }
 
 // archiveJSON is one archive in --list --json.
@@ -230,7 +218,7 @@ func listArchives(opts *archiveOptions, dir string) error {
 				project = strings.Join(a.Projects, ", ")
 			}
 			fmt.Fprintf(opts.out, "%s  %s\n  %s\n  %s to %s, %d %s, %s (%s compressed)\n", a.Session, title, project,
-				day(a.First), day(a.Last), a.Files, pluralWord(a.Files, "file"), sizeOf(a.Bytes), sizeOf(a.Size))
+				day(a.First), day(a.Last), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
 		}
 		for _, p := range badPaths {
 			fmt.Fprintf(opts.errOut, "cfix: %v\n", bad[p])
