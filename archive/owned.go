@@ -349,25 +349,11 @@ func remove(cs *changeset.ChangeSet, s *Session, reason string) error {
 		op := changeset.Op{Action: changeset.Delete, Path: p.Path, Expect: fp, Session: s.ID, Reason: reason + ": " + p.What}
 		if fp.Dir {
 			op.Action = changeset.DeleteDir
-			op.Expect.Size = treeSize(p.Path)
+			op.Expect.Size = changeset.TreeSize(p.Path)
 		}
 		cs.Add(op)
 	}
 	return nil
-}
-
-// treeSize is the number of bytes of the files under dir.
-func treeSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // dropFromIndexes adds, for each project folder of the sessions whose

@@ -396,3 +396,18 @@ func SortEdits(edits []Edit) {
 		return edits[i].Length < edits[j].Length
 	})
 }
+
+// TreeSize is the number of bytes of the regular files under dir, for the
+// size a DeleteDir shows; what cannot be read counts as nothing.
+func TreeSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -179,24 +179,11 @@ func (p *pruner) remove(path, session, reason string) error {
 	op := changeset.Op{Action: changeset.Delete, Path: path, Expect: fp, Reason: reason, Session: session}
 	if fp.Dir {
 		op.Action = changeset.DeleteDir
-		op.Expect.Size = dirSize(path)
+		op.Expect.Size = changeset.TreeSize(path)
 	}
 	p.planned[path] = true
 	p.cs.Add(op)
 	return nil
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // old plans whole sessions last written before cutoff.
