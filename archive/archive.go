@@ -369,6 +369,9 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 		if err := describeMain(m, s.Mains[0].Path, held); err != nil {
 			return nil, err
 		}
+		// The title as cfix ls and the /resume picker give it (custom
+		// title, the title sidecar, AI title, summary, else first prompt).
+		m.Title = store.GlanceAt(s.Mains[0]).Title
 	}
 	return m, nil
 }

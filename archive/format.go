@@ -491,9 +491,9 @@ func headTail(path string, bufs *[2][]byte) (head, tail []byte, err error) {
 }
 
 // describeMain reads what the /resume picker reads of a main transcript
-// (its first and last 64 KB) into m: title (the tail's last custom-title,
-// else the head's, else an ai-title or summary), cwd, first and last
-// timestamps. held, when set, is the whole file's bytes, read already.
+// (its first and last 64 KB) into m: cwd, first and last timestamps.
+// held, when set, is the whole file's bytes, read already. (The title is
+// the store's glance's, as cfix ls shows it: see describe.)
 func describeMain(m *Manifest, path string, held []byte) error {
 	var head, tail []byte
 	if held != nil {
@@ -511,61 +511,6 @@ func describeMain(m *Manifest, path string, held []byte) error {
 	cut := len(tail) == window && len(tailLines) > 0 && len(head) == window
 	if cut {
 		tailLines = tailLines[1:] // cut at the window's edge: not an entry
-	}
-	titles := map[string]string{}
-	// Each line that holds a marker, in order (the last one read wins),
-	// found by a search of the whole window: most lines hold none. A line
-	// is taken for the first marker it holds only.
-	markers := [][]byte{[]byte(`"custom-title"`), []byte(`"ai-title"`), []byte(`"type":"summary"`)}
-	title := func(win []byte, where string) {
-		for k, mk := range markers {
-			for off := 0; ; {
-				i := bytes.Index(win[off:], mk)
-				if i < 0 {
-					break
-				}
-				i += off
-				start := bytes.LastIndexByte(win[:i], '\n') + 1
-				end := len(win)
-				if e := bytes.IndexByte(win[i:], '\n'); e >= 0 {
-					end = i + e
-				}
-				off = end
-				l := win[start:end]
-				if k > 0 && bytes.Contains(l, markers[0]) || k > 1 && bytes.Contains(l, markers[1]) {
-					continue
-				}
-				switch k {
-				case 0:
-					if t, ok := stringField(l, "customTitle"); ok {
-						titles[where+"-custom"] = t
-					}
-				case 1:
-					if t, ok := stringField(l, "aiTitle"); ok {
-						titles["ai"] = t
-					}
-				case 2:
-					if t, ok := stringField(l, "summary"); ok {
-						titles["summary"] = t
-					}
-				}
-			}
-		}
-	}
-	tailWin := tail
-	if cut {
-		tailWin = nil
-		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
-			tailWin = tail[i+1:]
-		}
-	}
-	title(head, "head")
-	title(tailWin, "tail")
-	for _, k := range []string{"tail-custom", "head-custom", "ai", "summary"} {
-		if t := strings.TrimSpace(titles[k]); t != "" {
-			m.Title = t
-			break
-		}
 	}
 	for _, l := range headLines {
 		if m.First == "" {
