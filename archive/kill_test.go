@@ -1,46 +1,17 @@
 package archive
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/killtest"
 )
 
-var killPlan = flag.String("kill-plan", "", "internal: apply this plan and SIGKILL at hook -kill-at")
-var killAt = flag.Int("kill-at", -1, "internal: the hook call to die at")
-
 // TestArchiveKillHelper is the child process of TestArchiveKilled.
-func TestArchiveKillHelper(t *testing.T) {
-	if *killPlan == "" {
-		t.Skip("run by TestArchiveKilled")
-	}
-	cs, err := changeset.Load(*killPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("KILL_JOURNALS"), Hook: func(step string, i int) {
-		if n == *killAt {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Second)
-		}
-		n++
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Println("HOOKS", n)
-}
+func TestArchiveKillHelper(t *testing.T) { killtest.Child(t) }
 
 // TestArchiveKilled kills the (batch) apply of an archive of every session
 // of a store at each of its steps. Afterwards no file is lost (each is in
@@ -66,21 +37,10 @@ func TestArchiveKilled(t *testing.T) {
 			t.Fatal(err)
 		}
 		journals := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestArchiveKillHelper$", "-kill-plan="+planFile, "-kill-at="+strconv.Itoa(at))
-		cmd.Env = append(os.Environ(), "KILL_JOURNALS="+journals)
-		out, err := cmd.CombinedOutput()
+		killed, n := killtest.Apply(t, "TestArchiveKillHelper", planFile, at, journals)
 		p.Cleanup()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			if err != nil {
-				t.Fatalf("kill at %d: %v\n%s", at, err, out)
-			}
-			if i := strings.Index(string(out), "HOOKS "); i >= 0 {
-				fmt.Sscanf(string(out[i+6:]), "%d", &hooks)
-			}
-			if hooks < 0 || at < hooks {
-				t.Fatalf("kill at %d: not killed, hooks=%d\n%s", at, hooks, out)
-			}
+		if !killed {
+			hooks = n
 			break
 		}
 		dirs, _ := filepath.Glob(filepath.Join(journals, "*"))

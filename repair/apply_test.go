@@ -3,47 +3,19 @@ package repair_test
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/killtest"
 	"github.com/cfix-dev/cfix/repair"
 )
 
-var helperPlan = flag.String("kill-plan", "", "internal: apply this plan and SIGKILL at hook -kill-at")
-var helperAt = flag.Int("kill-at", -1, "internal: the hook call to die at")
-
 // TestKillHelper is the child process of TestKillDuringApply.
-func TestKillHelper(t *testing.T) {
-	if *helperPlan == "" {
-		t.Skip("run by TestKillDuringApply")
-	}
-	cs, err := changeset.Load(*helperPlan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("KILL_JOURNALS"), Hook: func(step string, i int) {
-		if n == *helperAt {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			time.Sleep(time.Second)
-		}
-		n++
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Println("HOOKS", n)
-}
+func TestKillHelper(t *testing.T) { killtest.Child(t) }
 
 // TestKillDuringApply kills an apply of a multi-file change set at every
 // step. Afterwards each file is byte for byte its old or its new version,
@@ -93,22 +65,9 @@ func TestKillDuringApply(t *testing.T) {
 			t.Fatal(err)
 		}
 		journals := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-kill-plan="+planFile, "-kill-at="+strconv.Itoa(at))
-		cmd.Env = append(os.Environ(), "KILL_JOURNALS="+journals)
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
+		killed, n := killtest.Apply(t, "TestKillHelper", planFile, at, journals)
 		if !killed {
-			if err != nil {
-				t.Fatalf("kill at %d: %v\n%s", at, err, out)
-			}
-			// The apply finished: at is past the last hook.
-			if i := bytes.Index(out, []byte("HOOKS ")); i >= 0 {
-				fmt.Sscanf(string(out[i+6:]), "%d", &hooks)
-			}
-			if hooks < 0 || at < hooks {
-				t.Fatalf("kill at %d: not killed, hooks=%d\n%s", at, hooks, out)
-			}
+			hooks = n // the apply finished: at is past the last hook
 			break
 		}
 		// Every file is its old or its new version.
