@@ -269,20 +269,9 @@ func (w *walker) array(c ctx, wh where, block int32) {
 			ec = ctxTopContentItem
 		}
 		w.value(ec, wh, rawSpan{}, eb)
-		w.ws()
-		if w.i >= len(w.b) {
-			w.fail("unexpected end of line in an array")
+		if w.closes(']', "an array") {
+			return
 		}
-		if w.b[w.i] == ',' {
-			w.i++
-			continue
-		}
-		if w.b[w.i] != ']' {
-			w.fail("expected , or ] in an array")
-		}
-		w.i++
-		w.depth--
-		return
 	}
 }
 
@@ -307,21 +296,30 @@ func (w *walker) object(c ctx, wh where, block int32) {
 		}
 		w.i++
 		w.member(c, wh, w.b[k.start:k.end], k, block)
-		w.ws()
-		if w.i >= len(w.b) {
-			w.fail("unexpected end of line in an object")
+		if w.closes('}', "an object") {
+			return
 		}
-		if w.b[w.i] == ',' {
-			w.i++
-			continue
-		}
-		if w.b[w.i] != '}' {
-			w.fail("expected , or } in an object")
-		}
-		w.i++
-		w.depth--
-		return
 	}
+}
+
+// closes reads what follows a member of an object or an element of an
+// array (what names which): a comma (false: another follows) or the
+// closer, which ends the container (true).
+func (w *walker) closes(closer byte, what string) bool {
+	w.ws()
+	if w.i >= len(w.b) {
+		w.fail("unexpected end of line in " + what)
+	}
+	if w.b[w.i] == ',' {
+		w.i++
+		return false
+	}
+	if w.b[w.i] != closer {
+		w.fail("expected , or " + string(closer) + " in " + what)
+	}
+	w.i++
+	w.depth--
+	return true
 }
 
 // field reads a member's value as a string span, if it is one.
