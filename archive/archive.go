@@ -371,7 +371,7 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 		}
 		// The title as cfix ls and the /resume picker give it (custom
 		// title, the title sidecar, AI title, summary, else first prompt).
-		m.Title = store.GlanceAt(s.Mains[0]).Title
+		m.Title = store.TitleOf(s.Mains[0])
 	}
 	return m, nil
 }

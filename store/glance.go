@@ -128,6 +128,38 @@ func GlanceAt(f File) Glance {
 	return g
 }
 
+// TitleOf is the title GlanceAt gives f, found with less work: once the
+// first prompt is read, only the lines that can hold a title are parsed
+// (see maybeTitle), and no other check is made.
+func TitleOf(f File) string {
+	g := Glance{File: f}
+	gl := titlers.Get().(*glancer)
+	defer titlers.Put(gl)
+	gl.glance(&g)
+	return g.Title
+}
+
+var titlers = sync.Pool{New: func() any {
+	gl := newGlancer()
+	gl.titleOnly = true
+	return gl
+}}
+
+// titleMarks are bytes a line that is a title (custom-title, ai-title or
+// summary) holds as written: the end of its type's value, or a \u
+// escape, the only other way JSON spells those letters.
+var titleMarks = [][]byte{[]byte(`-title"`), []byte(`"summary"`), []byte(`\u`)}
+
+// maybeTitle reports whether raw may be a title line.
+func maybeTitle(raw []byte) bool {
+	for _, m := range titleMarks {
+		if bytes.Contains(raw, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // GlanceExtra glances at a transcript Claude Code keeps outside projects/
 // (see Extras): its first prompt, times and messages, and the quick check
 // of its lines. It is no session: Session is "" and no session check
@@ -254,6 +286,8 @@ func (gl *glancer) flatSessionIn(b []byte) string {
 
 type glancer struct {
 	export bool // the file is a transcript export (ExtraExport)
+	// titleOnly reads only what the title needs (TitleOf).
+	titleOnly bool
 	// dirs, when set, holds the session folders that exist: a transcript
 	// with none has no title sidecar to read.
 	dirs map[string]bool
@@ -350,6 +384,9 @@ func (gl *glancer) glance(g *Glance) {
 			if len(bytes.TrimSpace(raw)) == 0 {
 				return
 			}
+		}
+		if gl.titleOnly && g.FirstPrompt != "" && !maybeTitle(raw) {
+			return
 		}
 		if last {
 			lastNoNL = raw
