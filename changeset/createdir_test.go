@@ -3,6 +3,7 @@ package changeset_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,4 +218,55 @@ func TestUndoCreateDirOldJournal(t *testing.T) {
 	if len(u.Notes) != 1 || !strings.Contains(u.Notes[0], p("dst")+": kept") {
 		t.Errorf("notes %q", u.Notes)
 	}
+}
+
+// TestUndoCreateDirLongList: a copy that makes more files than fit in 16
+// MB of the log's line (about 200,000) is undone like any other.
+func TestUndoCreateDirLongList(t *testing.T) {
+	dir := t.TempDir()
+	p := func(s string) string { return filepath.Join(dir, s) }
+	write(t, p("src/a"), "a\n")
+	write(t, p("dst/keep"), "keep\n")
+	src, dst := fp(t, p("src")), fp(t, p("dst"))
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.CreateDir, Path: p("dst"), From: p("src"), FromExpect: &src, Merge: true, Expect: dst, Reason: "merge"})
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The list as a copy of 250,000 files would have it: what it made
+	// (a), then names of 80 bytes that are gone again.
+	log := filepath.Join(res.Journal, "log.jsonl")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	long := 0
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line == "" {
+			continue
+		}
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if made, ok := e["made"].([]any); ok {
+			for i := 0; i < 250000; i++ {
+				made = append(made, fmt.Sprintf("gone/%075d", i))
+			}
+			e["made"] = made
+		}
+		nb, _ := json.Marshal(e)
+		long = max(long, len(nb))
+		out = append(append(out, nb...), '\n')
+	}
+	if long <= 16<<20 {
+		t.Fatalf("longest log line %d bytes: not over 16 MB", long)
+	}
+	if err := os.WriteFile(log, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	undoAll(t, res.Journal)
+	present(t, map[string]string{p("dst/keep"): "keep\n"}, p("dst/a"))
 }

@@ -240,16 +240,24 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
+	// Lines of any length: a CreateDir's event lists every path it makes.
 	var events []event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var e event
-		if json.Unmarshal(sc.Bytes(), &e) == nil { // a torn last event is ignored
-			events = append(events, e)
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var e event
+			if json.Unmarshal(line, &e) == nil { // a torn last event is ignored
+				events = append(events, e)
+			}
+		}
+		if err == io.EOF {
+			return &cs, events, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("journal %s: log.jsonl: %w", dir, err)
 		}
 	}
-	return &cs, events, sc.Err()
 }
 
 // MarkUndone records in a journal that it was undone.
