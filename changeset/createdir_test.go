@@ -1,7 +1,6 @@
 package changeset_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -176,10 +175,10 @@ func TestCreateDirAppeared(t *testing.T) {
 	present(t, map[string]string{p("dst/b"): "theirs b\n", p("dst/theirs"): "theirs\n"}, p("dst/a"))
 }
 
-// TestUndoCreateDirOldJournal: a journal that does not list what a copy
-// made (written before it did) never has a folder that existed removed:
-// undo keeps it and says so.
-func TestUndoCreateDirOldJournal(t *testing.T) {
+// mergeApplied applies the merge of a copy of src (holding a) into dst
+// (holding keep) and returns the path maker and the apply's journal.
+func mergeApplied(t *testing.T) (func(string) string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	p := func(s string) string { return filepath.Join(dir, s) }
 	write(t, p("src/a"), "a\n")
@@ -191,52 +190,14 @@ func TestUndoCreateDirOldJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The log as an older apply wrote it: "creating" with no list.
-	log := filepath.Join(res.Journal, "log.jsonl")
-	f, err := os.Open(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []byte
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		delete(e, "made")
-		delete(e, "listed")
-		b, _ := json.Marshal(e)
-		out = append(append(out, b...), '\n')
-	}
-	f.Close()
-	if err := os.WriteFile(log, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	u := undoAll(t, res.Journal)
-	present(t, map[string]string{p("dst/keep"): "keep\n", p("dst/a"): "a\n"})
-	if len(u.Notes) != 1 || !strings.Contains(u.Notes[0], p("dst")+": kept") {
-		t.Errorf("notes %q", u.Notes)
-	}
+	return p, res.Journal
 }
 
-// TestUndoCreateDirLongList: a copy that makes more files than fit in 16
-// MB of the log's line (about 200,000) is undone like any other.
-func TestUndoCreateDirLongList(t *testing.T) {
-	dir := t.TempDir()
-	p := func(s string) string { return filepath.Join(dir, s) }
-	write(t, p("src/a"), "a\n")
-	write(t, p("dst/keep"), "keep\n")
-	src, dst := fp(t, p("src")), fp(t, p("dst"))
-	cs := changeset.New(dir, "test")
-	cs.Add(changeset.Op{Action: changeset.CreateDir, Path: p("dst"), From: p("src"), FromExpect: &src, Merge: true, Expect: dst, Reason: "merge"})
-	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The list as a copy of 250,000 files would have it: what it made
-	// (a), then names of 80 bytes that are gone again.
-	log := filepath.Join(res.Journal, "log.jsonl")
+// rewriteLog rewrites each event of the journal's log with edit, and
+// returns the length of the longest line written.
+func rewriteLog(t *testing.T, journal string, edit func(e map[string]any)) int {
+	t.Helper()
+	log := filepath.Join(journal, "log.jsonl")
 	b, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
@@ -251,22 +212,51 @@ func TestUndoCreateDirLongList(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
 		}
+		edit(e)
+		nb, _ := json.Marshal(e)
+		long = max(long, len(nb))
+		out = append(append(out, nb...), '\n')
+	}
+	if err := os.WriteFile(log, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return long
+}
+
+// TestUndoCreateDirOldJournal: a journal that does not list what a copy
+// made (written before it did) never has a folder that existed removed:
+// undo keeps it and says so.
+func TestUndoCreateDirOldJournal(t *testing.T) {
+	p, journal := mergeApplied(t)
+	// The log as an older apply wrote it: "creating" with no list.
+	rewriteLog(t, journal, func(e map[string]any) {
+		delete(e, "made")
+		delete(e, "listed")
+	})
+	u := undoAll(t, journal)
+	present(t, map[string]string{p("dst/keep"): "keep\n", p("dst/a"): "a\n"})
+	if len(u.Notes) != 1 || !strings.Contains(u.Notes[0], p("dst")+": kept") {
+		t.Errorf("notes %q", u.Notes)
+	}
+}
+
+// TestUndoCreateDirLongList: a copy that makes more files than fit in 16
+// MB of the log's line (about 200,000) is undone like any other.
+func TestUndoCreateDirLongList(t *testing.T) {
+	p, journal := mergeApplied(t)
+	// The list as a copy of 250,000 files would have it: what it made
+	// (a), then names of 80 bytes that are gone again.
+	long := rewriteLog(t, journal, func(e map[string]any) {
 		if made, ok := e["made"].([]any); ok {
 			for i := 0; i < 250000; i++ {
 				made = append(made, fmt.Sprintf("gone/%075d", i))
 			}
 			e["made"] = made
 		}
-		nb, _ := json.Marshal(e)
-		long = max(long, len(nb))
-		out = append(append(out, nb...), '\n')
-	}
+	})
 	if long <= 16<<20 {
 		t.Fatalf("longest log line %d bytes: not over 16 MB", long)
 	}
-	if err := os.WriteFile(log, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	undoAll(t, res.Journal)
+	undoAll(t, journal)
 	present(t, map[string]string{p("dst/keep"): "keep\n"}, p("dst/a"))
 }
