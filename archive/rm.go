@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -149,7 +150,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 		removed += e.Count
 	}
 	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Edits: edits, EntriesRemoved: removed,
-		Reason: fmt.Sprintf("drop the prompts of %s from history.jsonl", sessionWords(sortedKeys(ids)))})
+		Reason: fmt.Sprintf("drop the prompts of %s from history.jsonl", sessionWords(slices.Sorted(maps.Keys(ids))))})
 	return nil
 }
 
@@ -197,15 +198,6 @@ func plural(n int, w string) string {
 		return w
 	}
 	return w + "s"
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func exists(p string) bool {

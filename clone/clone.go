@@ -11,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -363,7 +364,7 @@ func describe(t *changeset.Transform) string {
 	if t.RewritePaths {
 		parts = append(parts, "paths in messages")
 	}
-	for _, k := range sortedKeys(t.Agents) {
+	for _, k := range slices.Sorted(maps.Keys(t.Agents)) {
 		parts = append(parts, "agentId "+k+" → "+t.Agents[k])
 	}
 	if len(parts) == 0 {
@@ -578,13 +579,4 @@ func readIndex(path string) ([]byte, error) {
 		return nil, err
 	}
 	return raw, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

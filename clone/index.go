@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cfix-dev/cfix/store"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -152,7 +154,7 @@ func indexRemove(raw []byte, id string) ([]byte, bool, error) {
 
 // setIfPresent sets top-level fields of the object obj that it has.
 func setIfPresent(obj []byte, vals map[string][]byte) []byte {
-	for _, k := range sortedKeys(vals) {
+	for _, k := range slices.Sorted(maps.Keys(vals)) {
 		if s, e, ok := session.Find(obj, k); ok {
 			obj = session.Replace(obj, s, e, vals[k])
 		}

@@ -3,9 +3,11 @@ package validate
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -223,7 +225,7 @@ func (s *storeCheck) folders() {
 				matched = true
 			}
 		}
-		list := sortedKeys(cwds)
+		list := slices.Sorted(maps.Keys(cwds))
 		if namedFolder(folder) && !matched && len(list) > 0 {
 			for _, r := range rs {
 				kept := r.findings[:0]
@@ -272,15 +274,6 @@ func quoted(ss []string) []string {
 	for i, s := range ss {
 		out[i] = fmt.Sprintf("%q", s)
 	}
-	return out
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 
