@@ -79,14 +79,7 @@ func Archive(opts Options) (*Plan, error) {
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
 	}
-	if opts.Dir == "" {
-		d, err := DefaultDir()
-		if err != nil {
-			return nil, err
-		}
-		opts.Dir = d
-	}
-	dir, err := filepath.Abs(opts.Dir)
+	dir, err := folder(opts.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -141,6 +141,19 @@ func DefaultDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "cfix", "archive"), nil
 }
 
+// folder returns the archive folder dir names, absolute: DefaultDir when
+// dir is "".
+func folder(dir string) (string, error) {
+	if dir == "" {
+		d, err := DefaultDir()
+		if err != nil {
+			return "", err
+		}
+		dir = d
+	}
+	return filepath.Abs(dir)
+}
+
 // newEncoder returns a zstd encoder for archives: the fastest level, on
 // conc goroutines (a big session alone keeps every core busy; small ones
 // are compressed side by side, one each). One encoder writes many
