@@ -48,6 +48,7 @@ type fixer struct {
 	metaOnly   bool                  // lines, and none of them a chain entry
 	entries    int                   // entries read
 	unfixed    map[validate.Code]int // faults seen and not fixed
+	dropped    int                   // tool_results answering no tool_use that the client drops itself, kept
 	g          *session.Graph        // the last graph built (see graph)
 	gIdx       []int
 	changed    bool         // a node changed since g was built
@@ -782,6 +783,10 @@ func (x *fixer) resumed() error {
 				case useAnywhere[b.ToolUseID]:
 					// Its call is on another branch: a real result, kept.
 					x.unfixed[validate.ToolUseMiss]++
+				case l.DropsOrphanResults:
+					// The client that wrote it drops it when it resumes (the
+					// request is accepted): a real result, kept in the file.
+					x.dropped++
 				default:
 					orphan[i] = append(orphan[i], b.ToolUseID)
 				}

@@ -132,6 +132,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	})
 	metaOnly := false
 	unfixed := map[validate.Code]int{}
+	dropped := 0
 	for i := range files {
 		if links[i] {
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%s is a symbolic link: not rewritten (repair the file it points to)", files[i].Path))
@@ -146,6 +147,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		if results[i].metaOnly {
 			metaOnly = true
 		}
+		dropped += results[i].dropped
 		for c, n := range results[i].unfixed {
 			if n > 0 {
 				unfixed[c] += n
@@ -183,6 +185,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	}
 	// A project folder linked out of the store is checked, not written.
 	cs.LeaveOutside(false)
+	if dropped > 0 {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss))
+	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
 		switch {

@@ -2,6 +2,7 @@ package repair_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -92,7 +93,7 @@ func TestRoundTrip(t *testing.T) {
 	covered := map[validate.Code]bool{}
 	for _, c := range damage.Cases {
 		ok, aggressive := fixable(c.Code)
-		if !ok {
+		if !ok || keeps(c) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
@@ -174,6 +175,82 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("no round trip covers %s", c)
 		}
 	}
+}
+
+// keeps reports whether repair leaves a case's finding as it is: a
+// tool_result that answers no tool_use, in a session whose client drops it
+// when it resumes (2.1.x: a warning), is a real result, kept.
+func keeps(c damage.Case) bool {
+	return c.Code == validate.ToolUseMiss && c.Severity == validate.Warning
+}
+
+// TestOrphanResultKept: repair keeps a tool_result that answers no
+// tool_use where the client that wrote it drops it itself (2.1.x), and
+// says so; it removes one where the client sends it (2.0.x: 400, see
+// TestRoundTrip).
+func TestOrphanResultKept(t *testing.T) {
+	n := 0
+	for _, c := range damage.Cases {
+		if !keeps(c) {
+			continue
+		}
+		n++
+		t.Run(c.Name, func(t *testing.T) {
+			root := damage.CopyStore(t, c.Version)
+			path, line := c.Damage(t, root)
+			age(t, root)
+			if !has(findings(t, root), c.Code, path, line) {
+				t.Fatalf("validate does not report %s at %s:%d", c.Code, path, line)
+			}
+			before := contentOf(damage.Lines(t, path)[line-1])
+			cs, err := repair.Plan(repair.Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := false
+			for _, n := range cs.Notes {
+				if strings.Contains(n, string(validate.ToolUseMiss)) && strings.Contains(n, "keeps the result") {
+					noted = true
+				}
+			}
+			if !noted {
+				t.Errorf("no note says the result is kept: %q", cs.Notes)
+			}
+			if !cs.Empty() {
+				apply(t, cs, t.TempDir())
+			}
+			kept := false
+			for _, l := range damage.Lines(t, path) {
+				if c := contentOf(l); c.UUID == before.UUID && bytes.Equal(c.Message.Content, before.Message.Content) {
+					kept = true
+				}
+			}
+			if !kept {
+				t.Errorf("repair removed or changed the result of entry %s: %s", before.UUID, before.Message.Content)
+			}
+			if !has(findings(t, root), c.Code, path, 0) {
+				t.Errorf("after repair validate no longer reports %s", c.Code)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no damage case of a kept result")
+	}
+}
+
+// entryContent is an entry's uuid and message content.
+type entryContent struct {
+	UUID    string `json:"uuid"`
+	Message struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// contentOf decodes a line's uuid and content (zero when it is not JSON).
+func contentOf(line []byte) entryContent {
+	var e entryContent
+	json.Unmarshal(line, &e)
+	return e
 }
 
 // TestMtimeAndMode: a repaired file keeps its mode and mtime.

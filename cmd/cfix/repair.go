@@ -26,8 +26,9 @@ Safe fixes: drop a torn last line and NUL bytes; split glued records; move lines
 that are not JSON into the backup; add the final newline; replace lone surrogate
 escapes and invalid UTF-8 with U+FFFD; drop byte-identical duplicate entries;
 break parentUuid cycles; add an error tool_result after a tool_use that has
-none; remove tool_results that answer no tool_use; strip thinking blocks with an
-empty signature; remove stub files whose transcript lives elsewhere;
+none; remove tool_results that answer no tool_use in sessions of 1.0.x and
+2.0.x, which send them (2.1.x drops them itself; they stay); strip thinking
+blocks with an empty signature; remove stub files whose transcript lives elsewhere;
 rebuild sessions-index.json; append a session's title line again at the end
 when it sits beyond the 64 KB the /resume picker reads of each end.
 
