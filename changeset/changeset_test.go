@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -193,6 +194,36 @@ func TestLongLinesShortened(t *testing.T) {
 	}
 	if read(t, a) != "short\n"+long+"y\n" {
 		t.Error("the file lost bytes")
+	}
+}
+
+// TestDiffShowsControls: a damaged line's NUL bytes, escape sequences and
+// bytes that are not UTF-8 are shown as Go escapes, in a short line, a
+// long one and a changed pair, never sent to the terminal as they are.
+func TestDiffShowsControls(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a\x1b[2Jb.jsonl")
+	bad := "{\"type\":\x00\"user\"}\x1b[2J\xff"
+	long := "\x1b]0;title\x07" + strings.Repeat("x", 5000)
+	write(t, a, "ok\n"+bad+"\n"+long+"\n{\"k\":\"a\x00\"}\n")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Edits: []changeset.Edit{
+		{Line: 2, Offset: 3, Length: int64(len(bad)) + 1, Count: 1},
+		{Line: 3, Offset: int64(3 + len(bad) + 1), Length: int64(len(long)) + 1, Count: 1},
+		{Line: 4, Offset: int64(3 + len(bad) + 1 + len(long) + 1), Length: 10, Count: 1, New: []byte("{\"k\":\"a\x1b\"}\n")},
+	}})
+	var out bytes.Buffer
+	if err := changeset.Show(&out, cs); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if strings.ContainsAny(got, "\x00\x1b\x07") || !utf8.ValidString(got) {
+		t.Errorf("the diff holds raw control characters or bytes that are not UTF-8:\n%q", got)
+	}
+	for _, want := range []string{`a\x1b[2Jb.jsonl`, `-{"type":\x00"user"}\x1b[2J\xff`, `\x1b]0;title\x07`, `-{"k":"a\x00"}`, `+{"k":"a\x1b"}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the diff does not show %s:\n%s", want, got)
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"github.com/cfix-dev/cfix/internal/visible"
 )
 
 // How a long line replaced by another is shown.
@@ -29,7 +31,7 @@ type change struct{ a0, a1, b0, b1 int }
 // place, and the line's start, its length and "…" for the rest.
 func changedPair(a, b string) (string, string) {
 	if len(a) <= MaxShownLine && len(b) <= MaxShownLine {
-		return a, b
+		return visible.String(a), visible.String(b)
 	}
 	cs := changes(a, b)
 	if len(cs) == 0 {
@@ -42,7 +44,7 @@ func changedPair(a, b string) (string, string) {
 	if len(b) > MaxShownLine {
 		y = window(b, cs, true)
 	}
-	return x, y
+	return visible.String(x), visible.String(y)
 }
 
 // changes lists the changed runs of a against b: common head and tail

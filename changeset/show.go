@@ -14,6 +14,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -116,7 +117,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		case RemoveEmptyDir:
 			detail = "if empty"
 		}
-		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, op.Path, detail, op.Reason)
+		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, visible.String(op.Path), visible.String(detail), op.Reason)
 	}
 	fmt.Fprintf(w, "cfix %s: %d %s", cs.Command, total.Files, plural(total.Files, "change"))
 	if total.EntriesRemoved+total.EntriesAdded > 0 {
@@ -181,25 +182,25 @@ func Show(w io.Writer, cs *ChangeSet) error {
 func diffOp(w *bufio.Writer, op *Op) error {
 	switch op.Action {
 	case Rename:
-		fmt.Fprintf(w, "rename from %s\nrename to %s\n", op.Path, op.To)
+		fmt.Fprintf(w, "rename from %s\nrename to %s\n", visible.String(op.Path), visible.String(op.To))
 		return nil
 	case RemoveEmptyDir:
 		return nil
 	case DeleteDir:
-		fmt.Fprintf(w, "--- %s/\n+++ /dev/null\n", op.Path)
+		fmt.Fprintf(w, "--- %s/\n+++ /dev/null\n", visible.String(op.Path))
 		return listTree(w, op.Path, "-")
 	case CreateDir:
-		fmt.Fprintf(w, "--- /dev/null\n+++ %s/\n", op.Path)
+		fmt.Fprintf(w, "--- /dev/null\n+++ %s/\n", visible.String(op.Path))
 		return listTree(w, op.From, "+")
 	case Delete:
-		fmt.Fprintf(w, "--- %s\n+++ /dev/null\n", op.Path)
+		fmt.Fprintf(w, "--- %s\n+++ /dev/null\n", visible.String(op.Path))
 		return listFile(w, op.Path, "-", op.Reason)
 	case Create:
 		if op.Transform != nil && len(op.Transform.Trim) > 0 && op.From != "" {
-			fmt.Fprintf(w, "--- %s\n+++ %s\n", op.From, op.Path)
+			fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.From), visible.String(op.Path))
 			return diffTrim(w, op)
 		}
-		fmt.Fprintf(w, "--- /dev/null\n+++ %s\n", op.Path)
+		fmt.Fprintf(w, "--- /dev/null\n+++ %s\n", visible.String(op.Path))
 		if (op.HasData || op.Data != nil) || op.From == "" || len(op.Edits) > 0 || op.Transform != nil {
 			r, err := op.content()
 			if err != nil {
@@ -210,7 +211,7 @@ func diffOp(w *bufio.Writer, op *Op) error {
 		}
 		return listFile(w, op.From, "+", op.Reason)
 	case Rewrite:
-		fmt.Fprintf(w, "--- %s\n+++ %s\n", op.Path, op.Path)
+		fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.Path), visible.String(op.Path))
 		if op.Transform != nil && len(op.Transform.Trim) > 0 {
 			return diffTrim(w, op)
 		}
@@ -232,16 +233,18 @@ func diffOp(w *bufio.Writer, op *Op) error {
 	return nil
 }
 
-// shorten cuts a line for display, saying how long it is.
+// shorten cuts a line for display, saying how long it is. What a
+// terminal would not show as it is (a damaged line's NUL bytes or escape
+// sequences) is written as Go escapes (visible.String).
 func shorten(line []byte) string {
 	if len(line) <= MaxShownLine {
-		return string(line)
+		return visible.String(string(line))
 	}
 	cut := MaxShownLine - 40
 	for cut > 0 && !utf8.RuneStart(line[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… [%d bytes]", line[:cut], len(line))
+	return fmt.Sprintf("%s… [%d bytes]", visible.String(string(line[:cut])), len(line))
 }
 
 func listTree(w *bufio.Writer, root, sign string) error {
@@ -258,7 +261,7 @@ func listTree(w *bufio.Writer, root, sign string) error {
 			if info != nil {
 				sz = info.Size()
 			}
-			fmt.Fprintf(w, "%s%s (%s)\n", sign, rel, Size(sz))
+			fmt.Fprintf(w, "%s%s (%s)\n", sign, visible.String(rel), Size(sz))
 		} else if n == maxListed+1 {
 			fmt.Fprintf(w, "%s…\n", sign)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -171,11 +172,11 @@ func runDu(opts *duOptions) error {
 	}
 	w := opts.out
 	if project != "" {
-		fmt.Fprintf(w, "%s (%s)\n\n", visibleText(filepath.Join(store.ProjectsDir(root), project)), visibleText(strings.Join(paths[project], ", ")))
+		fmt.Fprintf(w, "%s (%s)\n\n", visible.String(filepath.Join(store.ProjectsDir(root), project)), visible.String(strings.Join(paths[project], ", ")))
 	}
 	fmt.Fprintf(w, "%-30s  %7s  %9s  %9s\n", "KIND", "FILES", "SIZE", "RECLAIM")
 	for _, k := range duKinds(u, reclaim) {
-		fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", visibleText(k.Name), k.Files, changeset.Size(k.Size), reclaimCell(reclaim[k.Name]))
+		fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", visible.String(k.Name), k.Files, changeset.Size(k.Size), reclaimCell(reclaim[k.Name]))
 	}
 	fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", "total", u.Files, changeset.Size(u.Total), reclaimCell(reclaimTotal))
 	if project == "" && len(u.Projects) > 0 {
@@ -185,9 +186,9 @@ func runDu(opts *duOptions) error {
 			shown = shown[:opts.limit]
 		}
 		for _, p := range shown {
-			name := visibleText(strings.Join(paths[p.Name], ", "))
+			name := visible.String(strings.Join(paths[p.Name], ", "))
 			if name == "" {
-				name = "? (folder " + visibleText(p.Name) + ")"
+				name = "? (folder " + visible.String(p.Name) + ")"
 			}
 			fmt.Fprintf(w, "%9s  %9s  %9s  %9s  %9s  %s\n", changeset.Size(p.Size), changeset.Size(p.ByKind[store.UsageTranscripts]),
 				changeset.Size(p.ByKind[store.UsageSubagents]), changeset.Size(p.ByKind[store.UsageToolResults]), reclaimCell(reclaimP[p.Name]), name)

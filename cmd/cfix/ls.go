@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -418,11 +419,11 @@ func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
 func projectPaths(p store.ProjectInfo) string {
 	switch {
 	case len(p.Paths) == 0:
-		return "? (folder " + visibleText(p.Folder) + ")"
+		return "? (folder " + visible.String(p.Folder) + ")"
 	case p.PathsFrom == "index":
-		return visibleText(p.Paths[0]) + " (from sessions-index.json)"
+		return visible.String(p.Paths[0]) + " (from sessions-index.json)"
 	}
-	return visibleText(strings.Join(p.Paths, ", "))
+	return visible.String(strings.Join(p.Paths, ", "))
 }
 
 func sortProjects(ps []store.ProjectInfo, key string) error {
@@ -511,7 +512,7 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), visibleText(filepath.Join(store.ProjectsDir(root), t.Project)))
+	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
 		printSessions(w, shown, opts.width)
 	}
@@ -664,7 +665,7 @@ func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
 		if g.MessagesKnown {
 			msgs = strconv.Itoa(g.Messages)
 		}
-		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, changeset.Size(g.Size), health(g.Errors(), g.Warnings()), visibleText(xs[i].Name))
+		line := fmt.Sprintf("%-16s  %5s  %8s  %-10s  %s  ", stamp(g.LastActive), msgs, changeset.Size(g.Size), health(g.Errors(), g.Warnings()), visible.String(xs[i].Name))
 		title := textCell(g.FirstPrompt)
 		if opts.width > 0 {
 			room := opts.width - cells(line)
@@ -740,23 +741,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // textCell is text a transcript holds (a title, a prompt, a version) as a
 // cell of a listing: its whitespace folded (oneLine) and its other control
-// characters written as Go escapes (writeVisible), so that it neither
+// characters written as Go escapes (visible.String), so that it neither
 // breaks the line nor reaches the terminal as an escape sequence.
-func textCell(s string) string { return visibleText(oneLine(s)) }
-
-// visibleText is s with its control characters written as Go escapes
-// (writeVisible), and the characters that reorder text on the screen
-// (bidirectional overrides and isolates) as \u escapes: a path or name
-// from the store as a listing prints it.
-func visibleText(s string) string {
-	var b strings.Builder
-	writeVisible(&b, s)
-	return bidiControls.Replace(b.String())
-}
-
-var bidiControls = strings.NewReplacer(
-	"\u200e", `\u200e`, "\u200f", `\u200f`, "\u202a", `\u202a`, "\u202b", `\u202b`, "\u202c", `\u202c`,
-	"\u202d", `\u202d`, "\u202e", `\u202e`, "\u2066", `\u2066`, "\u2067", `\u2067`, "\u2068", `\u2068`, "\u2069", `\u2069`)
+func textCell(s string) string { return visible.String(oneLine(s)) }
 
 // cut shortens s to n columns of a terminal, ending in "…" when cut: a
 // wide character (CJK, emoji) takes two columns, a combining mark none and

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -228,15 +229,15 @@ func formatHit(h *search.Hit, color bool) string {
 	if !h.Time.IsZero() {
 		when = h.Time.Local().Format("2006-01-02 15:04")
 	}
-	tool := visible(h.Tool)
+	tool := visible.String(h.Tool)
 	if tool == "" {
 		tool = "-"
 	}
-	fmt.Fprintf(&b, "%-8s  %-16s  %-9s  %-6s  ", visible(shortID(h.Session)), when, visible(h.Role), tool)
+	fmt.Fprintf(&b, "%-8s  %-16s  %-9s  %-6s  ", visible.String(shortID(h.Session)), when, visible.String(h.Role), tool)
 	var marks []string
 	switch h.Source {
 	case search.SourceSubagent:
-		marks = append(marks, "subagent "+visible(h.Agent))
+		marks = append(marks, "subagent "+visible.String(h.Agent))
 	case search.SourceHistory:
 		marks = append(marks, "history")
 	case search.SourceExport:
@@ -252,7 +253,7 @@ func formatHit(h *search.Hit, color bool) string {
 		if h.Kind == search.KindToolInput {
 			m = "input"
 			if h.Field != "" {
-				m += " " + visible(h.Field)
+				m += " " + visible.String(h.Field)
 			}
 		}
 		marks = append(marks, m)
@@ -263,48 +264,19 @@ func formatHit(h *search.Hit, color bool) string {
 	if h.CutBefore {
 		b.WriteString("…")
 	}
-	writeVisible(&b, h.Before)
+	visible.Write(&b, h.Before)
 	if color {
 		b.WriteString(hlOn)
 	}
-	writeVisible(&b, h.Match)
+	visible.Write(&b, h.Match)
 	if color {
 		b.WriteString(hlOff)
 	}
-	writeVisible(&b, h.After)
+	visible.Write(&b, h.After)
 	if h.CutAfter {
 		b.WriteString("…")
 	}
 	b.WriteByte('\n')
-	return b.String()
-}
-
-// writeVisible writes s on one line: control characters as Go escapes
-// (\n, \t, \x1b), so that text never moves the cursor or colours the
-// terminal.
-func writeVisible(b *strings.Builder, s string) {
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(b, `\x%02x`, r)
-		case r == 0x2028 || r == 0x2029 || r == 0xfeff:
-			fmt.Fprintf(b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-}
-
-// visible is s as writeVisible writes it.
-func visible(s string) string {
-	var b strings.Builder
-	writeVisible(&b, s)
 	return b.String()
 }
 
