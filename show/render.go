@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -23,7 +24,7 @@ func Text(w io.Writer, r *Report) error {
 	if r.Resumable {
 		fmt.Fprintf(b, "session %s\n", r.Session)
 	} else {
-		fmt.Fprintf(b, "file %s\n", visible(r.Files[0].Path))
+		fmt.Fprintf(b, "file %s\n", quoted(r.Files[0].Path))
 		row("resumable", "no: "+r.NotResumable)
 	}
 	if len(r.Titles) > 0 {
@@ -37,7 +38,7 @@ func Text(w io.Writer, r *Report) error {
 		if len(vs) > 0 {
 			var out []string
 			for _, v := range vs {
-				out = append(out, visible(v))
+				out = append(out, quoted(v))
 			}
 			row(k, strings.Join(out, ", "))
 		}
@@ -59,7 +60,7 @@ func Text(w io.Writer, r *Report) error {
 			continue
 		}
 		rs := f.Resume
-		s := fmt.Sprintf("%s (loader %s) loads %s", visible(orNone(rs.Version)), rs.Loader, plural(rs.Loaded, "entry"))
+		s := fmt.Sprintf("%s (loader %s) loads %s", quoted(orNone(rs.Version)), rs.Loader, plural(rs.Loaded, "entry"))
 		if rs.Leaf > 0 {
 			s += fmt.Sprintf(" up to line %d", rs.Leaf)
 		}
@@ -104,7 +105,7 @@ func Text(w io.Writer, r *Report) error {
 			if f.Line > 0 {
 				loc = fmt.Sprintf("%s:%d", loc, f.Line)
 			}
-			fmt.Fprintf(b, "%s: %s %s: %s\n", loc, f.Severity, f.Code, f.Message)
+			fmt.Fprintf(b, "%s: %s %s: %s\n", visible.String(loc), f.Severity, f.Code, visible.String(f.Message))
 			if f.Hint != "" {
 				fmt.Fprintf(b, "  hint: %s\n", f.Hint)
 			}
@@ -122,10 +123,10 @@ func Text(w io.Writer, r *Report) error {
 	return err
 }
 
-// visible returns s as it is when every character of it prints, and
+// quoted returns s as it is when every character of it prints, and
 // quoted otherwise: a cwd, slug or file name that holds a line break or an
 // escape sequence neither breaks the listing nor reaches the terminal.
-func visible(s string) string {
+func quoted(s string) string {
 	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) >= 0 || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}
@@ -235,7 +236,7 @@ func (f *File) label() string {
 		what += " (flat)"
 	}
 	if f.AgentType != "" {
-		what += " " + visible(f.AgentType)
+		what += " " + quoted(f.AgentType)
 	}
 	if f.Description != "" {
 		what += fmt.Sprintf(": %q", f.Description)
@@ -339,9 +340,9 @@ func tree(b *strings.Builder, r *Report) {
 				c = c.children[c.order[0]]
 			}
 			if c.label != "" {
-				fmt.Fprintf(b, "%s%s%s  %s\n", prefix, branch, visible(shown), c.label)
+				fmt.Fprintf(b, "%s%s%s  %s\n", prefix, branch, quoted(shown), c.label)
 			} else {
-				fmt.Fprintf(b, "%s%s%s/\n", prefix, branch, visible(shown))
+				fmt.Fprintf(b, "%s%s%s/\n", prefix, branch, quoted(shown))
 			}
 			walk(c, prefix+next)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -211,7 +212,9 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 		if f.Line > 0 {
 			loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
 		}
-		fmt.Fprintf(w, "%s: %s %s: %s\n", loc, f.Severity, f.Code, f.Message)
+		// A message may quote the file (a damaged uuid, a cwd): its
+		// control characters are shown as Go escapes (visible.String).
+		fmt.Fprintf(w, "%s: %s %s: %s\n", visible.String(loc), f.Severity, f.Code, visible.String(f.Message))
 		if f.Hint != "" {
 			fmt.Fprintf(w, "  hint: %s\n", f.Hint)
 		}

@@ -36,3 +36,18 @@ tool-result-missing  warning        1
 		t.Errorf("line %q, want %q", b.String(), want)
 	}
 }
+
+// TestFindingsVisible: a finding that quotes the file (a damaged uuid, a
+// cwd) prints its escape sequences and line breaks as Go escapes: nothing
+// of the file reaches the terminal as a control character.
+func TestFindingsVisible(t *testing.T) {
+	rep := &validate.Report{Counts: map[string]int{}}
+	rep.Findings = []validate.Finding{{Code: validate.ParentMissing, Severity: validate.Warning, Path: "/p\x1b[2J.jsonl", Line: 3,
+		Message: "parentUuid bad\x1b]0;owned\x07\nfake \u202eline is written nowhere"}}
+	var b bytes.Buffer
+	printFindings(&b, rep, findingFilter{}, true, false)
+	want := `/p\x1b[2J.jsonl:3: warning parent-missing: parentUuid bad\x1b]0;owned\x07\nfake \u202eline is written nowhere` + "\n"
+	if b.String() != want {
+		t.Errorf("printed %q, want %q", b.String(), want)
+	}
+}
