@@ -199,7 +199,8 @@ func TestLongLinesShortened(t *testing.T) {
 
 // TestDiffShowsControls: a damaged line's NUL bytes, escape sequences and
 // bytes that are not UTF-8 are shown as Go escapes, in a short line, a
-// long one and a changed pair, never sent to the terminal as they are.
+// long one and a changed pair, a path, a reason and a note, never sent to
+// the terminal as they are.
 func TestDiffShowsControls(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a\x1b[2Jb.jsonl")
@@ -207,7 +208,8 @@ func TestDiffShowsControls(t *testing.T) {
 	long := "\x1b]0;title\x07" + strings.Repeat("x", 5000)
 	write(t, a, "ok\n"+bad+"\n"+long+"\n{\"k\":\"a\x00\"}\n")
 	cs := changeset.New(dir, "test")
-	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Edits: []changeset.Edit{
+	cs.Notes = append(cs.Notes, "session \x1b[2Jx kept")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Reason: "drop \x1b]0;t\x07", Edits: []changeset.Edit{
 		{Line: 2, Offset: 3, Length: int64(len(bad)) + 1, Count: 1},
 		{Line: 3, Offset: int64(3 + len(bad) + 1), Length: int64(len(long)) + 1, Count: 1},
 		{Line: 4, Offset: int64(3 + len(bad) + 1 + len(long) + 1), Length: 10, Count: 1, New: []byte("{\"k\":\"a\x1b\"}\n")},
@@ -220,7 +222,7 @@ func TestDiffShowsControls(t *testing.T) {
 	if strings.ContainsAny(got, "\x00\x1b\x07") || !utf8.ValidString(got) {
 		t.Errorf("the diff holds raw control characters or bytes that are not UTF-8:\n%q", got)
 	}
-	for _, want := range []string{`a\x1b[2Jb.jsonl`, `-{"type":\x00"user"}\x1b[2J\xff`, `\x1b]0;title\x07`, `-{"k":"a\x00"}`, `+{"k":"a\x1b"}`} {
+	for _, want := range []string{`a\x1b[2Jb.jsonl`, `-{"type":\x00"user"}\x1b[2J\xff`, `\x1b]0;title\x07`, `-{"k":"a\x00"}`, `+{"k":"a\x1b"}`, `note: session \x1b[2Jx kept`, `drop \x1b]0;t\x07`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diff does not show %s:\n%s", want, got)
 		}

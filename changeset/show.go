@@ -83,7 +83,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 	if cs.Empty() {
 		fmt.Fprintf(w, "cfix %s: nothing to do\n", cs.Command)
 		for _, n := range cs.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
+			fmt.Fprintf(w, "note: %s\n", visible.String(n))
 		}
 		return
 	}
@@ -117,7 +117,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		case RemoveEmptyDir:
 			detail = "if empty"
 		}
-		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, visible.String(op.Path), visible.String(detail), op.Reason)
+		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, visible.String(op.Path), visible.String(detail), visible.String(op.Reason))
 	}
 	fmt.Fprintf(w, "cfix %s: %d %s", cs.Command, total.Files, plural(total.Files, "change"))
 	if total.EntriesRemoved+total.EntriesAdded > 0 {
@@ -125,7 +125,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 	}
 	fmt.Fprintf(w, ", %s removed, %s added\n", Size(total.BytesRemoved), Size(total.BytesAdded))
 	for _, n := range cs.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
+		fmt.Fprintf(w, "note: %s\n", visible.String(n))
 	}
 }
 
@@ -282,7 +282,7 @@ func listFile(w *bufio.Writer, path, sign, reason string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(fi.Size()), reason)
+		fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(fi.Size()), visible.String(reason))
 		return nil
 	}
 	return listLines(w, io.MultiReader(bytes.NewReader(head[:n]), f), sign, reason)
@@ -337,13 +337,13 @@ func listLines(w *bufio.Writer, r io.Reader, sign, reason string) error {
 		}
 	}
 	if n == 0 {
-		fmt.Fprintf(w, "@@ empty file @@ %s\n", reason)
+		fmt.Fprintf(w, "@@ empty file @@ %s\n", visible.String(reason))
 		return nil
 	}
 	if sign == "-" {
-		fmt.Fprintf(w, "@@ -1,%d +0,0 @@ %s\n", n, reason)
+		fmt.Fprintf(w, "@@ -1,%d +0,0 @@ %s\n", n, visible.String(reason))
 	} else {
-		fmt.Fprintf(w, "@@ -0,0 +1,%d @@ %s\n", n, reason)
+		fmt.Fprintf(w, "@@ -0,0 +1,%d @@ %s\n", n, visible.String(reason))
 	}
 	for _, s := range shown {
 		fmt.Fprintln(w, s)
@@ -452,7 +452,7 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 				break
 			}
 		}
-		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(s.from, oldN), hunkRange(startNew, newN), reason)
+		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(s.from, oldN), hunkRange(startNew, newN), visible.String(reason))
 		for _, b := range body {
 			fmt.Fprintln(w, b)
 		}
@@ -596,7 +596,7 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		s++
 	}
 	if p == len(a) && p == len(b) {
-		fmt.Fprintf(w, "@@ no change in lines @@ %s\n", reason)
+		fmt.Fprintf(w, "@@ no change in lines @@ %s\n", visible.String(reason))
 		return nil
 	}
 	from := p - Context
@@ -617,7 +617,7 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		return []byte(fmt.Sprintf("[%d bytes]", r.n))
 	}
 	if (aTo-from)+(bTo-from) > maxRegion {
-		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), reason)
+		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), visible.String(reason))
 		fmt.Fprintf(w, " … %d lines differ (too many to show) …\n", (len(a)-s-p)+(len(b)-s-p))
 		return nil
 	}
@@ -628,7 +628,7 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 	for _, r := range b[from:bTo] {
 		nw = append(nw, string(get(bb, r)))
 	}
-	fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(from+1, aTo-from), hunkRange(from+1, bTo-from), reason)
+	fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(from+1, aTo-from), hunkRange(from+1, bTo-from), visible.String(reason))
 	for _, l := range regionDiff(old, nw) {
 		fmt.Fprintln(w, l)
 	}
@@ -657,7 +657,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		return err
 	}
 	defer f.Close()
-	fmt.Fprintf(w, "@@ %s @@\n", op.Reason)
+	fmt.Fprintf(w, "@@ %s @@\n", visible.String(op.Reason))
 	trims := op.Transform.Trim
 	rd := session.NewReader(f, nil)
 	ti, dropped, hunks, unshown := 0, 0, 0, 0
@@ -675,7 +675,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 			if runN > 1 {
 				what = fmt.Sprintf("drop %d lines", runN)
 			}
-			fmt.Fprintf(w, "@@ -%s +%d,0 @@ %s\n", hunkRange(runFrom, runN), runFrom-dropped-1, what)
+			fmt.Fprintf(w, "@@ -%s +%d,0 @@ %s\n", hunkRange(runFrom, runN), runFrom-dropped-1, visible.String(what))
 			for _, l := range run {
 				fmt.Fprintln(w, "-"+l)
 			}
