@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -255,6 +256,9 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%s: stub not removed (its metadata would move into %s); %s", p, where, l))
 			continue
 		}
+		// The stub goes whole into the backup: a line fix the plan has
+		// for it would change it under its removal.
+		dropRewrite(cs, p)
 		cs.Add(*op)
 		if _, seen := carried[where]; !seen {
 			targets = append(targets, where)
@@ -440,6 +444,13 @@ func planStub(l *store.Layout, path string) (op *changeset.Op, where string, lin
 	return &changeset.Op{Action: changeset.Delete, Path: path, Expect: fp, EntriesRemoved: len(lines),
 		Session: strings.TrimSuffix(filepath.Base(path), ".jsonl"),
 		Reason:  "remove a stub holding only metadata; its metadata moves into " + where + " (the stub is kept in the backup)"}, where, lines, nil
+}
+
+// dropRewrite takes the rewrite of path out of cs.
+func dropRewrite(cs *changeset.ChangeSet, path string) {
+	cs.Ops = slices.DeleteFunc(cs.Ops, func(op changeset.Op) bool {
+		return op.Action == changeset.Rewrite && op.Path == path
+	})
 }
 
 // carryMetadata appends the lines a transcript does not hold yet to its

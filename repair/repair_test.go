@@ -331,6 +331,42 @@ func TestStubMetadataCarried(t *testing.T) {
 	}
 }
 
+// TestStubWithLineFault: a stub that also holds a line fault (here an empty
+// line) is removed whole, its line fix not planned too: one op per file,
+// or the removal would find the stub changed under it and the whole
+// repair would roll back.
+func TestStubWithLineFault(t *testing.T) {
+	root := damage.CopyStore(t, "2.0.14")
+	stub := filepath.Join(root, "projects", "-home-dev-work-alpha", "af2c8555-89f8-494a-9b3b-1b949f782c38.jsonl")
+	f, err := os.OpenFile(stub, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n")
+	f.Close()
+	age(t, root)
+	rep := findings(t, root)
+	if !has(rep, validate.SessionStub, stub, 0) || !has(rep, validate.LineEmpty, stub, 0) {
+		t.Fatalf("setup: want session-stub and line-empty on %s: %+v", stub, rep.Findings)
+	}
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range cs.Ops {
+		if op.Path == stub && op.Action != changeset.Delete {
+			t.Errorf("the plan has %s of the stub besides its removal: %s", op.Action, op.Reason)
+		}
+	}
+	apply(t, cs, t.TempDir())
+	if _, err := os.Stat(stub); err == nil {
+		t.Error("the stub is still there")
+	}
+	if again, _ := repair.Plan(repair.Options{Root: root}); !again.Empty() {
+		t.Error("a second repair plans changes")
+	}
+}
+
 // TestSalvage: a torn record glued to a complete one keeps the complete
 // one, however many objects the torn part holds, and never a fragment of
 // the torn part.
