@@ -41,10 +41,23 @@ var (
 func TestRandomDamage(t *testing.T) {
 	sources := randomSources(t)
 	rng := rand.New(rand.NewPCG(*randomSeed, 0))
-	stores := wild.Stores(t)
+	// Whole stores: "wild/NAME" or "corpus/VERSION".
+	var stores []string
+	for _, name := range wild.Stores(t) {
+		stores = append(stores, "wild/"+name)
+	}
+	vs, err := os.ReadDir(damage.Corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if v.IsDir() {
+			stores = append(stores, "corpus/"+v.Name())
+		}
+	}
 	for i := 0; i < *randomRuns; i++ {
-		// One run in four damages a file of a whole wild store (subagent
-		// files and links across files included); the others a main
+		// One run in four damages a file of a whole store (subagent files,
+		// stubs and links across files included); the others a main
 		// transcript alone in a store of its own.
 		whole := ""
 		var src randomSource
@@ -57,8 +70,12 @@ func TestRandomDamage(t *testing.T) {
 		t.Run(fmt.Sprintf("%03d", i), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 0))
 			var root, path string
+			if kind, name, _ := strings.Cut(whole, "/"); kind == "wild" {
+				root = wild.Copy(t, name)
+			} else if kind == "corpus" {
+				root = damage.CopyStore(t, name)
+			}
 			if whole != "" {
-				root = wild.Copy(t, whole)
 				files := transcripts(t, root)
 				path = files[rng.IntN(len(files))]
 				src.name = filepath.Join(whole, strings.TrimPrefix(path, root))
