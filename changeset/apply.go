@@ -116,8 +116,17 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 func verify(cs *ChangeSet, opts ApplyOptions) error {
 	now := time.Now()
 	links := newLinkGuard(cs.Root)
+	changed := make(map[string]int, len(cs.Ops)) // path → its op
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
+		if j, twice := changed[op.Path]; twice && op.Action != RemoveEmptyDir {
+			// Each op checks the path as the plan read it: a second would
+			// find the first's work and the apply would roll back.
+			return &RefusedError{Path: op.Path, Reason: fmt.Sprintf("the plan changes it twice (%s, then %s): plan again; if it happens again, it is a bug of cfix", cs.Ops[j].Action, op.Action)}
+		}
+		if op.Action != RemoveEmptyDir {
+			changed[op.Path] = i
+		}
 		if err := op.check(); err != nil {
 			return &RefusedError{Path: op.Path, Reason: err.Error()}
 		}

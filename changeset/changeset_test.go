@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
 )
@@ -226,6 +226,29 @@ func TestDiffShowsControls(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the diff does not show %s:\n%s", want, got)
 		}
+	}
+}
+
+// TestTwiceRefused: a plan that changes one path twice is refused before
+// anything is written (a planner's bug must not reach the store, not even
+// as an apply rolled back halfway).
+func TestTwiceRefused(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	b := filepath.Join(dir, "b.jsonl")
+	write(t, a, "one\n\n")
+	write(t, b, "b\n")
+	cs := changeset.New(dir, "test")
+	cs.Add(changeset.Op{Action: changeset.Delete, Path: b, Expect: fp(t, b)})
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Expect: fp(t, a), Edits: []changeset.Edit{{Line: 2, Offset: 4, Length: 1, Count: 1}}})
+	cs.Add(changeset.Op{Action: changeset.Delete, Path: a, Expect: fp(t, a)})
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	var re *changeset.RefusedError
+	if !errors.As(err, &re) || re.Path != a || !re.Untouched || !strings.Contains(err.Error(), "changes it twice (rewrite, then delete)") {
+		t.Fatalf("apply: %v", err)
+	}
+	if read(t, a) != "one\n\n" || read(t, b) != "b\n" {
+		t.Error("a refused plan wrote")
 	}
 }
 
