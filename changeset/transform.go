@@ -135,11 +135,14 @@ func (t *Transform) Check() error {
 	if (t.OldDir == "") != (t.NewDir == "") {
 		return errors.New("transform: old_dir and new_dir go together")
 	}
-	if t.OldDir != "" && (!strings.HasPrefix(t.OldDir, "/") || strings.TrimRight(t.OldDir, "/") == "") {
+	if t.OldDir != "" && !WindowsDir(t.OldDir) && (!strings.HasPrefix(t.OldDir, "/") || strings.TrimRight(t.OldDir, "/") == "") {
 		return fmt.Errorf("transform: old_dir %q must be an absolute path other than /", t.OldDir)
 	}
 	if t.RewritePaths && t.OldDir == "" {
 		return errors.New("transform: rewrite_paths needs old_dir")
+	}
+	if t.RewritePaths && WindowsDir(t.OldDir) {
+		return fmt.Errorf("transform: rewrite_paths cannot map a Windows old_dir (%s) inside text", t.OldDir)
 	}
 	for i, lt := range t.Trim {
 		if lt.Line < 1 || i > 0 && lt.Line <= t.Trim[i-1].Line {
@@ -375,6 +378,9 @@ func (t *Transform) walk(raw []byte, start, end int, reps *[]repl, depth int) {
 // old/x gives new/x. Only whole path components match: /a/foo never maps
 // /a/foobar. It reports whether p was under old.
 func MapPath(old, new, p string) (string, bool) {
+	if WindowsDir(old) {
+		return mapWindowsPath(old, new, p)
+	}
 	o := strings.TrimRight(old, "/")
 	if o == "" || p == "" {
 		return p, false
@@ -386,6 +392,42 @@ func MapPath(old, new, p string) (string, bool) {
 		return strings.TrimRight(new, "/") + p[len(o):], true
 	}
 	return p, false
+}
+
+// WindowsDir reports whether dir is an absolute Windows path below a
+// drive's or a share's root: C:\Users\x (either slash, any letter case) or
+// \\server\share\x, as a session run on Windows names its cwd.
+func WindowsDir(dir string) bool {
+	d := strings.TrimRight(dir, `\/`)
+	switch {
+	case len(d) > 3 && (d[0]|0x20 >= 'a' && d[0]|0x20 <= 'z') && d[1] == ':' && (d[2] == '\\' || d[2] == '/'):
+		return true
+	case strings.HasPrefix(d, `\\`):
+		server, rest, ok := strings.Cut(d[2:], `\`)
+		share, sub, ok2 := strings.Cut(rest, `\`)
+		return ok && ok2 && server != "" && share != "" && sub != ""
+	}
+	return false
+}
+
+// mapWindowsPath is MapPath for a Windows old (see WindowsDir): Windows
+// compares paths without regard to letter case and takes either slash,
+// and the separators of the part under old become slashes.
+func mapWindowsPath(old, new, p string) (string, bool) {
+	slash := func(s string) string { return strings.ReplaceAll(s, `\`, "/") }
+	o := strings.TrimRight(old, `\/`)
+	if len(p) < len(o) || !strings.EqualFold(slash(p[:len(o)]), slash(o)) {
+		return p, false
+	}
+	rest := slash(p[len(o):])
+	if rest != "" && rest[0] != '/' {
+		return p, false
+	}
+	rest = strings.TrimRight(rest, "/")
+	if rest == "" {
+		return new, true
+	}
+	return strings.TrimRight(new, "/") + rest, true
 }
 
 // MapPathsInText maps every occurrence of a path under old inside the

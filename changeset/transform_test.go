@@ -25,11 +25,36 @@ func TestMapPath(t *testing.T) {
 		{"/a/foo", "/", "/a/foo/x", "/x", true},
 		{"/a/foo", "/b", "", "", false},
 		{"/", "/b", "/x", "/x", false},
+		// A session run on Windows: letter case does not matter, the part
+		// under old takes slashes.
+		{`C:\Users\x\proj`, "/home/x/proj", `C:\Users\x\proj`, "/home/x/proj", true},
+		{`C:\Users\x\proj`, "/home/x/proj", `c:\users\X\Proj\src\app`, "/home/x/proj/src/app", true},
+		{`C:\Users\x\proj\`, "/home/x/proj", `C:\Users\x\proj\src\`, "/home/x/proj/src", true},
+		{`C:\Users\x\proj`, "/home/x/proj", `C:/Users/x/proj/src`, "/home/x/proj/src", true},
+		{`C:\Users\x\proj`, "/home/x/proj", `C:\Users\x\project`, `C:\Users\x\project`, false},
+		{`C:\Users\x\proj`, "/home/x/proj", `D:\Users\x\proj`, `D:\Users\x\proj`, false},
+		{`\\srv\share\proj`, "/mnt/proj", `\\SRV\share\proj\a`, "/mnt/proj/a", true},
 	}
 	for _, c := range cases {
 		got, ok := MapPath(c.old, c.new, c.p)
 		if got != c.want || ok != c.ok {
 			t.Errorf("MapPath(%q, %q, %q) = %q, %v; want %q, %v", c.old, c.new, c.p, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestWindowsDir(t *testing.T) {
+	for _, c := range []struct {
+		dir  string
+		want bool
+	}{
+		{`C:\Users\x`, true}, {`c:\x`, true}, {`D:/work/x`, true}, {`C:\Users\x\`, true},
+		{`\\server\share\x`, true},
+		{`C:\`, false}, {`C:`, false}, {`C:x`, false}, {`\\server\share`, false}, {`\\server`, false},
+		{"/home/x", false}, {"relative\\x", false}, {"", false}, {`1:\x`, false},
+	} {
+		if got := WindowsDir(c.dir); got != c.want {
+			t.Errorf("WindowsDir(%q) = %v, want %v", c.dir, got, c.want)
 		}
 	}
 }

@@ -202,6 +202,12 @@ func planSession(o Options, move bool) (*Plan, error) {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s ran in /: cwd fields are left as they are", id))
 	case oldDir != dir:
 		t.OldDir, t.NewDir, t.RewritePaths = oldDir, dir, o.RewritePaths
+		if changeset.WindowsDir(oldDir) && o.RewritePaths {
+			// Its cwd fields are mapped; a Windows path inside text has no
+			// end a reader can tell.
+			t.RewritePaths = false
+			cs.Notes = append(cs.Notes, fmt.Sprintf("session %s ran in a Windows folder (%s): its cwd fields are rewritten, paths inside messages are not (--rewrite-paths maps POSIX paths only)", id, oldDir))
+		}
 	}
 
 	// Flat subagents are named by agent id, unique per folder: one whose

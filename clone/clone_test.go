@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -770,4 +772,105 @@ func TestCloneRenamedFile(t *testing.T) {
 			t.Errorf("after the clone: %s %s", f.Code, f.Path)
 		}
 	}
+}
+
+// TestCloneWindowsSession: a session run on Windows (a wild store's
+// C:\... cwd) cloned to a POSIX directory gets its cwd fields under the old
+// cwd mapped, the part under it with slashes (a cwd elsewhere is kept, as
+// for POSIX paths), and validates with no error and no cwd-mismatch the
+// source did not have; --rewrite-paths says in a note that text keeps its
+// Windows paths instead of failing.
+func TestCloneWindowsSession(t *testing.T) {
+	const to = "/home/u/winproj"
+	n := 0
+	for _, name := range wild.Stores(t) {
+		paths, _ := filepath.Glob(filepath.Join(wild.Root(name), "projects", "*", "*-*-*-*-*.jsonl"))
+		for _, src := range paths {
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := firstCWD(b)
+			if !changeset.WindowsDir(old) {
+				continue
+			}
+			n++
+			id := strings.TrimSuffix(filepath.Base(src), ".jsonl")
+			for _, rewrite := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/rewrite=%v", name, id[:8], rewrite), func(t *testing.T) {
+					root := wild.Copy(t, name)
+					damage.Age(t, root)
+					p, err := clone.Clone(clone.Options{Root: root, Session: id, To: to, ID: cloneID, RewritePaths: rewrite})
+					if err != nil {
+						t.Fatal(err)
+					}
+					noted := false
+					for _, note := range p.ChangeSet.Notes {
+						noted = noted || strings.Contains(note, "Windows folder")
+					}
+					if noted != rewrite {
+						t.Errorf("note on the Windows folder: %v, want %v (%q)", noted, rewrite, p.ChangeSet.Notes)
+					}
+					apply(t, p.ChangeSet)
+					dst := filepath.Join(p.Folder, cloneID+".jsonl")
+					cb, err := os.ReadFile(dst)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Line for line: a cwd under the old one is mapped, any
+					// other (the session went on in another folder) kept.
+					srcLines, dstLines := bytes.Split(b, []byte("\n")), bytes.Split(cb, []byte("\n"))
+					if len(srcLines) != len(dstLines) {
+						t.Fatalf("the clone has %d lines, the source %d", len(dstLines), len(srcLines))
+					}
+					for i := range srcLines {
+						was, now := lineCWD(srcLines[i]), lineCWD(dstLines[i])
+						want, _ := changeset.MapPath(old, to, was)
+						if now != want {
+							t.Errorf("line %d: cwd %q became %q, want %q", i+1, was, now, want)
+						}
+					}
+					before, err := validate.Run(validate.Options{Root: wild.Root(name), Targets: []string{src}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					had := map[validate.Code]bool{}
+					for _, f := range before.Findings {
+						had[f.Code] = true
+					}
+					rep, err := validate.Run(validate.Options{Root: root, Targets: []string{dst}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, f := range rep.Findings {
+						if f.Severity == validate.Error || f.Code == validate.CWDMismatch && !had[f.Code] {
+							t.Errorf("clone: %s:%d %s %s", f.Path, f.Line, f.Code, f.Message)
+						}
+					}
+				})
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no wild session ran on Windows")
+	}
+}
+
+// firstCWD returns the first cwd field of a transcript's bytes.
+func firstCWD(b []byte) string {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if cwd := lineCWD(line); cwd != "" {
+			return cwd
+		}
+	}
+	return ""
+}
+
+// lineCWD returns the cwd field of a line ("" when it has none).
+func lineCWD(line []byte) string {
+	var e struct {
+		CWD string `json:"cwd"`
+	}
+	json.Unmarshal(line, &e)
+	return e.CWD
 }
