@@ -67,7 +67,9 @@ func changes(a, b string) []change {
 		s--
 	}
 	am, bm := a[p:len(a)-s], b[p:len(b)-s]
-	if len(am)+len(bm) > pairMaxDiff {
+	// go-diff works on characters: bytes that are not UTF-8 would come
+	// back as U+FFFD, longer, and the offsets would drift.
+	if len(am)+len(bm) > pairMaxDiff || !utf8.ValidString(am) || !utf8.ValidString(bm) {
 		return []change{{p, len(a) - s, p, len(b) - s}}
 	}
 	dmp := diffmatchpatch.New()

@@ -91,3 +91,24 @@ func TestChangedPairShapes(t *testing.T) {
 		t.Errorf("multi-byte:\n-%s\n+%s", x, y)
 	}
 }
+
+// FuzzChangedPair: any two lines, long or short, valid UTF-8 or not, are
+// shown without a panic (bytes that are not UTF-8 once moved go-diff's
+// offsets past the line's end: testdata/fuzz holds that case).
+func FuzzChangedPair(f *testing.F) {
+	f.Add("abc", "abd", 700)
+	f.Add("\xff", "0", 700)
+	f.Add(`{"k":"é"}`, `{"k":"e"}`, 2000)
+	f.Fuzz(func(t *testing.T, a, b string, pad int) {
+		if pad < 0 || pad > 3000 {
+			return
+		}
+		x := strings.Repeat("x", pad)
+		for _, p := range [][2]string{{x + a, x + b}, {a + x, b + x}, {x + a + x, x + b + x}} {
+			got, want := changedPair(p[0], p[1])
+			if (got == "") != (p[0] == "") || (want == "") != (p[1] == "") {
+				t.Errorf("changedPair(%q, %q) = %q, %q", p[0], p[1], got, want)
+			}
+		}
+	})
+}
