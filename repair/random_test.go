@@ -175,28 +175,7 @@ func checkRepairHolds(t *testing.T, root string) {
 		t.Errorf("second repair plans %s %s: %s\nfirst plan:\n%s", op.Action, op.Path, op.Reason, plan.String())
 	}
 
-	undo, err := changeset.Undo(res.Journal)
-	if err != nil {
-		t.Fatalf("undo: %v", err)
-	}
-	apply(t, undo, t.TempDir())
-	restored := snapshot(t, root)
-	for p, want := range damaged {
-		got, ok := restored[p]
-		switch {
-		case !ok:
-			t.Errorf("undo did not restore %s", p)
-		case !bytes.Equal(got.data, want.data):
-			t.Errorf("undo: %s differs from the damaged bytes", p)
-		case got.mode != want.mode || !got.mtime.Equal(want.mtime):
-			t.Errorf("undo: %s: mode %v mtime %v, want %v %v", p, got.mode, got.mtime, want.mode, want.mtime)
-		}
-	}
-	for p := range restored {
-		if _, ok := damaged[p]; !ok {
-			t.Errorf("undo left %s", p)
-		}
-	}
+	undoTo(t, res.Journal, root, damaged)
 }
 
 // randomSource is a main transcript to damage.

@@ -142,28 +142,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("a second repair plans changes:\n%s", b.String())
 			}
 
-			undo, err := changeset.Undo(res.Journal)
-			if err != nil {
-				t.Fatal(err)
-			}
-			apply(t, undo, journals)
-			restored := snapshot(t, root)
-			for p, want := range damaged {
-				got, ok := restored[p]
-				switch {
-				case !ok:
-					t.Errorf("undo did not restore %s", p)
-				case !bytes.Equal(got.data, want.data):
-					t.Errorf("undo: %s differs from the damaged bytes", p)
-				case got.mode != want.mode || !got.mtime.Equal(want.mtime):
-					t.Errorf("undo: %s: mode %v mtime %v, want %v %v", p, got.mode, got.mtime, want.mode, want.mtime)
-				}
-			}
-			for p := range restored {
-				if _, ok := damaged[p]; !ok {
-					t.Errorf("undo left %s", p)
-				}
-			}
+			undoTo(t, res.Journal, root, damaged)
 			covered[c.Code] = true
 		})
 	}
@@ -173,6 +152,34 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if !covered[c] {
 			t.Errorf("no round trip covers %s", c)
+		}
+	}
+}
+
+// undoTo undoes the journal and checks that the store at root holds
+// again exactly the files of want, with their bytes, modes and mtimes.
+func undoTo(t *testing.T, journal, root string, want map[string]file) {
+	t.Helper()
+	undo, err := changeset.Undo(journal)
+	if err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	apply(t, undo, t.TempDir())
+	restored := snapshot(t, root)
+	for p, w := range want {
+		got, ok := restored[p]
+		switch {
+		case !ok:
+			t.Errorf("undo did not restore %s", p)
+		case !bytes.Equal(got.data, w.data):
+			t.Errorf("undo: %s differs from the bytes before", p)
+		case got.mode != w.mode || !got.mtime.Equal(w.mtime):
+			t.Errorf("undo: %s: mode %v mtime %v, want %v %v", p, got.mode, got.mtime, w.mode, w.mtime)
+		}
+	}
+	for p := range restored {
+		if _, ok := want[p]; !ok {
+			t.Errorf("undo left %s", p)
 		}
 	}
 }
