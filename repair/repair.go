@@ -425,13 +425,17 @@ func planStub(l *store.Layout, path string) (op *changeset.Op, where string, lin
 			continue
 		}
 		r := p.Parse(line)
-		if r.Err != nil || !session.HeaderOf(r.Value, &e) || e.IsChain() {
+		if r.Err != nil || len(r.More) > 0 || !session.HeaderOf(r.Value, &e) || e.IsChain() {
 			return nil, "", nil, nil
 		}
 		if e.LeafUUID != "" {
 			leafs = append(leafs, e.LeafUUID)
 		}
-		lines = append(lines, line)
+		// Carried as the stub's own fixer would leave it: the transcript
+		// gets no fault for a second repair to fix.
+		rec, _ := session.FixSurrogates(line)
+		rec, _ = session.FixNULEscapes(rec)
+		lines = append(lines, session.FixUTF8(rec))
 	}
 	where = findUUID(l, path, leafs)
 	if where == "" {

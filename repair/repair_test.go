@@ -374,6 +374,42 @@ func TestStubWithLineFault(t *testing.T) {
 	}
 }
 
+// TestStubDamageNotCarried: a stub whose metadata holds invalid UTF-8, a
+// lone surrogate and a \u0000 escape moves into its transcript as its own
+// fixer would leave it: a second repair has nothing to fix there.
+func TestStubDamageNotCarried(t *testing.T) {
+	root := damage.CopyStore(t, "2.0.14")
+	folder := filepath.Join(root, "projects", "-home-dev-work-alpha")
+	stub := filepath.Join(folder, "af2c8555-89f8-494a-9b3b-1b949f782c38.jsonl")
+	ls := damage.Lines(t, stub)
+	bad := bytes.Replace(ls[0], []byte(`"summary":"`), []byte("\"summary\":\"bad \xff \\ud800 \\u0000 "), 1)
+	damage.WriteLines(t, stub, [][]byte{bad}, true)
+	age(t, root)
+	if rep := findings(t, root); !has(rep, validate.SessionStub, stub, 0) {
+		t.Fatalf("setup: no session-stub on %s: %+v", stub, rep.Findings)
+	}
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, t.TempDir())
+	if _, err := os.Stat(stub); err == nil {
+		t.Error("the stub is still there")
+	}
+	again, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range again.Ops {
+		t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
+	}
+	main := filepath.Join(folder, "40485fc7-0ba2-4494-baeb-a0a445f7a454.jsonl")
+	b, _ := os.ReadFile(main)
+	if !bytes.Contains(b, []byte("\"summary\":\"bad \uFFFD \\ufffd \\ufffd ")) {
+		t.Errorf("the stub's metadata did not reach the transcript fixed:\n%s", b[max(0, len(b)-600):])
+	}
+}
+
 // TestSalvage: a torn record glued to a complete one keeps the complete
 // one, however many objects the torn part holds, and never a fragment of
 // the torn part.
