@@ -135,8 +135,8 @@ func (t *Transform) Check() error {
 	if (t.OldDir == "") != (t.NewDir == "") {
 		return errors.New("transform: old_dir and new_dir go together")
 	}
-	if t.OldDir != "" && !WindowsDir(t.OldDir) && (!strings.HasPrefix(t.OldDir, "/") || strings.TrimRight(t.OldDir, "/") == "") {
-		return fmt.Errorf("transform: old_dir %q must be an absolute path other than /", t.OldDir)
+	if t.OldDir != "" && !MappableDir(t.OldDir) {
+		return fmt.Errorf("transform: old_dir %q must be an absolute path other than a root", t.OldDir)
 	}
 	if t.RewritePaths && t.OldDir == "" {
 		return errors.New("transform: rewrite_paths needs old_dir")
@@ -392,6 +392,13 @@ func MapPath(old, new, p string) (string, bool) {
 		return strings.TrimRight(new, "/") + p[len(o):], true
 	}
 	return p, false
+}
+
+// MappableDir reports whether a retarget can map cwd fields from dir: an
+// absolute POSIX path other than /, or a Windows one below a drive's or a
+// share's root (WindowsDir).
+func MappableDir(dir string) bool {
+	return strings.HasPrefix(dir, "/") && strings.TrimRight(dir, "/") != "" || WindowsDir(dir)
 }
 
 // WindowsDir reports whether dir is an absolute Windows path below a

@@ -198,8 +198,10 @@ func planSession(o Options, move bool) (*Plan, error) {
 	switch {
 	case oldDir == "":
 		cs.Notes = append(cs.Notes, fmt.Sprintf("no entry of session %s names a cwd: only the session id is rewritten", id))
-	case oldDir == "/":
-		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s ran in /: cwd fields are left as they are", id))
+	case !changeset.MappableDir(oldDir):
+		// A root (/, C:\) or a path that is not absolute: nothing under
+		// it can be told from the rest.
+		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s ran in %s: cwd fields are left as they are", id, oldDir))
 	case oldDir != dir:
 		t.OldDir, t.NewDir, t.RewritePaths = oldDir, dir, o.RewritePaths
 		if changeset.WindowsDir(oldDir) && o.RewritePaths {

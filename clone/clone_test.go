@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -826,6 +827,9 @@ func TestCloneWindowsSession(t *testing.T) {
 					for i := range srcLines {
 						was, now := lineCWD(srcLines[i]), lineCWD(dstLines[i])
 						want, _ := changeset.MapPath(old, to, was)
+						if was == old && now != to {
+							t.Errorf("line %d: the session's own cwd %q became %q, want %q", i+1, was, now, to)
+						}
 						if now != want {
 							t.Errorf("line %d: cwd %q became %q, want %q", i+1, was, now, want)
 						}
@@ -873,4 +877,42 @@ func lineCWD(line []byte) string {
 	}
 	json.Unmarshal(line, &e)
 	return e.CWD
+}
+
+// TestCloneRootCWD: a session whose cwd is a root (/, C:\, a share's
+// root) or not an absolute path at all is cloned with its cwd fields left
+// as they are and a note saying so; the apply goes through.
+func TestCloneRootCWD(t *testing.T) {
+	for _, cwd := range []string{"/", `C:\`, `\\srv\share`, "relative/dir"} {
+		t.Run(cwd, func(t *testing.T) {
+			root := damage.CopyStore(t, damage.V88)
+			src := damage.MainFile(root)
+			b, err := os.ReadFile(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q, _ := json.Marshal(cwd)
+			b = bytes.ReplaceAll(b, []byte(`"cwd":"`+alpha+`"`), []byte(`"cwd":`+string(q)))
+			if err := os.WriteFile(src, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			damage.Age(t, root)
+			p, err := clone.Clone(clone.Options{Root: root, Session: damage.V88Session, To: zeta, ID: cloneID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("session %s ran in %s: cwd fields are left as they are", damage.V88Session, cwd)
+			if !slices.Contains(p.ChangeSet.Notes, want) {
+				t.Errorf("notes %q, want %q", p.ChangeSet.Notes, want)
+			}
+			apply(t, p.ChangeSet)
+			cb, err := os.ReadFile(filepath.Join(p.Folder, cloneID+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, m := bytes.Count(b, []byte(`"cwd":`+string(q))), bytes.Count(cb, []byte(`"cwd":`+string(q))); n == 0 || n != m {
+				t.Errorf("%d cwd fields %s in the clone, %d in the source", m, q, n)
+			}
+		})
+	}
 }
