@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 )
 
@@ -132,7 +133,7 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 			rest.Ops = append(rest.Ops, op)
 			continue
 		}
-		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", op.Path, a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), op.Reason)
+		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", visible.String(op.Path), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), visible.String(op.Reason))
 		n := 0
 		for _, f := range a.Manifest.Files {
 			if f.Dir {
@@ -142,7 +143,7 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 				fmt.Fprintf(bw, "+… %d more files\n", a.Files-40)
 				break
 			}
-			fmt.Fprintf(bw, "+%s (%s, %s)\n", f.Path, changeset.Size(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
+			fmt.Fprintf(bw, "+%s (%s, %s)\n", visible.String(f.Path), changeset.Size(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -209,13 +210,13 @@ func listArchives(opts *archiveOptions, dir string) error {
 			fmt.Fprintf(opts.out, "no archive in %s\n", dir)
 		}
 		for _, a := range out {
-			title := a.Title
+			title := textCell(a.Title)
 			if title == "" {
 				title = "(no title)"
 			}
-			project := a.CWD
+			project := visible.String(a.CWD)
 			if project == "" {
-				project = strings.Join(a.Projects, ", ")
+				project = visible.String(strings.Join(a.Projects, ", "))
 			}
 			fmt.Fprintf(opts.out, "%s  %s\n  %s\n  %s to %s, %d %s, %s (%s compressed)\n", a.Session, title, project,
 				day(a.First), day(a.Last), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))

@@ -12,10 +12,10 @@ import (
 )
 
 // Write writes s to b on one line: line breaks, tabs and other control
-// characters (C0, DEL, C1) as Go escapes (\n, \t, \x1b), the line and
-// paragraph separators, the byte order mark and the bidirectional
-// overrides and isolates as \u escapes, and a byte that is not UTF-8 as
-// \x escape.
+// characters (Control) as Go escapes (\n, \t, \x1b), the characters that
+// change how the text around them shows (Hidden) as \u escapes, and a
+// byte that is not UTF-8 as a \x escape. A backslash stays as it is: the
+// JSON a line holds is full of them.
 func Write(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -28,9 +28,9 @@ func Write(b *strings.Builder, s string) {
 			b.WriteString(`\t`)
 		case r == '\r':
 			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+		case Control(r):
 			fmt.Fprintf(b, `\x%02x`, r)
-		case r == 0x2028 || r == 0x2029 || r == 0xfeff || bidi(r):
+		case Hidden(r):
 			fmt.Fprintf(b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+n])
@@ -39,10 +39,15 @@ func Write(b *strings.Builder, s string) {
 	}
 }
 
-// bidi reports whether r is a bidirectional mark, embedding, override or
-// isolate.
-func bidi(r rune) bool {
-	return r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+// Control reports whether r is a control character (C0, DEL, C1).
+func Control(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
+
+// Hidden reports whether r is a printable character that changes how the
+// text around it shows: the line and paragraph separators, the byte order
+// mark, and the bidirectional marks, embeddings, overrides and isolates.
+func Hidden(r rune) bool {
+	return r == 0x2028 || r == 0x2029 || r == 0xfeff || r == 0x061c || r == 0x200e || r == 0x200f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // String returns s as Write writes it (s itself when every character of

@@ -14,6 +14,7 @@ func TestString(t *testing.T) {
 		{"abc\u202edcba\u2066x\u2069\u200f", `abc\u202edcba\u2066x\u2069\u200f`},
 		{"bad \xff\xfe utf8 \xe6\x97", `bad \xff\xfe utf8 \xe6\x97`},
 		{"replacement \ufffd stays", "replacement \ufffd stays"},
+		{"arabic mark \u061c", `arabic mark \u061c`},
 	} {
 		if got := String(c.in); got != c.want {
 			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
