@@ -338,6 +338,7 @@ func readFacts(t *testing.T, root string) facts {
 			seen[string(line)] = true
 			var e struct {
 				UUID    string `json:"uuid"`
+				Type    string `json:"type"`
 				Version string `json:"version"`
 				Message struct {
 					Model   string          `json:"model"`
@@ -347,8 +348,8 @@ func readFacts(t *testing.T, root string) facts {
 			if json.Unmarshal(line, &e) != nil {
 				continue
 			}
-			if e.Version != "" {
-				version = e.Version
+			if e.Version != "" && (e.Type == "user" || e.Type == "assistant") {
+				version = e.Version // of the last chain entry, as repair reads it
 			}
 			if e.UUID != "" {
 				f.entries[rel+"|"+e.UUID] = true
