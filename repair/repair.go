@@ -424,18 +424,36 @@ func planStub(l *store.Layout, path string) (op *changeset.Op, where string, lin
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		// Read as the stub's own fixer would leave it, so the transcript
+		// gets no fault for a second repair to fix: NUL bytes dropped, a
+		// line that is not JSON (torn, garbage) left in the stub's backup,
+		// glued records apart, escapes and UTF-8 mended.
+		line = bytes.ReplaceAll(line, []byte{0}, nil)
 		r := p.Parse(line)
-		if r.Err != nil || len(r.More) > 0 || !session.HeaderOf(r.Value, &e) || e.IsChain() {
-			return nil, "", nil, nil
+		if r.Err != nil {
+			continue
 		}
-		if e.LeafUUID != "" {
-			leafs = append(leafs, e.LeafUUID)
+		recs := [][]byte{line}
+		if len(r.Spans) > 1 {
+			recs = recs[:0]
+			for _, sp := range r.Spans {
+				recs = append(recs, line[sp[0]:sp[1]])
+			}
 		}
-		// Carried as the stub's own fixer would leave it: the transcript
-		// gets no fault for a second repair to fix.
-		rec, _ := session.FixSurrogates(line)
-		rec, _ = session.FixNULEscapes(rec)
-		lines = append(lines, session.FixUTF8(rec))
+		for k, v := range append([]any{r.Value}, r.More...) {
+			if !session.HeaderOf(v, &e) || e.IsChain() {
+				return nil, "", nil, nil
+			}
+			if e.LeafUUID != "" {
+				leafs = append(leafs, e.LeafUUID)
+			}
+			rec, _ := session.FixSurrogates(recs[k])
+			rec, _ = session.FixNULEscapes(rec)
+			lines = append(lines, session.FixUTF8(rec))
+		}
+	}
+	if len(lines) == 0 {
+		return nil, "", nil, nil
 	}
 	where = findUUID(l, path, leafs)
 	if where == "" {

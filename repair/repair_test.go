@@ -338,39 +338,61 @@ func TestStubMetadataCarried(t *testing.T) {
 	}
 }
 
-// TestStubWithLineFault: a stub that also holds a line fault (here an empty
-// line) is removed whole, its line fix not planned too: one op per file,
-// or the removal would find the stub changed under it and the whole
-// repair would roll back.
+// TestStubWithLineFault: a stub that also holds a line fault (an empty
+// line, a torn last line, a line of garbage, a repeated line, NUL bytes)
+// is removed whole in one repair, its metadata carried as its fixer would
+// leave it, and no line fix is planned for it besides: one op per file
+// (the removal would find the stub changed under it and the whole repair
+// would roll back), and nothing left for a second repair.
 func TestStubWithLineFault(t *testing.T) {
-	root := damage.CopyStore(t, "2.0.14")
-	stub := filepath.Join(root, "projects", "-home-dev-work-alpha", "af2c8555-89f8-494a-9b3b-1b949f782c38.jsonl")
-	f, err := os.OpenFile(stub, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString("\n")
-	f.Close()
-	age(t, root)
-	rep := findings(t, root)
-	if !has(rep, validate.SessionStub, stub, 0) || !has(rep, validate.LineEmpty, stub, 0) {
-		t.Fatalf("setup: want session-stub and line-empty on %s: %+v", stub, rep.Findings)
-	}
-	cs, err := repair.Plan(repair.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range cs.Ops {
-		if op.Path == stub && op.Action != changeset.Delete {
-			t.Errorf("the plan has %s of the stub besides its removal: %s", op.Action, op.Reason)
-		}
-	}
-	apply(t, cs, t.TempDir())
-	if _, err := os.Stat(stub); err == nil {
-		t.Error("the stub is still there")
-	}
-	if again, _ := repair.Plan(repair.Options{Root: root}); !again.Empty() {
-		t.Error("a second repair plans changes")
+	for _, c := range []struct {
+		name   string
+		damage func(ls [][]byte) ([][]byte, bool)
+	}{
+		{"empty line", func(ls [][]byte) ([][]byte, bool) { return append(ls, nil), true }},
+		{"torn last line", func(ls [][]byte) ([][]byte, bool) { return append(ls, ls[0][:len(ls[0])/2]), false }},
+		{"garbage", func(ls [][]byte) ([][]byte, bool) { return append([][]byte{[]byte("\x01\xfe{oops")}, ls...), true }},
+		{"repeated", func(ls [][]byte) ([][]byte, bool) { return append(ls, ls[0]), true }},
+		{"NUL bytes", func(ls [][]byte) ([][]byte, bool) {
+			return [][]byte{append([]byte{0, 0}, ls[0]...)}, true
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := damage.CopyStore(t, "2.0.14")
+			folder := filepath.Join(root, "projects", "-home-dev-work-alpha")
+			stub := filepath.Join(folder, "af2c8555-89f8-494a-9b3b-1b949f782c38.jsonl")
+			meta := damage.Lines(t, stub)[0]
+			ls, final := c.damage([][]byte{meta})
+			damage.WriteLines(t, stub, ls, final)
+			age(t, root)
+			if rep := findings(t, root); !has(rep, validate.SessionStub, stub, 0) {
+				t.Fatalf("setup: no session-stub on %s: %+v", stub, rep.Findings)
+			}
+			cs, err := repair.Plan(repair.Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range cs.Ops {
+				if op.Path == stub && op.Action != changeset.Delete {
+					t.Errorf("the plan has %s of the stub besides its removal: %s", op.Action, op.Reason)
+				}
+			}
+			apply(t, cs, t.TempDir())
+			if _, err := os.Stat(stub); err == nil {
+				t.Error("the stub is still there")
+			}
+			b, _ := os.ReadFile(filepath.Join(folder, "40485fc7-0ba2-4494-baeb-a0a445f7a454.jsonl"))
+			if bytes.Count(b, meta) != 1 {
+				t.Errorf("the stub's metadata is in the transcript %d times, want once", bytes.Count(b, meta))
+			}
+			again, err := repair.Plan(repair.Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range again.Ops {
+				t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
+			}
+		})
 	}
 }
 
