@@ -638,6 +638,24 @@ func (x *fixer) setParent(i int, parent, reason string) error {
 	return x.setRec(n, nb, reason)
 }
 
+// descends reports whether node j has node i among its ancestors, as the
+// parents stand now: linking i to j would close a cycle.
+func (x *fixer) descends(j, i int) bool {
+	seen := map[int]bool{}
+	for k := j; !seen[k]; {
+		if k == i {
+			return true
+		}
+		seen[k] = true
+		p, ok := x.first[x.nodes[k].Parent]
+		if !ok || x.nodes[k].Parent == "" {
+			return false
+		}
+		k = p
+	}
+	return false
+}
+
 // remove drops node i and gives its children its parent.
 func (x *fixer) remove(i int, reason string) error {
 	n := &x.nodes[i]
@@ -712,12 +730,24 @@ func (x *fixer) chain() error {
 			if !x.nowhere(n.Parent) {
 				continue
 			}
-			prev := ""
+			// The entry before, unless it descends from this one: the link
+			// would close a cycle (lines out of order). The evidence names
+			// the entry right before; a guess takes the nearest other.
+			prev, closes := "", false
 			for j := i - 1; j >= 0; j-- {
-				if !x.deleted[j] && x.nodes[j].Sidechain == n.Sidechain {
-					prev = x.nodes[j].UUID
-					break
+				if x.deleted[j] || x.nodes[j].Sidechain != n.Sidechain {
+					continue
 				}
+				if x.descends(j, i) {
+					closes = true
+					continue
+				}
+				prev = x.nodes[j].UUID
+				break
+			}
+			if closes && (!x.aggressive || prev == "") {
+				x.unfixed[validate.ParentMissing]++
+				continue
 			}
 			why := "re-parent an entry whose parent was never written to the previous entry (a guess: --aggressive)"
 			if evidence {

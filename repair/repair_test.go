@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -393,6 +394,42 @@ func TestStubWithLineFault(t *testing.T) {
 				t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
 			}
 		})
+	}
+}
+
+// TestRelinkNoCycle: an entry whose parent sat on a line that is not JSON
+// is not linked to the entry before it when that one descends from it
+// (lines out of order): the link would close a cycle, which only a second
+// repair broke. It is left for --aggressive, and one repair settles. The
+// damage TestRandomDamage found: in a wild session, the first message's
+// line torn, the next two lines swapped, a line of garbage between them.
+func TestRelinkNoCycle(t *testing.T) {
+	root := filepath.Join(t.TempDir(), ".claude")
+	rel := filepath.Join("projects", "-home-d1--h2-d3", "7700370b-9ba6-4689-b21d-2a408faadd2e.jsonl")
+	p := filepath.Join(root, rel)
+	ls := damage.Lines(t, filepath.Join(wild.Root("2.1.68-2.1.73"), rel))
+	ls[2] = ls[2][:50]
+	ls[3], ls[4] = ls[4], ls[3]
+	ls = append(ls[:4], append([][]byte{[]byte("\x01garbage")}, ls[4:]...)...)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	damage.WriteLines(t, p, ls, true)
+	age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, t.TempDir())
+	if rep := findings(t, root); has(rep, validate.ChainCycle, p, 0) || has(rep, validate.ParentSelf, p, 0) {
+		t.Errorf("repair closed a cycle: %+v", rep.Findings)
+	}
+	again, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range again.Ops {
+		t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
 	}
 }
 
