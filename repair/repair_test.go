@@ -157,6 +157,22 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// settled checks that a second repair of the store at root plans nothing
+// (first: the first plan, shown with a failure).
+func settled(t *testing.T, root, first string) {
+	t.Helper()
+	again, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatalf("second repair: %v", err)
+	}
+	for _, op := range again.Ops {
+		t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
+	}
+	if !again.Empty() && first != "" {
+		t.Logf("first plan:\n%s", first)
+	}
+}
+
 // undoTo undoes the journal and checks that the store at root holds
 // again exactly the files of want, with their bytes, modes and mtimes.
 func undoTo(t *testing.T, journal, root string, want map[string]file) {
@@ -340,30 +356,36 @@ func TestStubMetadataCarried(t *testing.T) {
 }
 
 // TestStubWithLineFault: a stub that also holds a line fault (an empty
-// line, a torn last line, a line of garbage, a repeated line, NUL bytes)
-// is removed whole in one repair, its metadata carried as its fixer would
+// line, a torn last line, a line of garbage, a repeated line, NUL bytes,
+// damaged metadata) is removed whole in one repair, its metadata carried as its fixer would
 // leave it, and no line fix is planned for it besides: one op per file
 // (the removal would find the stub changed under it and the whole repair
 // would roll back), and nothing left for a second repair.
 func TestStubWithLineFault(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		damage func(ls [][]byte) ([][]byte, bool)
+		name string
+		// damage returns the stub's lines, whether they end with a newline,
+		// and the line the transcript must get.
+		damage func(meta []byte) ([][]byte, bool, []byte)
 	}{
-		{"empty line", func(ls [][]byte) ([][]byte, bool) { return append(ls, nil), true }},
-		{"torn last line", func(ls [][]byte) ([][]byte, bool) { return append(ls, ls[0][:len(ls[0])/2]), false }},
-		{"garbage", func(ls [][]byte) ([][]byte, bool) { return append([][]byte{[]byte("\x01\xfe{oops")}, ls...), true }},
-		{"repeated", func(ls [][]byte) ([][]byte, bool) { return append(ls, ls[0]), true }},
-		{"NUL bytes", func(ls [][]byte) ([][]byte, bool) {
-			return [][]byte{append([]byte{0, 0}, ls[0]...)}, true
+		{"empty line", func(m []byte) ([][]byte, bool, []byte) { return [][]byte{m, nil}, true, m }},
+		{"torn last line", func(m []byte) ([][]byte, bool, []byte) { return [][]byte{m, m[:len(m)/2]}, false, m }},
+		{"garbage", func(m []byte) ([][]byte, bool, []byte) { return [][]byte{[]byte("\x01\xfe{oops"), m}, true, m }},
+		{"repeated", func(m []byte) ([][]byte, bool, []byte) { return [][]byte{m, m}, true, m }},
+		{"NUL bytes", func(m []byte) ([][]byte, bool, []byte) { return [][]byte{append([]byte{0, 0}, m...)}, true, m }},
+		{"damaged metadata", func(m []byte) ([][]byte, bool, []byte) {
+			// Invalid UTF-8, a lone surrogate and a \u0000 escape: carried
+			// as the stub's fixer would leave them.
+			bad := bytes.Replace(m, []byte(`"summary":"`), []byte("\"summary\":\"bad \xff \\ud800 \\u0000 "), 1)
+			fixed := bytes.Replace(m, []byte(`"summary":"`), []byte("\"summary\":\"bad \uFFFD \\ufffd \\ufffd "), 1)
+			return [][]byte{bad}, true, fixed
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := damage.CopyStore(t, "2.0.14")
 			folder := filepath.Join(root, "projects", "-home-dev-work-alpha")
 			stub := filepath.Join(folder, "af2c8555-89f8-494a-9b3b-1b949f782c38.jsonl")
-			meta := damage.Lines(t, stub)[0]
-			ls, final := c.damage([][]byte{meta})
+			ls, final, want := c.damage(damage.Lines(t, stub)[0])
 			damage.WriteLines(t, stub, ls, final)
 			age(t, root)
 			if rep := findings(t, root); !has(rep, validate.SessionStub, stub, 0) {
@@ -383,16 +405,10 @@ func TestStubWithLineFault(t *testing.T) {
 				t.Error("the stub is still there")
 			}
 			b, _ := os.ReadFile(filepath.Join(folder, "40485fc7-0ba2-4494-baeb-a0a445f7a454.jsonl"))
-			if bytes.Count(b, meta) != 1 {
-				t.Errorf("the stub's metadata is in the transcript %d times, want once", bytes.Count(b, meta))
+			if bytes.Count(b, want) != 1 {
+				t.Errorf("the stub's metadata %s is in the transcript %d times, want once", want, bytes.Count(b, want))
 			}
-			again, err := repair.Plan(repair.Options{Root: root})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, op := range again.Ops {
-				t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
-			}
+			settled(t, root, "")
 		})
 	}
 }
@@ -424,49 +440,7 @@ func TestRelinkNoCycle(t *testing.T) {
 	if rep := findings(t, root); has(rep, validate.ChainCycle, p, 0) || has(rep, validate.ParentSelf, p, 0) {
 		t.Errorf("repair closed a cycle: %+v", rep.Findings)
 	}
-	again, err := repair.Plan(repair.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range again.Ops {
-		t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
-	}
-}
-
-// TestStubDamageNotCarried: a stub whose metadata holds invalid UTF-8, a
-// lone surrogate and a \u0000 escape moves into its transcript as its own
-// fixer would leave it: a second repair has nothing to fix there.
-func TestStubDamageNotCarried(t *testing.T) {
-	root := damage.CopyStore(t, "2.0.14")
-	folder := filepath.Join(root, "projects", "-home-dev-work-alpha")
-	stub := filepath.Join(folder, "af2c8555-89f8-494a-9b3b-1b949f782c38.jsonl")
-	ls := damage.Lines(t, stub)
-	bad := bytes.Replace(ls[0], []byte(`"summary":"`), []byte("\"summary\":\"bad \xff \\ud800 \\u0000 "), 1)
-	damage.WriteLines(t, stub, [][]byte{bad}, true)
-	age(t, root)
-	if rep := findings(t, root); !has(rep, validate.SessionStub, stub, 0) {
-		t.Fatalf("setup: no session-stub on %s: %+v", stub, rep.Findings)
-	}
-	cs, err := repair.Plan(repair.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	apply(t, cs, t.TempDir())
-	if _, err := os.Stat(stub); err == nil {
-		t.Error("the stub is still there")
-	}
-	again, err := repair.Plan(repair.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range again.Ops {
-		t.Errorf("a second repair plans %s %s: %s", op.Action, op.Path, op.Reason)
-	}
-	main := filepath.Join(folder, "40485fc7-0ba2-4494-baeb-a0a445f7a454.jsonl")
-	b, _ := os.ReadFile(main)
-	if !bytes.Contains(b, []byte("\"summary\":\"bad \uFFFD \\ufffd \\ufffd ")) {
-		t.Errorf("the stub's metadata did not reach the transcript fixed:\n%s", b[max(0, len(b)-600):])
-	}
+	settled(t, root, "")
 }
 
 // TestSalvage: a torn record glued to a complete one keeps the complete
