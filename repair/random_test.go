@@ -187,19 +187,7 @@ var sessionFile = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 // same damage on every machine.
 func randomSources(t *testing.T) []randomSource {
 	t.Helper()
-	var roots []string
-	vs, err := os.ReadDir(damage.Corpus())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range vs {
-		if v.IsDir() {
-			roots = append(roots, filepath.Join(damage.Corpus(), v.Name(), ".claude"))
-		}
-	}
-	for _, name := range wild.Stores(t) {
-		roots = append(roots, wild.Root(name))
-	}
+	roots := wild.AllRoots(t)
 	var out []randomSource
 	for _, root := range roots {
 		paths, err := filepath.Glob(filepath.Join(root, "projects", "*", "*.jsonl"))

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cfix-dev/cfix/internal/wild"
 )
 
 // refHit is a hit as the reference search gives it.
@@ -311,11 +313,7 @@ func compareHits(t *testing.T, what string, got, want []refHit) {
 
 // stores returns the corpus and wild stores.
 func stores(t *testing.T) []string {
-	var out []string
-	for _, g := range []string{"../testdata/corpus/*/.claude", "../testdata/wild/*/.claude"} {
-		m, _ := filepath.Glob(g)
-		out = append(out, m...)
-	}
+	out := wild.AllRoots(t)
 	if len(out) < 10 {
 		t.Fatalf("corpus and wild stores: found %d", len(out))
 	}

@@ -5,15 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cfix-dev/cfix/internal/wild"
 )
 
 // TestTitleOfStores: on every transcript of the corpus and wild stores,
 // TitleOf gives the title GlanceAt gives, from each of the places a title
 // comes from.
 func TestTitleOfStores(t *testing.T) {
-	roots, _ := filepath.Glob("../testdata/corpus/*/.claude")
-	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
-	roots = append(roots, wild...)
+	roots := wild.AllRoots(t)
 	if len(roots) < 18 {
 		t.Fatalf("%d stores found", len(roots))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -31,14 +32,7 @@ func copyStore(t *testing.T, src string) string {
 // stores are the corpus and wild stores the tests run on.
 func stores(t *testing.T) []string {
 	t.Helper()
-	var out []string
-	for _, pat := range []string{"../testdata/corpus/*/.claude", "../testdata/wild/*/.claude"} {
-		m, err := filepath.Glob(pat)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m...)
-	}
+	out := wild.AllRoots(t)
 	if len(out) < 10 {
 		t.Fatalf("found %d stores", len(out))
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -34,9 +35,7 @@ func TestGlanceCodes(t *testing.T) {
 // read (the messages, first and last timestamps of a file it reads whole),
 // and every quick finding is one validate reports for the same file.
 func TestGlanceStores(t *testing.T) {
-	roots, _ := filepath.Glob("../testdata/corpus/*/.claude")
-	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
-	roots = append(roots, wild...)
+	roots := wild.AllRoots(t)
 	if len(roots) < 18 {
 		t.Fatalf("%d stores found", len(roots))
 	}

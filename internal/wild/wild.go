@@ -41,6 +41,22 @@ func Stores(t testing.TB) []string {
 	return out
 }
 
+// AllRoots returns the .claude folders of every store the tests read,
+// to read only: the corpus stores (testdata/corpus), then the wild ones,
+// each in name order.
+func AllRoots(t testing.TB) []string {
+	t.Helper()
+	var out []string
+	for _, dir := range []string{filepath.Join(Dir(), "..", "corpus"), Dir()} {
+		m, err := filepath.Glob(filepath.Join(dir, "*", ".claude"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	return out
+}
+
 // Root returns the .claude folder of a wild store, to read only.
 func Root(name string) string { return filepath.Join(Dir(), name, ".claude") }
 
