@@ -20,7 +20,7 @@ func Quote(s string) string {
 	}) < 0 {
 		return s
 	}
-	if !hasHidden(s) {
+	if visible.String(s) == s { // nothing a terminal would act on
 		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	var b strings.Builder
@@ -42,17 +42,4 @@ func Quote(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
-}
-
-// hasHidden reports whether s holds a byte that is not UTF-8 or a rune
-// visible would escape.
-func hasHidden(s string) bool {
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || visible.Control(r) || visible.Hidden(r) {
-			return true
-		}
-		i += n
-	}
-	return false
 }
