@@ -57,3 +57,26 @@ func hintFor(f *Finding) string {
 	}
 	return ""
 }
+
+// FixFor returns the command that fixes findings of code, as validate's
+// hints give it, with FILE standing for the file a finding names; "" when
+// no command fixes it safely.
+func FixFor(code Code) string {
+	for _, c := range Codes {
+		if c.Code == code {
+			f := &Finding{Code: code, Severity: c.Severity, Path: "FILE"}
+			return hintFor(f)
+		}
+	}
+	return ""
+}
+
+// Lookup returns what Codes says of code.
+func Lookup(code Code) (CodeInfo, bool) {
+	for _, c := range Codes {
+		if c.Code == code {
+			return c, true
+		}
+	}
+	return CodeInfo{}, false
+}
