@@ -27,7 +27,7 @@ func (s Severity) String() string {
 // Code is a stable finding identifier. Scripts match on it: never rename one.
 type Code string
 
-// Finding codes. README.md lists each with its meaning; a test keeps the
+// Finding codes. docs/codes.md lists each with its meaning; a test keeps the
 // two in step.
 const (
 	// Lines.
@@ -106,7 +106,7 @@ type CodeInfo struct {
 	Meaning  string
 }
 
-// Codes lists every code, in the order README.md documents them.
+// Codes lists every code, in the order docs/codes.md documents them.
 var Codes = []CodeInfo{
 	{JSONInvalid, Error, "a line is not valid JSON (the message gives the column)"},
 	{LineTorn, Error, "the last line was cut off mid-write (no final newline, not valid JSON)"},

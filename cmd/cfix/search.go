@@ -179,7 +179,7 @@ func runSearch(opts *searchOptions, pattern string) error {
 	return nil
 }
 
-// hitJSON is a hit in the --json document (README: cfix search).
+// hitJSON is a hit in the --json document (docs/search.md).
 type hitJSON struct {
 	Source    string  `json:"source"`
 	Path      string  `json:"path"`

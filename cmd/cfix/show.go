@@ -40,7 +40,7 @@ the current directory's project). A .jsonl file that is no session of the
 store (transcripts/ses_*.jsonl, pre-compact-session-histories/*.jsonl) is
 shown too, marked as not resumable.
 
---json prints one document (README.md describes it).
+--json prints one document (docs/show.md describes it).
 
 Exit status:
   0  shown, and validate found no error

@@ -53,7 +53,7 @@ list the sessions behind one.
 Each finding is printed as "path:line: severity code: message", followed by a
 "hint:" naming the cfix command that fixes it. Severities: error (data is
 broken, or a resume will fail or silently lose history), warning (suspicious
-or wasteful), notice (worth knowing). Codes are stable; README.md lists them.
+or wasteful), notice (worth knowing). Codes are stable; cfix explain CODE and docs/codes.md describe each.
 The output ends with the count of each code found (a table on a terminal)
 and the totals. --code and --severity narrow the findings printed (not the
 counts, nor the exit status): --code takes codes, comma-separated;
