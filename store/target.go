@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -194,7 +195,36 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 	if !errors.Is(statErr, fs.ErrNotExist) {
 		return nil, fmt.Errorf("target %s: %w", arg, statErr)
 	}
+	if !bare {
+		if t, ok, err := r.goneDir(arg, abs); ok || err != nil {
+			return t, err
+		}
+	}
 	return nil, &TargetError{Target: arg}
+}
+
+// goneDir resolves a working directory that is no longer on disk (a
+// project deleted or renamed: the main reason to look for its sessions)
+// through what the store records of it: the project folder its path
+// encodes to, else a folder whose sessions name it as their cwd (or
+// whose sessions-index.json names it as originalPath), as ls shows them.
+func (r *Resolver) goneDir(arg, abs string) (*Target, bool, error) {
+	folder := FolderFor(r.root, abs)
+	if fi, err := os.Stat(filepath.Join(ProjectsDir(r.root), folder)); err == nil && fi.IsDir() {
+		t, err := r.project(arg, folder)
+		return t, true, err
+	}
+	all, err := r.scan()
+	if err != nil {
+		return nil, false, err
+	}
+	for _, p := range ProjectsOf(all, SessionsOf(all, nil)) {
+		if slices.Contains(p.Paths, abs) {
+			t, err := r.project(arg, p.Folder)
+			return t, true, err
+		}
+	}
+	return nil, false, nil
 }
 
 // Latest names the newest session of the current directory's project:

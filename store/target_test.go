@@ -339,3 +339,36 @@ func TestResolveLatest(t *testing.T) {
 		t.Errorf("latest in a directory with no sessions: %v", err)
 	}
 }
+
+// TestResolveGoneDir: a project path that ls printed resolves when that
+// directory is no longer on disk: by the folder it encodes to, else by the
+// cwd the sessions of a folder record (a folder named otherwise, as
+// CLAUDE_CODE_PROJECT_DIR_NAME makes).
+func TestResolveGoneDir(t *testing.T) {
+	tmp := t.TempDir()
+	root := filepath.Join(tmp, "claude")
+	gone := filepath.Join(tmp, "work", "deleted project")
+	renamed := filepath.Join(tmp, "work", "renamed")
+	line := func(id, cwd string) string {
+		return `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + id + `","cwd":"` + cwd + `","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n"
+	}
+	writeFile(t, filepath.Join(root, "projects", EncodeProject(gone), idA+".jsonl"), line(idA, gone))
+	writeFile(t, filepath.Join(root, "projects", "named-by-env", idB+".jsonl"), line(idB, renamed))
+	r := NewResolver(root, nil)
+	for _, c := range []struct{ arg, folder string }{
+		{gone, EncodeProject(gone)},
+		{renamed, "named-by-env"},
+	} {
+		tg, err := r.Resolve(c.arg)
+		if err != nil {
+			t.Fatalf("Resolve(%q): %v", c.arg, err)
+		}
+		if tg.Kind != TargetProject || tg.Project != c.folder {
+			t.Errorf("Resolve(%q) = %s %q, want the project folder %q", c.arg, tg.Kind, tg.Project, c.folder)
+		}
+	}
+	var te *TargetError
+	if _, err := r.Resolve(filepath.Join(tmp, "work", "never")); !errors.As(err, &te) {
+		t.Errorf("a directory no session names: %v, want a TargetError", err)
+	}
+}
