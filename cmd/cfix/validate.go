@@ -57,7 +57,9 @@ or wasteful), notice (worth knowing). Codes are stable; cfix explain CODE and do
 The output ends with the count of each code found (a table on a terminal)
 and the totals. --code and --severity narrow the findings printed (not the
 counts, nor the exit status): --code takes codes, comma-separated;
---severity the lowest severity printed (error, warning or notice).
+--severity the lowest severity printed (error, warning or notice). Notices
+are counted, and listed only with --severity notice or their --code; --json
+holds every finding unless narrowed.
 
 Exit status:
   0  no finding of severity error
@@ -93,6 +95,9 @@ Exit status:
 type findingFilter struct {
 	codes map[validate.Code]bool // nil: every code
 	min   validate.Severity
+	// notices is set when notices are left out by default, not asked
+	// to be: the summary says how to list them.
+	notices bool
 }
 
 func (f findingFilter) keep(x validate.Finding) bool {
@@ -151,6 +156,12 @@ func runValidate(opts *validateOptions) error {
 	filter, err := newFindingFilter(opts)
 	if err != nil {
 		return usageError(err)
+	}
+	// Text lists what needs attention: notices are counted, and listed
+	// only when asked for (--severity notice, or their --code). The JSON
+	// document holds every finding unless narrowed.
+	if !opts.json && opts.severity == "" && len(opts.codes) == 0 && filter.min < validate.Warning {
+		filter.min, filter.notices = validate.Warning, true
 	}
 	vo := validate.Options{Root: root, Targets: opts.targets}
 	showProgress := len(opts.targets) == 0 && !opts.quiet && isTerminal(opts.errOut)
@@ -228,7 +239,9 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 	printCodeCounts(w, rep, table)
 	fmt.Fprintf(w, "%d files checked: %s, %s, %s", rep.FilesChecked,
 		plural(rep.Counts["error"], "error"), plural(rep.Counts["warning"], "warning"), plural(rep.Counts["notice"], "notice"))
-	if shown < len(rep.Findings) {
+	if n := rep.Counts["notice"]; filter.notices && n > 0 && shown == len(rep.Findings)-n {
+		fmt.Fprintf(w, " (--severity notice lists the %s)", pluralWord(n, "notice"))
+	} else if shown < len(rep.Findings) {
 		fmt.Fprintf(w, " (%d shown)", shown)
 	}
 	fmt.Fprintln(w)
