@@ -182,12 +182,12 @@ func (j *journal) rollback(failed int) error {
 
 // JournalInfo describes a journal for undo --list.
 type JournalInfo struct {
-	Dir     string
-	Command string
-	Root    string
-	Created time.Time
-	Ops     int
-	State   string // applied, rolled-back, undone, incomplete
+	Dir     string    `json:"dir"`
+	Command string    `json:"command"`
+	Root    string    `json:"root"`
+	Created time.Time `json:"created"`
+	Ops     int       `json:"ops"`
+	State   string    `json:"state"` // applied, rolled-back, undone, incomplete
 }
 
 // ListJournals lists the journals under base for the store at root (all

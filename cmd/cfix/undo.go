@@ -51,6 +51,9 @@ func runUndo(opts *undoOptions, args []string) error {
 			return &exitError{code: exitFound, err: err}
 		}
 		if opts.json {
+			if js == nil {
+				js = []changeset.JournalInfo{}
+			}
 			return printJSON(opts.out, js)
 		}
 		if len(js) == 0 {
