@@ -202,8 +202,8 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 	}
 	var out []JournalInfo
 	for _, e := range ents {
-		if !e.IsDir() {
-			continue
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue // a journal journal prune is removing
 		}
 		dir := filepath.Join(base, e.Name())
 		cs, events, err := readJournal(dir)

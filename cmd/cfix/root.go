@@ -70,7 +70,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newTrimCmd(), newForkCmd())
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
-	root.AddCommand(newSearchCmd(), newExplainCmd())
+	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	return root
 }
