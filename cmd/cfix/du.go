@@ -146,6 +146,7 @@ func runDu(opts *duOptions) error {
 	for _, p := range store.ProjectsOf(l, store.SessionsOf(l, nil)) {
 		paths[p.Folder] = p.Paths
 	}
+	jn := duJournals(root)
 	if opts.json {
 		doc := struct {
 			Root        string          `json:"root"`
@@ -156,8 +157,12 @@ func runDu(opts *duOptions) error {
 			PruneOps    int             `json:"prune_ops"`
 			Kinds       []duKindJSON    `json:"kinds"`
 			Projects    []duProjectJSON `json:"projects"`
+			Journals    *duJournalJSON  `json:"journals,omitempty"`
 		}{Root: root, Folder: project, Files: u.Files, Size: u.Total, Reclaimable: reclaimTotal, PruneOps: ops,
 			Kinds: []duKindJSON{}, Projects: []duProjectJSON{}}
+		if project == "" {
+			doc.Journals = &jn
+		}
 		for _, k := range duKinds(u, reclaim) {
 			doc.Kinds = append(doc.Kinds, duKindJSON{Kind: k.Name, Files: k.Files, Size: k.Size, Reclaimable: reclaim[k.Name]})
 		}
@@ -179,6 +184,11 @@ func runDu(opts *duOptions) error {
 		fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", visible.String(k.Name), k.Files, changeset.Size(k.Size), reclaimCell(reclaim[k.Name]))
 	}
 	fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", "total", u.Files, changeset.Size(u.Total), reclaimCell(reclaimTotal))
+	if project == "" && jn.Journals > 0 {
+		// Outside the store: the bytes applies took out of it, kept so
+		// that undo can put them back.
+		fmt.Fprintf(w, "%-30s  %7d  %9s  %9s\n", fmt.Sprintf("journals (%d, outside)", jn.Journals), jn.Files, changeset.Size(jn.Size), reclaimCell(jn.Reclaimable))
+	}
 	if project == "" && len(u.Projects) > 0 {
 		fmt.Fprintf(w, "\n%9s  %9s  %9s  %9s  %9s  %s\n", "SIZE", "TRANSCR", "SUBAGENTS", "TOOL-RES", "RECLAIM", "PROJECT")
 		shown := u.Projects
@@ -198,6 +208,9 @@ func runDu(opts *duOptions) error {
 		}
 	}
 	fmt.Fprintln(w)
+	if project == "" && jn.Reclaimable > 0 {
+		fmt.Fprintf(w, "cfix journal prune would free %s of the journals in %s (those applies could no longer be undone).\n", changeset.Size(jn.Reclaimable), visible.String(jn.Dir))
+	}
 	if ops == 0 {
 		fmt.Fprintln(w, "cfix prune would reclaim nothing.")
 		return nil
@@ -286,4 +299,38 @@ func duKindOf(root, path string) (kind, folder string) {
 	}
 	folder = parts[1]
 	return store.ProjectKind(strings.Join(parts[2:], "/")), folder
+}
+
+// duJournalJSON is what the journals of a store hold (outside it).
+type duJournalJSON struct {
+	Dir         string `json:"dir"`
+	Journals    int    `json:"journals"`
+	Files       int    `json:"files"`
+	Size        int64  `json:"size"`
+	Frees       int64  `json:"frees"`
+	Reclaimable int64  `json:"reclaimable"` // what journal prune frees, by default
+}
+
+// duJournals adds up the journals of the store at root, and what cfix
+// journal prune would free of them with the default retention.
+func duJournals(root string) duJournalJSON {
+	var out duJournalJSON
+	base, err := changeset.DefaultJournalDir()
+	if err != nil {
+		return out
+	}
+	out.Dir = base
+	js, _ := changeset.ListJournals(base, root)
+	for _, j := range js {
+		s := changeset.SizeOf(j.Dir)
+		out.Journals++
+		out.Files += s.Files
+		out.Size += s.Bytes
+		out.Frees += s.Frees
+	}
+	old, _ := changeset.PruneJournals(base, root, changeset.DefaultRetention, time.Now())
+	for _, j := range old {
+		out.Reclaimable += changeset.SizeOf(j.Dir).Frees
+	}
+	return out
 }

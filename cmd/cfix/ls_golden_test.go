@@ -21,7 +21,11 @@ func TestLsDuGolden(t *testing.T) {
 
 	root := damage.CopyStore(t, "2.0.77")
 	damage.Age(t, root)
-	clean := func(s string) string { return strings.ReplaceAll(s, root, "$ROOT") }
+	journals := t.TempDir()
+	t.Setenv("CFIX_JOURNAL_DIR", journals)
+	clean := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(s, root, "$ROOT"), journals, "$JOURNALS")
+	}
 	run := func(name string, args ...string) {
 		t.Helper()
 		out, code := cli(t, append([]string{args[0], "--root", root}, args[1:]...)...)
