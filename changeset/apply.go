@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -149,16 +148,8 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 				return &RefusedError{Path: op.To, Reason: "rename target exists"}
 			}
 		}
-		if opts.Force {
-			continue
-		}
-		if op.Session != "" && opts.LiveSessions[op.Session] {
-			return &RefusedError{Path: op.Path, Reason: fmt.Sprintf("session %s is live (a running Claude Code holds it); close it or use --force", op.Session)}
-		}
-		if op.Expect.Exists && !op.Expect.Dir && strings.HasSuffix(op.Path, ".jsonl") && op.Action != Create {
-			if age := now.Sub(op.Expect.ModTime); age < opts.LiveWindow {
-				return &RefusedError{Path: op.Path, Reason: fmt.Sprintf("written %s ago, the session may be live; wait %s or use --force", age.Round(time.Second), opts.LiveWindow)}
-			}
+		if r := liveReason(op, opts, now); r != "" {
+			return &RefusedError{Path: op.Path, Reason: r}
 		}
 	}
 	return nil

@@ -124,9 +124,33 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		fmt.Fprintf(w, ", %d %s removed, %d added", total.EntriesRemoved, plural(total.EntriesRemoved, "entry"), total.EntriesAdded)
 	}
 	fmt.Fprintf(w, ", %s removed, %s added\n", Size(total.BytesRemoved), Size(total.BytesAdded))
+	if kept := JournalBytes(cs); kept > 0 {
+		fmt.Fprintf(w, "journal: when applied, %s of backups stay outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
+	}
 	for _, n := range cs.Notes {
 		fmt.Fprintf(w, "note: %s\n", visible.String(n))
 	}
+}
+
+// JournalBytes is what an apply of cs keeps in its journal: the old bytes
+// of each file it replaces (only those cut off, for a cut in place) and
+// of each file and folder it removes.
+func JournalBytes(cs *ChangeSet) int64 {
+	var n int64
+	for i := range cs.Ops {
+		op := &cs.Ops[i]
+		switch op.Action {
+		case Rewrite:
+			if keep, ok := op.cutAt(); ok {
+				n += op.Expect.Size - keep
+			} else {
+				n += op.Expect.Size
+			}
+		case Delete, DeleteDir:
+			n += op.Expect.Size
+		}
+	}
+	return n
 }
 
 func entries(s Stats) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/shell"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -24,6 +25,7 @@ type planFlags struct {
 	json     bool
 	exitCode bool
 	force    bool
+	stat     bool
 	planOut  string
 	// trim and fork, when set, go into the --json document as such.
 	trim, fork any
@@ -41,6 +43,7 @@ func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan and the result as JSON")
 	cmd.Flags().BoolVar(&f.exitCode, "exit-code", false, "exit with status 3 when a dry run finds changes to make")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
+	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan (each change, bytes added and removed) without its diff")
 	if withPlanOut {
 		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
 	}
@@ -115,12 +118,35 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	}
 	pj := toJSON(cs)
 	pj.Trim, pj.Fork = f.trim, f.fork
+	// What would refuse the apply is said before the plan, in a dry run
+	// too: a plan whose apply cannot start is not worth reading first.
+	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
+		return usageError(errors.New("--apply needs --yes when stdin is not a terminal; nothing was written"))
+	}
+	if !cs.Empty() {
+		lv, err := liveSessions(cs.Root)
+		if err != nil {
+			return &exitError{code: exitFound, err: err}
+		}
+		refused := changeset.LiveRefusals(cs, changeset.ApplyOptions{Force: f.force, LiveSessions: lv})
+		if len(refused) > 0 && !f.json {
+			for _, r := range refused {
+				fmt.Fprintf(f.errOut, "cfix: %s: %s\n", visible.String(r.Path), r.Reason)
+			}
+			fmt.Fprintf(f.errOut, "cfix: --apply refuses this plan while that holds (--force applies it anyway); the plan follows\n\n")
+		}
+	}
 	if !f.json {
 		show := changeset.Show
-		if f.show != nil {
+		if f.stat {
+			show = func(w io.Writer, cs *changeset.ChangeSet) error { changeset.Summary(w, cs); return nil }
+		} else if f.show != nil {
 			show = f.show
 		}
-		if err := show(f.out, cs); err != nil {
+		out, done := pager(f.out)
+		err := show(out, cs)
+		done()
+		if err != nil {
 			return &exitError{code: exitFound, err: err}
 		}
 		if f.planOut != "" {
@@ -170,6 +196,13 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	}
 	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
 	return nil
+}
+
+// stdinTerminal reports whether the plan's input is a terminal a question
+// can be asked on.
+func stdinTerminal(f *planFlags) bool {
+	in, ok := f.in.(*os.File)
+	return ok && isTerminal(in)
 }
 
 // confirm asks on a terminal; elsewhere --yes is required.
