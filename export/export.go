@@ -20,6 +20,7 @@ import (
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/trim"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -82,6 +83,14 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return &InputError{Msg: fmt.Sprintf("format %q: want one of %s", opts.Format, strings.Join(Formats, ", "))}
 	}
 	x.r = r
+	if !agent && !t.loose {
+		if ts, err := trim.Turns(main.Path); err == nil {
+			x.turns = map[string]int{}
+			for _, tn := range ts {
+				x.turns[tn.UUID] = tn.N
+			}
+		}
+	}
 	r.begin(x.header(t))
 	if err := x.conversation(t, 0); err != nil {
 		return err
@@ -135,6 +144,9 @@ type exporter struct {
 	inlined map[int]bool
 	agents  *agents // the family's subagent transcripts, indexed
 	last    string  // the message written last
+	// turns numbers the prompts of the main transcript's resumed history
+	// as cfix fork --turn and cfix show count them (trim.Turns).
+	turns map[string]int
 }
 
 // transcript is one transcript open for export: its graph (where each
@@ -576,6 +588,10 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 	if role == "assistant" && t.g.Nodes[i].MsgID != "" {
 		key = fmt.Sprintf("%p %s %v", t, t.g.Nodes[i].MsgID, other)
 	}
+	if n := x.turns[t.g.Nodes[i].UUID]; n > 0 && depth == 0 && !other && role == "user" && !t.agent {
+		r.turn(n)
+		x.last = ""
+	}
 	if key != x.last {
 		r.message(label, e.Message.Model, when(e.Timestamp), other)
 		x.last = key
@@ -967,5 +983,7 @@ type renderer interface {
 	tool(c toolCall, sub func() error) error
 	note(kind, body, ts string, other bool)
 	compaction(s, ts string)
+	// turn heads the prompt that starts turn n (cfix fork --turn n).
+	turn(n int)
 	end()
 }

@@ -24,6 +24,7 @@ header h1{font-size:1.5em;margin:0 0 8px;overflow-wrap:anywhere}
 header dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0 0 8px;color:var(--muted);font-size:.9em}
 header dt{font-weight:600}header dd{margin:0;overflow-wrap:anywhere}
 header p{color:var(--muted);font-size:.9em;margin:0 0 20px}
+h2.turn{font-size:1.05em;margin:28px 0 4px;padding-top:8px;border-top:1px solid var(--asst-b)}
 section.msg{border:1px solid var(--asst-b);background:var(--asst);border-radius:8px;padding:10px 14px;margin:12px 0}
 section.user{background:var(--user);border-color:var(--user-b)}
 section.other{border-style:dashed;opacity:.8}
@@ -162,6 +163,11 @@ func (h *htmlOut) note(kind, body, ts string, other bool) {
 func (h *htmlOut) compaction(s, ts string) {
 	h.closeMsg()
 	fmt.Fprintf(h.w, "<div class=\"compaction\">%s · %s</div>\n", esc(s), esc(ts))
+}
+
+func (h *htmlOut) turn(n int) {
+	h.closeMsg()
+	fmt.Fprintf(h.w, "<h2 class=\"turn\" id=\"turn-%d\">Turn %d</h2>\n", n, n)
 }
 
 func (h *htmlOut) end() {

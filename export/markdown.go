@@ -98,6 +98,8 @@ func (m *markdown) compaction(s, ts string) {
 	fmt.Fprintf(m.w, "---\n\n**%s** · %s\n\n---\n\n", mdLine(s), mdLine(ts))
 }
 
+func (m *markdown) turn(n int) { fmt.Fprintf(m.w, "### Turn %d\n\n", n) }
+
 func (m *markdown) end() {}
 
 // fenced puts s in a fenced code block whose fence is longer than any run

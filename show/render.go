@@ -50,7 +50,14 @@ func Text(w io.Writer, r *Report) error {
 	if r.First != "" {
 		row("time", span(r.First, r.Last))
 	}
-	row("turns", plural(r.Turns, "prompt"))
+	if r.Resumable {
+		row("turns", fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural(r.Prompts, "prompt")))
+		for _, t := range r.Turns {
+			fmt.Fprintf(b, "%12s %4d  %s  %s\n", "", t.N, turnTime(t.Time), quotedWords(t.Words))
+		}
+	} else {
+		row("prompts", plural(r.Prompts, "prompt"))
+	}
 	row("entries", fmt.Sprintf("%d%s", r.Entries, types(r.Types)))
 	u := r.Usage
 	row("tokens", fmt.Sprintf("%d input, %d output, %d cache write, %d cache read (all transcripts)", u.Input, u.Output, u.CacheCreation, u.CacheRead))
@@ -349,3 +356,15 @@ func tree(b *strings.Builder, r *Report) {
 	}
 	walk(top, "")
 }
+
+// turnTime shows a turn's timestamp as the time row does, in UTC.
+func turnTime(ts string) string {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return fmt.Sprintf("%-19s", ts)
+	}
+	return t.UTC().Format("2006-01-02 15:04:05")
+}
+
+// quotedWords shows a prompt's first words as a terminal shows them.
+func quotedWords(s string) string { return visible.String(s) }

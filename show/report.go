@@ -9,6 +9,7 @@ import (
 
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/trim"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -22,14 +23,18 @@ type Report struct {
 	NotResumable string `json:"not_resumable,omitempty"`
 	// The session's main transcripts taken together (subagents have
 	// their own figures in Files).
-	Titles      []Title        `json:"titles"`
-	Slugs       []string       `json:"slugs"`
-	CWDs        []string       `json:"cwds"`
-	Versions    []string       `json:"versions"`
-	Models      []string       `json:"models"`
-	First       string         `json:"first"`
-	Last        string         `json:"last"`
-	Turns       int            `json:"turns"`
+	Titles   []Title  `json:"titles"`
+	Slugs    []string `json:"slugs"`
+	CWDs     []string `json:"cwds"`
+	Versions []string `json:"versions"`
+	Models   []string `json:"models"`
+	First    string   `json:"first"`
+	Last     string   `json:"last"`
+	// Prompts counts every prompt of the main transcripts; Turns are
+	// those of the history a resume loads, numbered as cfix fork --turn
+	// counts them (trim.Turns).
+	Prompts     int            `json:"prompts"`
+	Turns       []trim.Turn    `json:"turns"`
 	Entries     int            `json:"entries"`
 	Types       map[string]int `json:"types"`
 	Compactions int            `json:"compactions"`
@@ -94,7 +99,7 @@ type Sidecar struct {
 // Build reads the family: each transcript once, then validate's checks of
 // the session.
 func Build(fam *Family) (*Report, error) {
-	rep := &Report{Root: fam.Root, Session: fam.Session, Resumable: fam.Loose == "", NotResumable: fam.Why,
+	rep := &Report{Root: fam.Root, Session: fam.Session, Resumable: fam.Loose == "", NotResumable: fam.Why, Turns: []trim.Turn{},
 		Types: map[string]int{}, Counts: map[string]int{"error": 0, "warning": 0, "notice": 0}}
 	if fam.Loose != "" {
 		fi, err := os.Stat(fam.Loose)
@@ -142,6 +147,13 @@ func Build(fam *Family) (*Report, error) {
 		if rf.Kind == "main" {
 			rf.Resume = resumeOf(st.chain)
 			rep.sum(st)
+			if len(rep.Turns) == 0 && rep.Resumable {
+				// A file trim cannot read line by line (glued records)
+				// has no turns.
+				if ts, err := trim.Turns(f.Path); err == nil {
+					rep.Turns = ts
+				}
+			}
 		}
 		st.chain = nil
 		rep.Usage.add(st.Usage)
@@ -195,7 +207,7 @@ func (r *Report) sum(st *Stats) {
 	if st.Last > r.Last {
 		r.Last = st.Last
 	}
-	r.Turns += st.Turns
+	r.Prompts += st.Prompts
 	r.Entries += st.Entries
 	r.Compactions += st.Compactions
 	for k, v := range st.Types {

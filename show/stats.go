@@ -51,9 +51,9 @@ type Stats struct {
 	CWDs     []string       `json:"cwds"`
 	Slugs    []string       `json:"slugs"`
 	Titles   []Title        `json:"titles"`
-	// Turns counts the person's prompts: user entries holding text, not
+	// Prompts counts the person's prompts: user entries holding text, not
 	// tool results, meta entries or compaction summaries.
-	Turns       int   `json:"turns"`
+	Prompts     int   `json:"prompts"`
 	Compactions int   `json:"compactions"`
 	Sidechain   int   `json:"sidechain_entries"` // inline subagent entries (1.0.x, 2.0.x)
 	Usage       Usage `json:"usage"`
@@ -219,8 +219,9 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 				}
 			}
 		case "user":
-			if !v.IsMeta && !v.IsCompactSummary && !v.IsSidechain && v.Message.Content.text && !v.Message.Content.result {
-				s.Turns++
+			if !v.IsMeta && !v.IsCompactSummary && !v.IsSidechain && v.Message.Content.text && !v.Message.Content.result &&
+				!bytes.Contains(raw, []byte(`"<local-command-`)) {
+				s.Prompts++
 			}
 		case "system":
 			if v.Subtype == "compact_boundary" {

@@ -23,8 +23,8 @@ func TestReadNULBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Entries != 3 || st.NotJSON != 0 || st.Turns != 2 {
-		t.Errorf("%d entries, %d lines not JSON, %d turns; want 3, 0, 2", st.Entries, st.NotJSON, st.Turns)
+	if st.Entries != 3 || st.NotJSON != 0 || st.Prompts != 2 {
+		t.Errorf("%d entries, %d lines not JSON, %d turns; want 3, 0, 2", st.Entries, st.NotJSON, st.Prompts)
 	}
 	if n := len(st.chain.Graph.Nodes); n != st.Entries {
 		t.Errorf("the chain reader holds %d entries, the stats %d", n, st.Entries)
@@ -58,7 +58,7 @@ func TestTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Turns != 4 {
-		t.Errorf("%d turns, want 4 (a prompt, another, /model, ! ls)", st.Turns)
+	if st.Prompts != 4 {
+		t.Errorf("%d turns, want 4 (a prompt, another, /model, ! ls)", st.Prompts)
 	}
 }

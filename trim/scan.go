@@ -180,7 +180,7 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 		}
 	}
 	r.prompt = r.chain && r.typ == "user" && !e.IsMeta && !e.IsSidechain && hasText && !hasResult &&
-		!bytes.Contains(l.Raw, keyCompact)
+		!bytes.Contains(l.Raw, keyCompact) && !localOutput(l.Raw)
 	if r.typ == "assistant" && bytes.Contains(l.Raw, keyUsage) {
 		r.usage = usageTokens(l.Raw)
 	}
@@ -245,4 +245,12 @@ func (s *scanned) ids(gi int, typ string) []string {
 		}
 	}
 	return out
+}
+
+// localOutput reports whether a user entry is the output a local command
+// printed (<local-command-stdout>, its stderr, the caveat before it),
+// which Claude Code writes as a user entry; the person typed the command,
+// an entry before it, not this.
+func localOutput(raw []byte) bool {
+	return bytes.Contains(raw, []byte(`"content":"<local-command-`)) || bytes.Contains(raw, []byte(`"text":"<local-command-`))
 }

@@ -192,10 +192,18 @@ func TestForkTurns(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Turns numbers the prompts as fork --turn counts them.
+				turns, err := Turns(f.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
 				for turn := 1; ; turn++ {
 					p, err := Fork(ForkOptions{Root: root, Session: f.Path, Turn: turn})
 					if err != nil {
 						if strings.Contains(err.Error(), "turns") || strings.Contains(err.Error(), "turn ") {
+							if turn != len(turns)+1 {
+								t.Errorf("%s: fork counts %d turns, Turns %d", f.Path, turn-1, len(turns))
+							}
 							break
 						}
 						t.Fatalf("%s: fork --turn %d: %v", f.Path, turn, err)
@@ -205,6 +213,18 @@ func TestForkTurns(t *testing.T) {
 					ld1, err := validate.LoadedChain(path)
 					if err != nil {
 						t.Fatal(err)
+					}
+					if turn > len(turns) {
+						t.Fatalf("%s: fork --turn %d works, Turns gives %d", f.Path, turn, len(turns))
+					}
+					// (Turn k itself may be left out: a fork ends where the
+					// client resumes, which compactions written out of
+					// order can put before it.)
+					if tn := turns[turn-1]; tn.N != turn || tn.Words == "" || !slices.Contains(ld0.UUIDs, tn.UUID) {
+						t.Errorf("%s: turn %d (%s, %q) is not a prompt of the loaded chain", f.Path, tn.N, tn.UUID, tn.Words)
+					}
+					if turn < len(turns) && slices.Contains(ld1.UUIDs, turns[turn].UUID) {
+						t.Errorf("%s: fork --turn %d holds turn %d", f.Path, turn, turn+1)
 					}
 					k := slices.Index(ld0.UUIDs, p.Leaf)
 					if k < 0 {

@@ -33,7 +33,7 @@ func TestTrimForkGolden(t *testing.T) {
 		t.Errorf("trim --json dry run: status %d", code)
 	}
 	golden(t, "trim-plan.json", strings.ReplaceAll(out, root, "$ROOT"))
-	out, code = cli(t, "fork", id, "--turn", "2", "--root", root)
+	out, code = cli(t, "fork", id, "--turn", "1", "--root", root)
 	if code != exitOK {
 		t.Errorf("fork dry run: status %d", code)
 	}

@@ -1,0 +1,145 @@
+package trim
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+
+	"github.com/cfix-dev/cfix/session"
+)
+
+// Turn is one prompt of the history a resume of a session loads, numbered
+// from 1 as cfix fork --turn counts them (prompts behind a compaction or
+// on another branch have no number: a resume sends a summary of them, or
+// nothing).
+type Turn struct {
+	N     int    `json:"n"`
+	UUID  string `json:"uuid"`
+	Line  int    `json:"line"`
+	Time  string `json:"time"`
+	Words string `json:"words"` // the prompt's first words
+}
+
+// maxWords is how much of a prompt Turns keeps.
+const maxWords = 72
+
+// Turns returns the turns of the transcript at path, in order.
+func Turns(path string) ([]Turn, error) {
+	s, err := scanFile(path, session.TrimOptions{}, false)
+	if err != nil {
+		return nil, err
+	}
+	ld := s.g.Load(session.LoaderFor(s.version), false)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	out := []Turn{}
+	for _, gi := range ld.Chain {
+		l := s.lines[s.node[gi]]
+		if !l.prompt {
+			continue
+		}
+		n := s.g.Nodes[gi]
+		out = append(out, Turn{N: len(out) + 1, UUID: n.UUID, Line: n.Line, Time: n.Time,
+			Words: promptWords(io.NewSectionReader(fh, l.off, int64(l.len)))})
+	}
+	return out, nil
+}
+
+// promptWords reads a user entry's first text (message.content as a
+// string, or the first text of its blocks) and returns its first words
+// on one line, streamed from r: the rest of the line is not read.
+func promptWords(r io.Reader) string {
+	type frame struct {
+		object, wantKey bool
+		key             string
+	}
+	d := json.NewDecoder(r)
+	var stack []frame
+	// inContent is the depth of message.content's list, 0 outside it.
+	inContent := 0
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		top := len(stack) - 1
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				if v == '[' && top == 1 && stack[0].key == "message" && stack[1].key == "content" {
+					inContent = len(stack) + 1
+				}
+				stack = append(stack, frame{object: v == '{', wantKey: v == '{'})
+			default:
+				if len(stack) == inContent {
+					return "" // no text block
+				}
+				stack = stack[:top]
+				if top > 0 && stack[top-1].object {
+					stack[top-1].wantKey = true
+				}
+			}
+		default:
+			if top >= 0 && stack[top].object && stack[top].wantKey {
+				stack[top].key, _ = v.(string)
+				stack[top].wantKey = false
+				continue
+			}
+			if str, ok := v.(string); ok && top >= 0 {
+				switch {
+				case top == 1 && stack[0].key == "message" && stack[1].key == "content":
+					return words(str)
+				case inContent > 0 && top == inContent && stack[top].key == "text":
+					return words(str)
+				}
+			}
+			if top >= 0 && stack[top].object {
+				stack[top].wantKey = true
+			}
+		}
+	}
+}
+
+// words gives the first maxWords bytes of s on one line, whitespace runs
+// as one space, cut at a word's end.
+func words(s string) string {
+	if name, ok := between(s, "<command-name>", "</command-name>"); ok {
+		// A slash command: its name and arguments, as the person typed it.
+		args, _ := between(s, "<command-args>", "</command-args>")
+		s = name + " " + args
+	}
+	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+	if len(s) <= maxWords {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:maxWords], ' ')
+	if cut < maxWords/2 {
+		cut = maxWords
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+	}
+	return s[:cut] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// between returns the text of s between open and close.
+func between(s, open, close string) (string, bool) {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, close)
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
