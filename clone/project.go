@@ -353,6 +353,9 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			}
 			fo.creates = append(fo.creates, ops...)
 		default:
+			if target, ok := Linked(from); ok {
+				return nil, LinkRefused(from, target, "move", "move it by hand first")
+			}
 			return nil, conflict("%s is neither a file nor a folder; move it by hand first", from)
 		}
 	}
@@ -473,6 +476,9 @@ func copyTree(from, to string, t *changeset.Transform, session, what string) ([]
 	err = filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if target, ok := Linked(p); ok {
+			return LinkRefused(p, target, "move", "move it by hand first")
 		}
 		if !d.Type().IsRegular() {
 			return conflict("%s is not a regular file; move it by hand first", p)
