@@ -135,3 +135,36 @@ func TestMoveOfLinkRefused(t *testing.T) {
 		linksIntact(t, map[string]string{p: target})
 	}
 }
+
+// TestMoveProjectLeavesLinkedHistory: a history.jsonl that is a symbolic
+// link (kept elsewhere and linked in) is left out of a move-project, with
+// a note naming the link; the rest is applied, and the link and what it
+// leads to stay as they were. Before, the plan rewrote it, and the apply
+// was refused (the fingerprint was the link's, the bytes its target's).
+func TestMoveProjectLeavesLinkedHistory(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	hist := filepath.Join(root, "history.jsonl")
+	line := `{"display":"hi","pastedContents":{},"timestamp":1767268800000,"project":"` + alpha + `","sessionId":"` + damage.V88Session + `"}` + "\n"
+	if err := os.WriteFile(hist, []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := linkOut(t, hist)
+	damage.Age(t, root)
+	p, err := clone.MoveProject(clone.ProjectOptions{Root: root, Old: alpha, New: zeta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range p.ChangeSet.Ops {
+		if op.Path == hist {
+			t.Errorf("the plan %ss the linked history", op.Action)
+		}
+	}
+	if !strings.Contains(strings.Join(p.ChangeSet.Notes, "\n"), hist+" is a symbolic link to "+target+": not rewritten") {
+		t.Errorf("no note on the link: %q", p.ChangeSet.Notes)
+	}
+	apply(t, p.ChangeSet)
+	linksIntact(t, map[string]string{hist: target})
+	if b, _ := os.ReadFile(target); string(b) != line {
+		t.Errorf("what the link leads to changed: %q", b)
+	}
+}
