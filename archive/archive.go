@@ -272,6 +272,7 @@ func Archive(opts Options) (*Plan, error) {
 		p.Cleanup()
 		return nil, err
 	}
+	clone.LeaveLinks(cs)
 	if l, ok := cs.OutsideLink(); ok {
 		p.Cleanup()
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}

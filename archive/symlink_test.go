@@ -77,3 +77,62 @@ func TestArchiveOfLinkedTranscript(t *testing.T) {
 		t.Errorf("the session's prompt history is gone")
 	}
 }
+
+// TestLinkedSidecarLeftOut: a sessions-index.json or history.jsonl that is
+// a symbolic link (kept elsewhere and linked in) is left out of an archive
+// and of rm --history, with a note naming the link; the rest is applied,
+// and the link and what it leads to stay as they were. Before, the plan
+// rewrote it and the apply was refused whole ("changed while applying").
+func TestLinkedSidecarLeftOut(t *testing.T) {
+	const id = "faa4037a-9834-4495-ada4-b0c35ab615ba"
+	for _, command := range []string{"archive", "rm"} {
+		root := copyStore(t, filepath.Join(damage.Corpus(), damage.V88, ".claude"))
+		folder := filepath.Join(root, "projects", "-home-dev-work-beta-dir-sub")
+		// archive drops the session's index entry, rm --history its prompts.
+		linked := filepath.Join(folder, "sessions-index.json")
+		content := `{"version":1,"entries":[{"sessionId":"` + id + `","fullPath":"` + filepath.Join(folder, id+".jsonl") + `"}],"originalPath":"/home/dev/work/beta.dir/sub"}`
+		if command == "rm" {
+			linked = filepath.Join(root, "history.jsonl")
+			content = `{"display":"hi","pastedContents":{},"timestamp":1767268800000,"project":"/home/dev/work/beta.dir/sub","sessionId":"` + id + `"}` + "\n"
+		}
+		target := filepath.Join(t.TempDir(), filepath.Base(linked))
+		os.WriteFile(target, []byte(content), 0o600)
+		if err := os.Symlink(target, linked); err != nil {
+			t.Fatal(err)
+		}
+		var cs *changeset.ChangeSet
+		if command == "archive" {
+			p, err := Archive(Options{Root: root, Dir: filepath.Join(t.TempDir(), "archive"), Sessions: []string{id}, Build: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Cleanup()
+			cs = p.ChangeSet
+		} else {
+			var err error
+			if cs, err = Rm(RmOptions{Root: root, Sessions: []string{id}, History: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, op := range cs.Ops {
+			if op.Path == linked {
+				t.Errorf("%s: the plan %ss the linked %s", command, op.Action, linked)
+			}
+		}
+		if !strings.Contains(strings.Join(cs.Notes, "\n"), linked+" is a symbolic link to "+target+": not rewritten") {
+			t.Errorf("%s: no note on the link: %q", command, cs.Notes)
+		}
+		if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Force: true}); err != nil {
+			t.Fatalf("%s: %v", command, err)
+		}
+		if _, err := os.Stat(filepath.Join(folder, id+".jsonl")); err == nil {
+			t.Errorf("%s: the session is still there", command)
+		}
+		if got, _ := os.Readlink(linked); got != target {
+			t.Errorf("%s: the link leads to %q", command, got)
+		}
+		if b, _ := os.ReadFile(target); string(b) != content {
+			t.Errorf("%s: what the link leads to changed: %q", command, b)
+		}
+	}
+}

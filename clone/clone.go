@@ -86,20 +86,20 @@ func confined(p *Plan, err error) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	leaveLinks(p.ChangeSet)
+	LeaveLinks(p.ChangeSet)
 	if l, ok := p.ChangeSet.OutsideLink(); ok {
 		return nil, conflict("%s; a %s is all or nothing: nothing is planned", l, p.ChangeSet.Command)
 	}
 	return p, nil
 }
 
-// leaveLinks leaves out of cs the rewrites of files that are symbolic
+// LeaveLinks leaves out of cs the rewrites of files that are symbolic
 // links (a sessions-index.json, history.jsonl or settings file kept
 // elsewhere and linked in), with a note for each: a rewrite would replace
 // the link by a file and leave what it leads to as it was, and apply
 // refuses it (a transcript that is a link is refused before, by the
 // planner that would move or rewrite it).
-func leaveLinks(cs *changeset.ChangeSet) {
+func LeaveLinks(cs *changeset.ChangeSet) {
 	ops := cs.Ops[:0]
 	for _, op := range cs.Ops {
 		if op.Action == changeset.Rewrite && op.Expect.Link != "" {

@@ -57,7 +57,7 @@ func MoveProject(o ProjectOptions) (*ProjectPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	leaveLinks(pp.ChangeSet)
+	LeaveLinks(pp.ChangeSet)
 	if l, ok := pp.ChangeSet.OutsideLink(); ok {
 		return nil, conflict("%s; a move-project is all or nothing: nothing is planned", l)
 	}
