@@ -46,8 +46,14 @@ func isLink(t *testing.T, p, target string) {
 // another disk), and a session folder removed with a linked folder in it,
 // come back from undo as links saying the same, never as files of what
 // they lead to; the plans show them as links. What they lead to is never
-// touched.
+// touched. In an ordinary and in a batch apply.
 func TestUndoRestoresLinks(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		undoRestoresLinks(t, batch)
+	}
+}
+
+func undoRestoresLinks(t *testing.T, batch bool) {
 	root := damage.CopyStore(t, damage.V88)
 	main := damage.MainFile(root)
 	sessDir := strings.TrimSuffix(main, ".jsonl")
@@ -61,6 +67,7 @@ func TestUndoRestoresLinks(t *testing.T) {
 	cs := changeset.New(root, "rm")
 	cs.Add(changeset.Op{Action: changeset.Delete, Path: main, Expect: fp(t, main), Reason: "remove the linked transcript"})
 	cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: sessDir, Expect: fp(t, sessDir), Reason: "remove the session folder"})
+	cs.Batch = batch
 	var show bytes.Buffer
 	if err := changeset.Show(&show, cs); err != nil {
 		t.Fatal(err)
