@@ -425,7 +425,7 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 			if move {
 				return nil, LinkRefused(from, target, "move", "clone the session (a clone copies the files links lead to)")
 			}
-			return nil, conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else; put the folder itself in place of the link", from, target)
+			return nil, linkedFolder(from, target)
 		}
 		if e.IsDir() && e.Name() != "subagents" {
 			dfp, err := changeset.FingerprintOf(from)
@@ -475,6 +475,13 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 	return ops, nil
 }
 
+// linkedFolder is the refusal of a copy of a folder that is a symbolic
+// link: a copy of the link would share the folder with the original, and
+// cfix copies the files links lead to, not folders.
+func linkedFolder(path, target string) error {
+	return conflict("%s is a symbolic link to %s: cfix copies the file a link leads to, not a folder; put the folder itself in place of the link", path, target)
+}
+
 // isFile reports whether path leads to a regular file (through links).
 func isFile(path string) bool {
 	fi, err := os.Stat(path)
@@ -514,6 +521,9 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 			FromExpect: fp(ffp), Mode: ffp.Mode, ModTime: ffp.ModTime, Reason: what + ": todo list"})
 	}
 	fh := filepath.Join(root, "file-history", id)
+	if target, ok := Linked(fh); ok {
+		return linkedFolder(fh, target)
+	}
 	if fi, err := os.Stat(fh); err == nil && fi.IsDir() {
 		dfp, err := changeset.FingerprintOf(fh)
 		if err != nil {
@@ -525,6 +535,9 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 	// The task list of the Task tools (2.1.x: tasks/<session-id>/<n>.json
 	// and .lock), named by the session id.
 	tl := filepath.Join(root, "tasks", id)
+	if target, ok := Linked(tl); ok {
+		return linkedFolder(tl, target)
+	}
 	if fi, err := os.Stat(tl); err == nil && fi.IsDir() {
 		dfp, err := changeset.FingerprintOf(tl)
 		if err != nil {

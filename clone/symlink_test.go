@@ -168,3 +168,26 @@ func TestMoveProjectLeavesLinkedHistory(t *testing.T) {
 		t.Errorf("what the link leads to changed: %q", b)
 	}
 }
+
+// TestCloneOfLinkedFolderRefused: a clone of a session whose tool-results/
+// or file-history folder is a symbolic link is refused (exit 1), naming
+// the link and where it leads: a copy of the link would share the folder
+// with the original. Before, the first failed with "not a regular file",
+// the second with "read ...: is a directory" (the link read as a file).
+func TestCloneOfLinkedFolderRefused(t *testing.T) {
+	for _, which := range []string{"tool-results", "file-history"} {
+		root := damage.CopyStore(t, damage.V88)
+		dir := filepath.Join(strings.TrimSuffix(damage.MainFile(root), ".jsonl"), "tool-results")
+		if which == "file-history" {
+			dir = filepath.Join(root, "file-history", damage.V88Session)
+		}
+		os.MkdirAll(dir, 0o700)
+		os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o600)
+		target := linkOut(t, dir)
+		_, err := clone.Clone(clone.Options{Root: root, Session: damage.V88Session, To: zeta, ID: cloneID})
+		var ce *clone.ConflictError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), dir+" is a symbolic link to "+target+": cfix copies the file a link leads to, not a folder") {
+			t.Errorf("%s: clone of a linked folder: %v", which, err)
+		}
+	}
+}
