@@ -119,6 +119,10 @@ func Archive(opts Options) (*Plan, error) {
 			if !s.LastActivity.Before(cutoff) || guard.why(s) != "" {
 				continue
 			}
+			if why := linkedMain(s); why != "" {
+				cs.Notes = append(cs.Notes, why+": left in the store")
+				continue
+			}
 			if exists(filepath.Join(dir, s.ID+Ext)) {
 				cs.Notes = append(cs.Notes, fmt.Sprintf("session %s is already archived in %s: left in the store", s.ID, filepath.Join(dir, s.ID+Ext)))
 				continue
@@ -134,6 +138,9 @@ func Archive(opts Options) (*Plan, error) {
 			return nil, err
 		}
 		for _, s := range sessions {
+			if why := linkedMain(s); why != "" {
+				return nil, &clone.ConflictError{Msg: why + "; nothing is planned"}
+			}
 			if why := guard.why(s); why != "" && !opts.Force {
 				return nil, &clone.ConflictError{Msg: why + "; nothing is planned (--force to archive it anyway)"}
 			}
@@ -265,6 +272,7 @@ func Archive(opts Options) (*Plan, error) {
 		p.Cleanup()
 		return nil, err
 	}
+	clone.LeaveLinks(cs)
 	if l, ok := cs.OutsideLink(); ok {
 		p.Cleanup()
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}

@@ -211,6 +211,20 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 	return out, nil
 }
 
+// linkedMain says why s cannot be archived when a main transcript of it is
+// a symbolic link, and "" otherwise: an archive keeps files, not links,
+// and the session would stay in the store (its link left alone) while
+// its index entries and prompt history went, with an archive that holds
+// none of its transcript's bytes.
+func linkedMain(s *Session) string {
+	for _, m := range s.Mains {
+		if target, ok := clone.Linked(m.Path); ok {
+			return fmt.Sprintf("session %s: its transcript %s is a symbolic link to %s, and an archive keeps files, not links; put the file itself in place of the link to archive the session", s.ID, m.Path, target)
+		}
+	}
+	return ""
+}
+
 // readDir lists the names in dir; a missing dir has none.
 func readDir(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)

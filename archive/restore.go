@@ -239,6 +239,7 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 	for _, op := range archiveOps {
 		cs.Add(op)
 	}
+	clone.LeaveLinks(cs)
 	if l, found := cs.OutsideLink(); found {
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; restore is all or nothing: nothing is planned", l)}
 	}

@@ -75,6 +75,7 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 			return nil, err
 		}
 	}
+	clone.LeaveLinks(cs)
 	if l, ok := cs.OutsideLink(); ok {
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
 	}

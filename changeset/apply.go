@@ -135,11 +135,16 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 		if op.Action == RemoveEmptyDir {
 			continue
 		}
-		if err := checkExpect(op.Path, op.Expect, op.selfEdit()); err != nil {
+		if op.Action == Rewrite && op.Expect.Link != "" {
+			return &RefusedError{Path: op.Path, Reason: fmt.Sprintf("is a symbolic link to %s: cfix does not rewrite a link (the new file would replace the link, and its target would keep the old bytes); rewrite its target, or put the file in place of the link", op.Expect.Link)}
+		}
+		if err := checkExpect(op.Path, op.Expect, op.selfEdit(), false); err != nil {
 			return err
 		}
 		if op.FromExpect != nil && op.From != "" {
-			if err := checkExpect(op.From, *op.FromExpect, op.adopts()); err != nil {
+			// An op reads the file its From leads to, unless the plan
+			// fingerprinted From as a link: then it makes that link.
+			if err := checkExpect(op.From, *op.FromExpect, op.adopts(), op.FromExpect.Link == ""); err != nil {
 				return err
 			}
 		}
@@ -158,11 +163,22 @@ func verify(cs *ChangeSet, opts ApplyOptions) error {
 // checkExpect compares path on disk with what the planner read. The
 // content is hashed again unless the file is the very one the planner
 // hashed, unchanged since (sameFile), or deferHash leaves the hash to the
-// write, which reads the file anyway (see selfEdit).
-func checkExpect(path string, want Fingerprint, deferHash bool) error {
+// write, which reads the file anyway (see selfEdit). With through, a
+// symbolic link at path is looked through: the op reads what it leads to.
+func checkExpect(path string, want Fingerprint, deferHash, through bool) error {
 	got, err := Stat(path)
+	viaLink := err == nil && through && got.Link != ""
+	if viaLink {
+		got, err = statThrough(path)
+	}
 	if err != nil {
 		return &RefusedError{Path: path, Reason: err.Error()}
+	}
+	if got.Link != want.Link {
+		if want.Link != "" {
+			return &RefusedError{Path: path, Reason: fmt.Sprintf("was a symbolic link to %s when the plan was made, and is not now; plan again", want.Link)}
+		}
+		return &RefusedError{Path: path, Reason: fmt.Sprintf("is a symbolic link to %s now; it was not when the plan was made; plan again", got.Link)}
 	}
 	switch {
 	case want.Exists && !got.Exists:
@@ -177,7 +193,11 @@ func checkExpect(path string, want Fingerprint, deferHash bool) error {
 	if want.SHA256 == "" || deferHash || sameFile(got, want) {
 		return nil
 	}
-	full, err := FingerprintOf(path)
+	fingerprint := FingerprintOf
+	if viaLink {
+		fingerprint = FingerprintThrough
+	}
+	full, err := fingerprint(path)
 	if err != nil {
 		return &RefusedError{Path: path, Reason: err.Error()}
 	}
@@ -192,6 +212,9 @@ func checkExpect(path string, want Fingerprint, deferHash bool) error {
 func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool, err error) {
 	switch op.Action {
 	case Create, Rewrite:
+		if op.makesLink() {
+			return false, j.makeLink(i, op, hook)
+		}
 		if keep, ok := op.cutAt(); ok && op.Action == Rewrite && !j.noCut {
 			if err := j.cutFile(i, op, keep, hook); err != errNoCut {
 				return false, err
@@ -436,6 +459,45 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	return appended, j.logEvent(event{Op: i, Event: "done"})
 }
 
+// makesLink reports whether a Create puts back a symbolic link: its From
+// (a backup) was fingerprinted as a link, so the op makes a link that
+// says the same, never a file of what it leads to.
+func (op *Op) makesLink() bool {
+	return op.Action == Create && op.From != "" && op.FromExpect != nil && op.FromExpect.Link != ""
+}
+
+// makeLink makes the symbolic link of a Create whose From is a link (see
+// makesLink), with the log events of a write.
+func (j *journal) makeLink(i int, op *Op, hook func(string, int)) error {
+	target := op.FromExpect.Link
+	if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(target))
+	if err := j.logEvent(event{Op: i, Event: "written", New: &Fingerprint{Exists: true, Link: target, SHA256: hex.EncodeToString(sum[:])}}); err != nil {
+		return err
+	}
+	hook("written", i)
+	hook("checked", i)
+	// Like a link of a new file into place, it fails if a file appeared
+	// at the path since verify.
+	err := os.Symlink(target, op.Path)
+	if errors.Is(err, fs.ErrExist) {
+		return &RefusedError{Path: op.Path, Reason: "appeared while applying; plan again"}
+	}
+	if err != nil {
+		return err
+	}
+	if err := j.logEvent(event{Op: i, Event: "renamed"}); err != nil {
+		return err
+	}
+	if err := j.syncDir(filepath.Dir(op.Path)); err != nil {
+		return err
+	}
+	hook("renamed", i)
+	return j.logEvent(event{Op: i, Event: "done"})
+}
+
 // adopts reports whether a Create links its From into place (Adopt).
 func (op *Op) adopts() bool {
 	return op.Adopt && op.Action == Create && op.From != "" && op.FromExpect != nil && op.FromExpect.SHA256 != "" &&
@@ -560,8 +622,16 @@ func syncDir(dir string) error {
 	return err
 }
 
-// copyFile copies src to dst (which must not exist), keeping mode and mtime.
+// copyFile copies src to dst (which must not exist), keeping mode and
+// mtime; a symbolic link is copied as a link that says the same.
 func copyFile(src, dst string) error {
+	if fi, err := os.Lstat(src); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, dst)
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		return err

@@ -48,7 +48,11 @@ type Fingerprint struct {
 	Size    int64       `json:"size,omitempty"`
 	ModTime time.Time   `json:"mtime,omitempty"`
 	Mode    fs.FileMode `json:"mode,omitempty"`
-	SHA256  string      `json:"sha256,omitempty"` // of the bytes, or of a folder's listing
+	SHA256  string      `json:"sha256,omitempty"` // of the bytes, or of a folder's listing, or of a link's target
+	// Link is what a symbolic link says (its target) when the path is
+	// one: the fingerprint is then of the link itself, never of what it
+	// leads to (Size and Mode are the link's, SHA256 that of Link).
+	Link string `json:"link,omitempty"`
 	// Dev, Ino and Ctime identify a file whose change time had settled
 	// when it was looked at (see Settled); they are zero otherwise. A
 	// file's change time moves on every write, truncate, chmod or utimes
@@ -231,7 +235,64 @@ func Stat(path string) (Fingerprint, error) {
 	if err != nil {
 		return Fingerprint{}, err
 	}
+	fp := infoFingerprint(fi, time.Now())
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if fp.Link, err = os.Readlink(path); err != nil {
+			return Fingerprint{}, err
+		}
+	}
+	return fp, nil
+}
+
+// statThrough is Stat of the file path leads to, through any symbolic
+// link; a link that leads nowhere is a file that does not exist.
+func statThrough(path string) (Fingerprint, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Fingerprint{}, nil
+	}
+	if err != nil {
+		return Fingerprint{}, err
+	}
 	return infoFingerprint(fi, time.Now()), nil
+}
+
+// StatFile fingerprints the open file f without reading it (no hash): the
+// file a path leads to, through any symbolic link, as a planner that copies
+// its bytes reads it. It refuses what is not a regular file.
+func StatFile(f *os.File) (Fingerprint, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Fingerprint{}, fmt.Errorf("%s is not a regular file", f.Name())
+	}
+	return infoFingerprint(fi, time.Now()), nil
+}
+
+// FingerprintThrough fingerprints the file path leads to, through any
+// symbolic link, hashing its bytes: what an op that reads path (its From)
+// reads. It refuses what is not a regular file.
+func FingerprintThrough(path string) (Fingerprint, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Fingerprint{}, nil
+	}
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	defer f.Close()
+	fp, err := StatFile(f)
+	if err != nil {
+		return fp, err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fp, err
+	}
+	fp.SHA256 = hex.EncodeToString(h.Sum(nil))
+	return fp, nil
 }
 
 // infoFingerprint is the fingerprint (no hash) of a file stat'ed at now.
@@ -243,11 +304,17 @@ func infoFingerprint(fi fs.FileInfo, now time.Time) Fingerprint {
 	return fp
 }
 
-// FingerprintOf fingerprints path, hashing its bytes (or a folder's listing).
+// FingerprintOf fingerprints path, hashing its bytes (or a folder's
+// listing, or a symbolic link's target: a link is fingerprinted as itself).
 func FingerprintOf(path string) (Fingerprint, error) {
 	fp, err := Stat(path)
 	if err != nil || !fp.Exists {
 		return fp, err
+	}
+	if fp.Link != "" {
+		sum := sha256.Sum256([]byte(fp.Link))
+		fp.SHA256 = hex.EncodeToString(sum[:])
+		return fp, nil
 	}
 	if fp.Dir {
 		fp.Size = 0

@@ -218,8 +218,16 @@ func diffOp(w *bufio.Writer, op *Op) error {
 		return listTree(w, op.From, "+")
 	case Delete:
 		fmt.Fprintf(w, "--- %s\n+++ /dev/null\n", visible.String(op.Path))
+		if fi, err := os.Lstat(op.Path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return listLink(w, op.Path, "-", op.Reason)
+		}
 		return listFile(w, op.Path, "-", op.Reason)
 	case Create:
+		if op.makesLink() {
+			fmt.Fprintf(w, "--- /dev/null\n+++ %s\n", visible.String(op.Path))
+			fmt.Fprintf(w, "@@ symbolic link to %s @@ %s\n", visible.String(op.FromExpect.Link), visible.String(op.Reason))
+			return nil
+		}
 		if op.Transform != nil && len(op.Transform.Trim) > 0 && op.From != "" {
 			fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.From), visible.String(op.Path))
 			return diffTrim(w, op)
@@ -285,12 +293,28 @@ func listTree(w *bufio.Writer, root, sign string) error {
 			if info != nil {
 				sz = info.Size()
 			}
-			fmt.Fprintf(w, "%s%s (%s)\n", sign, visible.String(rel), Size(sz))
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(p)
+				fmt.Fprintf(w, "%s%s -> %s (symbolic link)\n", sign, visible.String(rel), visible.String(target))
+			} else {
+				fmt.Fprintf(w, "%s%s (%s)\n", sign, visible.String(rel), Size(sz))
+			}
 		} else if n == maxListed+1 {
 			fmt.Fprintf(w, "%s…\n", sign)
 		}
 		return nil
 	})
+}
+
+// listLink shows the symbolic link at path (removed or made) as what it
+// says, never as the bytes of what it leads to.
+func listLink(w *bufio.Writer, path, sign, reason string) error {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "@@ %ssymbolic link to %s @@ %s\n", sign, visible.String(target), visible.String(reason))
+	return nil
 }
 
 func listFile(w *bufio.Writer, path, sign, reason string) error {

@@ -86,10 +86,29 @@ func confined(p *Plan, err error) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	LeaveLinks(p.ChangeSet)
 	if l, ok := p.ChangeSet.OutsideLink(); ok {
 		return nil, conflict("%s; a %s is all or nothing: nothing is planned", l, p.ChangeSet.Command)
 	}
 	return p, nil
+}
+
+// LeaveLinks leaves out of cs the rewrites of files that are symbolic
+// links (a sessions-index.json, history.jsonl or settings file kept
+// elsewhere and linked in), with a note for each: a rewrite would replace
+// the link by a file and leave what it leads to as it was, and apply
+// refuses it (a transcript that is a link is refused before, by the
+// planner that would move or rewrite it).
+func LeaveLinks(cs *changeset.ChangeSet) {
+	ops := cs.Ops[:0]
+	for _, op := range cs.Ops {
+		if op.Action == changeset.Rewrite && op.Expect.Link != "" {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%s is a symbolic link to %s: not rewritten (cfix writes nothing through a link); left out: %s", op.Path, op.Expect.Link, op.Reason))
+			continue
+		}
+		ops = append(ops, op)
+	}
+	cs.Ops = ops
 }
 
 func planSession(o Options, move bool) (*Plan, error) {
@@ -147,6 +166,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		return p, nil
 	}
 	if move {
+		if target, ok := Linked(src.Path); ok {
+			return nil, LinkRefused(src.Path, target, "move", "clone the session (a clone copies what the link leads to)")
+		}
 		for _, name := range []string{id + ".jsonl", id} {
 			if exists(filepath.Join(dst, name)) {
 				return nil, conflict("%s already exists: the target folder has a copy of session %s; remove it or clone instead", filepath.Join(dst, name), id)
@@ -261,6 +283,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 
 	var flatScans []*scan
 	for _, f := range flats {
+		if target, ok := Linked(f.Path); ok && move {
+			return nil, LinkRefused(f.Path, target, "move", "clone the session (a clone copies what the link leads to)")
+		}
 		s, err := scanFile(f.Path, false)
 		if err != nil {
 			return nil, err
@@ -277,7 +302,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 
 	var sessDirFP changeset.Fingerprint
 	if sessDir != "" {
-		ops, err := copySessionDir(sessDir, filepath.Join(dst, newID), t, newID, what)
+		ops, err := copySessionDir(sessDir, filepath.Join(dst, newID), t, newID, what, move)
 		if err != nil {
 			return nil, err
 		}
@@ -383,8 +408,11 @@ func describe(t *changeset.Transform) string {
 
 // copySessionDir plans the copy of a session folder (<id>/): subagent
 // transcripts under subagents/ through the transform, every other file as
-// it is, folders without transcripts (tool-results/) in one op.
-func copySessionDir(src, dst string, t *changeset.Transform, session, what string) ([]changeset.Op, error) {
+// it is, folders without transcripts (tool-results/) in one op. A file
+// that is a symbolic link to a file is copied as what it leads to; for a
+// move (which removes the folder), and for a link to anything else, the
+// plan is refused.
+func copySessionDir(src, dst string, t *changeset.Transform, session, what string, move bool) ([]changeset.Op, error) {
 	ents, err := os.ReadDir(src)
 	if err != nil {
 		return nil, err
@@ -393,6 +421,12 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 	for _, e := range ents {
 		from := filepath.Join(src, e.Name())
 		to := filepath.Join(dst, e.Name())
+		if target, ok := Linked(from); ok && (move || !isFile(from)) {
+			if move {
+				return nil, LinkRefused(from, target, "move", "clone the session (a clone copies the files links lead to)")
+			}
+			return nil, linkedFolder(from, target)
+		}
 		if e.IsDir() && e.Name() != "subagents" {
 			dfp, err := changeset.FingerprintOf(from)
 			if err != nil {
@@ -406,7 +440,12 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 			if err != nil || d.IsDir() {
 				return err
 			}
-			if !d.Type().IsRegular() {
+			if target, ok := Linked(p); ok && (move || !isFile(p)) {
+				if move {
+					return LinkRefused(p, target, "move", "clone the session (a clone copies the files links lead to)")
+				}
+				return conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", p, target)
+			} else if !ok && !d.Type().IsRegular() {
 				return fmt.Errorf("%s: not a regular file; cfix copies only files and folders", p)
 			}
 			rel, _ := filepath.Rel(src, p)
@@ -421,7 +460,7 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 					Reason: what + ": subagent " + strings.TrimSuffix(filepath.Base(p), ".jsonl") + describe(t)})
 				return nil
 			}
-			ffp, err := changeset.FingerprintOf(p)
+			ffp, err := changeset.FingerprintThrough(p)
 			if err != nil {
 				return err
 			}
@@ -434,6 +473,19 @@ func copySessionDir(src, dst string, t *changeset.Transform, session, what strin
 		}
 	}
 	return ops, nil
+}
+
+// linkedFolder is the refusal of a copy of a folder that is a symbolic
+// link: a copy of the link would share the folder with the original, and
+// cfix copies the files links lead to, not folders.
+func linkedFolder(path, target string) error {
+	return conflict("%s is a symbolic link to %s: cfix copies the file a link leads to, not a folder; put the folder itself in place of the link", path, target)
+}
+
+// isFile reports whether path leads to a regular file (through links).
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // copySidecars plans the copies of a clone's todos, file-history and task
@@ -458,7 +510,10 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 			agent = agents[agent]
 		}
 		from := filepath.Join(todos, name)
-		ffp, err := changeset.FingerprintOf(from)
+		if target, ok := Linked(from); ok && !isFile(from) {
+			return conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", from, target)
+		}
+		ffp, err := changeset.FingerprintThrough(from)
 		if err != nil {
 			return err
 		}
@@ -466,6 +521,9 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 			FromExpect: fp(ffp), Mode: ffp.Mode, ModTime: ffp.ModTime, Reason: what + ": todo list"})
 	}
 	fh := filepath.Join(root, "file-history", id)
+	if target, ok := Linked(fh); ok {
+		return linkedFolder(fh, target)
+	}
 	if fi, err := os.Stat(fh); err == nil && fi.IsDir() {
 		dfp, err := changeset.FingerprintOf(fh)
 		if err != nil {
@@ -477,6 +535,9 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 	// The task list of the Task tools (2.1.x: tasks/<session-id>/<n>.json
 	// and .lock), named by the session id.
 	tl := filepath.Join(root, "tasks", id)
+	if target, ok := Linked(tl); ok {
+		return linkedFolder(tl, target)
+	}
 	if fi, err := os.Stat(tl); err == nil && fi.IsDir() {
 		dfp, err := changeset.FingerprintOf(tl)
 		if err != nil {

@@ -57,6 +57,7 @@ func MoveProject(o ProjectOptions) (*ProjectPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	LeaveLinks(pp.ChangeSet)
 	if l, ok := pp.ChangeSet.OutsideLink(); ok {
 		return nil, conflict("%s; a move-project is all or nothing: nothing is planned", l)
 	}
@@ -353,6 +354,9 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			}
 			fo.creates = append(fo.creates, ops...)
 		default:
+			if target, ok := Linked(from); ok {
+				return nil, LinkRefused(from, target, "move", "move it by hand first")
+			}
 			return nil, conflict("%s is neither a file nor a folder; move it by hand first", from)
 		}
 	}
@@ -473,6 +477,9 @@ func copyTree(from, to string, t *changeset.Transform, session, what string) ([]
 	err = filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if target, ok := Linked(p); ok {
+			return LinkRefused(p, target, "move", "move it by hand first")
 		}
 		if !d.Type().IsRegular() {
 			return conflict("%s is not a regular file; move it by hand first", p)

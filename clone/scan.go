@@ -118,19 +118,29 @@ func scanFile(path string, withSummary bool) (*scan, error) {
 
 // scanFileFor is scanFile that also tells whether an entry's cwd is dir or
 // under it (dir "": not asked).
+//
+// A transcript that is a symbolic link is read through: the fingerprint
+// is of the file it leads to (its size, mode and bytes), never of the
+// link, so a copy made from it holds every byte of that file.
 func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
-	fp, err := changeset.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fp.Exists {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if target, ok := Linked(path); ok {
+			return nil, conflict("%s is a symbolic link to %s, which leads nowhere", path, target)
+		}
 		return nil, fmt.Errorf("%s: no such file", path)
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fp, err := changeset.StatFile(f)
+	if err != nil {
+		if target, ok := Linked(path); ok {
+			return nil, conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", path, target)
+		}
+		return nil, err
+	}
 	h := changeset.NewHashWriter()
 	rd := session.NewReader(io.TeeReader(f, h), nil)
 	s := &scan{}
@@ -215,4 +225,23 @@ func isTranscript(rel string) bool {
 	base := filepath.Base(rel)
 	return strings.HasSuffix(base, ".jsonl") && strings.HasPrefix(base, "agent-") &&
 		strings.HasPrefix(filepath.ToSlash(rel), "subagents/")
+}
+
+// Linked returns what the symbolic link at path says, when path is one.
+func Linked(path string) (string, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	target, err := os.Readlink(path)
+	return target, err == nil
+}
+
+// LinkRefused is the refusal of a planner that would move or rewrite the
+// file at path, a symbolic link to target: the new bytes would replace
+// the link in the store and leave its target as it was (cfix writes
+// nothing outside the store), or remove the link and leave its target
+// behind. doing says what the planner does ("move", "rewrite").
+func LinkRefused(path, target, doing, instead string) error {
+	return conflict("%s is a symbolic link to %s: cfix does not %s a link (it writes nothing where a link leads, and would leave its target behind); put the file itself in place of the link, or %s", path, target, doing, instead)
 }

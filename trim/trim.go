@@ -88,6 +88,9 @@ func Trim(o Options) (*Plan, error) {
 		return nil, err
 	}
 	if o.InPlace {
+		if target, ok := clone.Linked(src.Path); ok {
+			return nil, clone.LinkRefused(src.Path, target, "rewrite", "trim into a new session (without --in-place): that copies what the link leads to")
+		}
 		live, err := store.LiveSessions(o.Root)
 		if err != nil {
 			return nil, err
