@@ -58,7 +58,8 @@ func OpStats(op *Op) Stats {
 			s.BytesAdded = op.FromExpect.Size
 			s.BytesRemoved = op.Expect.Size
 			if op.Transform != nil {
-				s.BytesAdded -= op.Transform.Saved
+				s.BytesAdded += int64(len(op.Transform.Append)) - op.Transform.Saved
+				s.LinesAdded += bytes.Count(op.Transform.Append, []byte("\n"))
 			}
 			return s
 		}
@@ -228,7 +229,7 @@ func diffOp(w *bufio.Writer, op *Op) error {
 			fmt.Fprintf(w, "@@ symbolic link to %s @@ %s\n", visible.String(op.FromExpect.Link), visible.String(op.Reason))
 			return nil
 		}
-		if op.Transform != nil && len(op.Transform.Trim) > 0 && op.From != "" {
+		if op.Transform != nil && (len(op.Transform.Trim) > 0 || len(op.Transform.Append) > 0) && op.From != "" {
 			fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.From), visible.String(op.Path))
 			return diffTrim(w, op)
 		}
@@ -775,6 +776,13 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	// The rest is not read: the trims say how many lines change.
 	if more := unshown + len(trims) - ti; more > 0 {
 		fmt.Fprintf(w, "… %d more lines changed\n", more)
+	}
+	if a := op.Transform.Append; len(a) > 0 {
+		lines := bytes.SplitAfter(bytes.TrimSuffix(a, nl), nl)
+		fmt.Fprintf(w, "@@ end of file @@ append %d %s\n", len(lines), plural(len(lines), "line"))
+		for _, l := range lines {
+			fmt.Fprintln(w, "+"+shorten(bytes.TrimSuffix(l, nl)))
+		}
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Transform struct {
 	// Saved is how many bytes the Trim edits take out of the source, as
 	// the planner counted them (for the summary).
 	Saved int64 `json:"saved,omitempty"`
+	// Append holds whole lines (each ending in "\n") written after the
+	// last line of the source: a title line for a trimmed or forked copy.
+	Append []byte `json:"append,omitempty"`
 }
 
 // LineTrim is what a Transform does to one line of its source.
@@ -149,6 +152,18 @@ func (t *Transform) Check() error {
 			return errors.New("transform: trim lines out of order")
 		}
 	}
+	if len(t.Append) > 0 {
+		// Whole lines, each a JSON object: a transcript gains no line
+		// Claude Code could not read.
+		for _, l := range bytes.SplitAfter(t.Append, nl) {
+			if len(l) == 0 {
+				continue
+			}
+			if l[len(l)-1] != '\n' || !json.Valid(l) || bytes.TrimSpace(l)[0] != '{' {
+				return errors.New("transform: append holds a line that is not one whole JSON object")
+			}
+		}
+	}
 	return nil
 }
 
@@ -198,6 +213,7 @@ func (t *Transform) Stream(w io.Writer, r io.Reader) error {
 	rd := session.NewReader(r, nil)
 	var buf []byte
 	ti := 0
+	ended := true // the last line written ended with "\n"
 	for rd.Next() {
 		l := rd.Line()
 		raw := l.Raw
@@ -221,13 +237,28 @@ func (t *Transform) Stream(w io.Writer, r io.Reader) error {
 		if _, err := w.Write(out); err != nil {
 			return err
 		}
+		ended = l.Terminated
 		if l.Terminated {
 			if _, err := w.Write(nl); err != nil {
 				return err
 			}
 		}
 	}
-	return rd.Err()
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	if len(t.Append) > 0 {
+		if !ended {
+			// A torn last line stays as it was, on a line of its own.
+			if _, err := w.Write(nl); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(t.Append); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var nl = []byte("\n")

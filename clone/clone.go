@@ -8,6 +8,8 @@
 package clone
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,6 +48,9 @@ type Options struct {
 	// Command names the change set (default "clone"); What says what the
 	// copy is, in the reasons of its changes.
 	Command, What string
+	// Title, when set, is appended to the copy's main transcript as its
+	// custom-title line: the title /resume and cfix ls show for it.
+	Title string
 }
 
 // Plan is a change set and what it makes.
@@ -269,7 +274,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 
 	mainDst := filepath.Join(dst, newID+".jsonl")
 	mt := t
-	if o.Lines != nil {
+	if o.Lines != nil || o.Title != "" {
 		// The main transcript's own transform: the subagents get t.
 		mt = &changeset.Transform{Kind: changeset.TransformRetarget}
 		if t != nil {
@@ -277,9 +282,16 @@ func planSession(o Options, move bool) (*Plan, error) {
 		}
 		mt.Trim, mt.Saved = o.Lines, o.Saved
 	}
+	added := main.lines - o.Removed
+	titled := ""
+	if o.Title != "" {
+		mt.Append = TitleLine(o.Title, newID)
+		added++
+		titled = fmt.Sprintf(", titled %q", o.Title)
+	}
 	cs.Add(changeset.Op{Action: changeset.Create, Path: mainDst, From: src.Path, FromExpect: fp(main.fp),
-		Transform: mt, Mode: main.fp.Mode, ModTime: mtime, Session: newID, EntriesAdded: main.lines - o.Removed,
-		Reason: what + ": main transcript" + describe(t)})
+		Transform: mt, Mode: main.fp.Mode, ModTime: mtime, Session: newID, EntriesAdded: added,
+		Reason: what + ": main transcript" + describe(t) + titled})
 
 	var flatScans []*scan
 	for _, f := range flats {
@@ -648,4 +660,18 @@ func readIndex(path string) ([]byte, error) {
 		return nil, err
 	}
 	return raw, nil
+}
+
+// TitleLine is the custom-title line Claude Code's /rename writes: the
+// title /resume and cfix ls show for session id.
+func TitleLine(title, id string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as JSON.stringify writes it
+	enc.Encode(struct {
+		Type        string `json:"type"`
+		CustomTitle string `json:"customTitle"`
+		SessionID   string `json:"sessionId"`
+	}{"custom-title", title, id})
+	return b.Bytes()
 }

@@ -18,6 +18,9 @@ type ForkOptions struct {
 	At      string
 	Turn    int
 	To, ID  string
+	// Title is the fork's title; "" gives it the source's title with
+	// " (fork)".
+	Title string
 }
 
 // ForkPlan is a fork's change set and where its history ends.
@@ -143,7 +146,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 		lines = []changeset.LineTrim{} // a copy, but through the fork's path
 	}
 	p, err := clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines,
-		Saved: saved, Removed: len(lines), Command: "fork", What: what})
+		Saved: saved, Removed: len(lines), Command: "fork", What: what, Title: copyTitle(src, o.Title, "fork")})
 	if err != nil {
 		return nil, err
 	}

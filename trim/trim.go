@@ -26,6 +26,9 @@ type Options struct {
 	// (To, ID as for clone; To "" keeps the session's project folder).
 	InPlace bool
 	To, ID  string
+	// Title is the new session's title; "" gives it the source's title
+	// with " (trimmed)" (not for InPlace).
+	Title string
 }
 
 // Figures are what a trim takes out.
@@ -121,7 +124,7 @@ func Trim(o Options) (*Plan, error) {
 			EntriesRemoved: fig.Entries, Reason: what + " in place" + describe(fig)})
 		p = &clone.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}
 	} else {
-		p, err = clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines,
+		p, err = clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Title: copyTitle(src, o.Title, "trimmed"),
 			Saved: fig.Bytes, Removed: fig.Entries, Command: "trim", What: what + describe(fig)})
 		if err != nil {
 			return nil, err
@@ -395,4 +398,23 @@ func (s *scanned) tokens(chain []int, n int64) (int64, string) {
 		return n * (lastT - firstT) / (lastB - firstB), "usage"
 	}
 	return n / 4, "bytes/4"
+}
+
+// copyTitle is the title of a new session made from src: given, else the
+// title /resume shows for src (its custom title, AI title, summary or
+// first prompt) with " (what)" after it, so that the copy can be told
+// from its source in /resume and cfix ls.
+func copyTitle(src store.File, given, what string) string {
+	if given != "" {
+		return given
+	}
+	t := store.TitleOf(src)
+	if t == "" {
+		t = "session " + src.Session
+	}
+	suffix := " (" + what + ")"
+	if strings.HasSuffix(t, suffix) {
+		return t
+	}
+	return t + suffix
 }

@@ -50,6 +50,7 @@ undo takes it back.
 	f.IntVar(&o.opts.Turn, "turn", 0, "end the fork's history with turn N (1-based)")
 	f.StringVar(&o.opts.To, "to", "", "the working directory the fork belongs to (default the session's own)")
 	f.StringVar(&o.opts.ID, "id", "", "the fork's session id (a UUID; default one derived from the session)")
+	f.StringVar(&o.opts.Title, "title", "", `the fork's title in /resume and cfix ls (default the session's title with " (fork)")`)
 	return cmd
 }
 

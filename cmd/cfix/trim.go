@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/trim"
@@ -66,6 +67,7 @@ trimmed in place. Nothing is written without --apply; cfix undo takes it back.
 	f.BoolVar(&o.opts.InPlace, "in-place", false, "rewrite the session itself instead of making a new one")
 	f.StringVar(&o.opts.To, "to", "", "the working directory the new session belongs to (default the session's own)")
 	f.StringVar(&o.opts.ID, "id", "", "the new session's id (a UUID; default one derived from the session)")
+	f.StringVar(&o.opts.Title, "title", "", `the new session's title in /resume and cfix ls (default the session's title with " (trimmed)")`)
 	return cmd
 }
 
@@ -75,6 +77,9 @@ func runTrim(o *trimOptions) error {
 		return err
 	}
 	o.opts.Root = root
+	if o.opts.InPlace && o.opts.Title != "" {
+		return usageError(errors.New("--title names a new session; trim --in-place keeps the session and its title"))
+	}
 	p, err := trim.Trim(o.opts)
 	if err != nil {
 		return planError(err)
