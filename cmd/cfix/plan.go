@@ -32,6 +32,9 @@ type planFlags struct {
 	errOut     io.Writer
 	// show, when set, shows the plan instead of changeset.Show.
 	show func(io.Writer, *changeset.ChangeSet) error
+	// lock, when set, is the store's lock, which the command took before
+	// it planned (undo); runPlan takes it otherwise.
+	lock *changeset.Lock
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -150,16 +153,30 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	if err != nil {
 		return &exitError{code: exitFound, err: err}
 	}
-	res, err := changeset.Apply(cs, changeset.ApplyOptions{Force: f.force, JournalDir: jdir, LiveSessions: live})
+	opts := changeset.ApplyOptions{Force: f.force, JournalDir: jdir, LiveSessions: live, Lock: f.lock}
+	if opts.Lock == nil {
+		// One writer at a time: a plan made while another cfix changed the
+		// store is checked against the store as that one left it.
+		l, err := changeset.LockStore(jdir, cs.Root)
+		if err != nil {
+			return planFailed(f, pj, err)
+		}
+		defer l.Unlock()
+		opts.Lock = l
+		lines, err := changeset.Recover(opts)
+		for _, line := range lines {
+			fmt.Fprintln(f.errOut, line)
+		}
+		if err != nil {
+			return planFailed(f, pj, err)
+		}
+	}
+	res, err := changeset.Apply(cs, opts)
 	if res != nil {
 		pj.Journal = res.Journal
 	}
 	if err != nil {
-		if f.json {
-			pj.Error = err.Error()
-			printJSON(f.out, pj)
-		}
-		return &exitError{code: exitFound, err: err}
+		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
 	if f.json {
@@ -170,6 +187,15 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	}
 	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
 	return nil
+}
+
+// planFailed reports an apply that failed (in the --json document too).
+func planFailed(f *planFlags, pj planJSON, err error) error {
+	if f.json {
+		pj.Error = err.Error()
+		printJSON(f.out, pj)
+	}
+	return &exitError{code: exitFound, err: err}
 }
 
 // confirm asks on a terminal; elsewhere --yes is required.
