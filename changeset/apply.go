@@ -73,7 +73,7 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 			return nil, err
 		}
 		defer l.Unlock()
-	} else if !opts.Lock.holds(cs.Root) {
+	} else if !opts.Lock.Holds(cs.Root) {
 		return nil, fmt.Errorf("store %s: apply holds the lock of %s, not of this store (a bug of cfix)", cs.Root, opts.Lock.root)
 	}
 	if opts.LiveWindow == 0 {

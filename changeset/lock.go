@@ -129,8 +129,8 @@ func readHolder(f *os.File) string {
 // Root returns the real path of the store the lock is for.
 func (l *Lock) Root() string { return l.root }
 
-// holds reports whether l is the lock of the store at root.
-func (l *Lock) holds(root string) bool { return l != nil && l.f != nil && l.root == storeKey(root) }
+// Holds reports whether l is the held lock of the store at root.
+func (l *Lock) Holds(root string) bool { return l != nil && l.f != nil && l.root == storeKey(root) }
 
 // Unlock lets the store go.
 func (l *Lock) Unlock() error {

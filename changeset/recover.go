@@ -35,7 +35,7 @@ func Recover(opts ApplyOptions) ([]string, error) {
 	}
 	var lines []string
 	for _, j := range js {
-		if j.State != "incomplete" || !opts.Lock.holds(j.Root) {
+		if j.State != "incomplete" || !opts.Lock.Holds(j.Root) {
 			continue
 		}
 		gone, err := RemoveTemps(j.Dir)

@@ -154,20 +154,19 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		return &exitError{code: exitFound, err: err}
 	}
 	opts := changeset.ApplyOptions{Force: f.force, JournalDir: jdir, LiveSessions: live, Lock: f.lock}
+	if opts.Lock == nil && heldLock.Holds(cs.Root) {
+		opts.Lock = heldLock
+	}
 	if opts.Lock == nil {
-		// One writer at a time: a plan made while another cfix changed the
-		// store is checked against the store as that one left it.
+		// A plan not made under the lock (cfix apply FILE) is checked
+		// against the store as the last writer left it.
 		l, err := changeset.LockStore(jdir, cs.Root)
 		if err != nil {
 			return planFailed(f, pj, err)
 		}
 		defer l.Unlock()
 		opts.Lock = l
-		lines, err := changeset.Recover(opts)
-		for _, line := range lines {
-			fmt.Fprintln(f.errOut, line)
-		}
-		if err != nil {
+		if err := recoverStore(f.errOut, opts); err != nil {
 			return planFailed(f, pj, err)
 		}
 	}
@@ -187,6 +186,62 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	}
 	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
 	return nil
+}
+
+// heldLock is the lock of the store that this process took before it
+// planned (lockBeforePlan).
+var heldLock *changeset.Lock
+
+// lockBeforePlan, run before every command, takes the lock of the store
+// (--root) when the command is to apply (--apply), before it reads
+// anything: one writer at a time, and the plan is made from the store as
+// the last writer left it, after what a killed cfix left is rolled back.
+// undo takes the lock itself (the store of the journal named).
+func lockBeforePlan(cmd *cobra.Command, _ []string) error {
+	apply, rootFlag := cmd.Flags().Lookup("apply"), cmd.Flags().Lookup("root")
+	if apply == nil || rootFlag == nil || apply.Value.String() != "true" || cmd.Name() == "undo" {
+		return nil
+	}
+	root, err := store.Resolve(rootFlag.Value.String())
+	if err != nil {
+		return nil // the command says so
+	}
+	jdir, err := changeset.DefaultJournalDir()
+	if err != nil {
+		return nil
+	}
+	l, err := changeset.LockStore(jdir, root)
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	heldLock = l
+	opts := changeset.ApplyOptions{JournalDir: jdir, Lock: l}
+	if force := cmd.Flags().Lookup("force"); force != nil && force.Value.String() == "true" {
+		opts.Force = true
+	}
+	if opts.LiveSessions, err = liveSessions(root); err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	if err := recoverStore(cmd.ErrOrStderr(), opts); err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	return nil
+}
+
+// releaseLock lets go the lock lockBeforePlan took.
+func releaseLock() {
+	heldLock.Unlock()
+	heldLock = nil
+}
+
+// recoverStore rolls back, under the lock, what a killed cfix left in the
+// store, saying so on w (changeset.Recover).
+func recoverStore(w io.Writer, opts changeset.ApplyOptions) error {
+	lines, err := changeset.Recover(opts)
+	for _, line := range lines {
+		fmt.Fprintln(w, line)
+	}
+	return err
 }
 
 // planFailed reports an apply that failed (in the --json document too).
