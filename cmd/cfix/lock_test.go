@@ -321,3 +321,52 @@ func requireSameTree(t *testing.T, when string, want, got map[string]string) {
 		}
 	}
 }
+
+// TestNextWriterRollsBack: an archive killed with SIGKILL half-way (its
+// archive files written, no session removed) holds the store's lock no
+// more; the next writer rolls its journal back first, says so in one
+// line, then does its own work. No archive file is left, every session is
+// in the store, and the journal is marked rolled back.
+func TestNextWriterRollsBack(t *testing.T) {
+	dir := t.TempDir()
+	root := damage.CopyStoreTo(t, damage.V330, dir)
+	damage.Age(t, root)
+	adir := filepath.Join(dir, "archive")
+	t.Setenv("CFIX_JOURNAL_DIR", filepath.Join(dir, "journal"))
+	t.Setenv("CFIX_ARCHIVE_DIR", adir)
+	ids := sessionIDs(t, root)
+
+	child := exec.Command(os.Args[0], "-test.run=^TestPausedArchiveChild$")
+	child.Env = append(os.Environ(), "PAUSE_ROOT="+root, "PAUSE_ARCHIVE="+adir)
+	child.StdinPipe()
+	stdout, _ := child.StdoutPipe()
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "PAUSED\n" {
+		t.Fatalf("the archive said %q (%v)", line, err)
+	}
+	child.Process.Kill()
+	child.Wait()
+	if left, _ := filepath.Glob(filepath.Join(adir, "*"+archive.Ext)); len(left) != len(ids) {
+		t.Fatalf("the killed archive left %d archive files, want %d", len(left), len(ids))
+	}
+
+	code, out, errOut := cfixRun(t, "repair", "--root", root, "--apply", "--yes")
+	if code != exitOK {
+		t.Fatalf("repair after the kill: status %d\n%s%s", code, out, errOut)
+	}
+	if !regexp.MustCompile(`(?m)^journal \S+-archive-\S+: rolled back \d+ changes that a cfix that was killed left unfinished \(undo journal \S+-undo-\S+\)\n$`).MatchString(errOut) {
+		t.Errorf("repair's stderr: %q, want one line on the rollback", errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(adir, "*"+archive.Ext)); len(left) != 0 {
+		t.Errorf("archive files left: %v", left)
+	}
+	if got := storeSessions(root); len(got) != len(ids) {
+		t.Errorf("sessions in the store: %v, want %v", got, ids)
+	}
+	_, out, _ = cfixRun(t, "undo", "--root", root, "--list")
+	if !regexp.MustCompile(`archive +\d+ changes +rolled-back`).MatchString(out) {
+		t.Errorf("undo --list:\n%s", out)
+	}
+}
