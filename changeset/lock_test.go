@@ -240,3 +240,70 @@ func maps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// stopApply applies cs and stops it, as a kill would, at step of op i: a
+// journal left incomplete.
+func stopApply(t *testing.T, cs *changeset.ChangeSet, journals, step string, i int) {
+	t.Helper()
+	type stop struct{}
+	defer func() {
+		if r := recover(); r != nil && r != (stop{}) {
+			panic(r)
+		}
+	}()
+	changeset.Apply(cs, changeset.ApplyOptions{JournalDir: journals, Hook: func(s string, n int) {
+		if s == step && n == i {
+			panic(stop{})
+		}
+	}})
+	t.Fatal("the apply was not stopped")
+}
+
+// TestRecoverRefused: a killed apply that cannot be rolled back (a file it
+// wrote changed since) stays as it is; Recover says so, with the command
+// that undoes it, and lets the writer go on; the next Recover, once a
+// later apply is written over it, leaves it alone and says nothing.
+func TestRecoverRefused(t *testing.T) {
+	root, journals := t.TempDir(), t.TempDir()
+	a, b := filepath.Join(root, "a.jsonl"), filepath.Join(root, "b.jsonl")
+	write(t, a, "{\"a\":1}\n")
+	write(t, b, "{\"b\":1}\n")
+	cs := changeset.New(root, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Reason: "r", Expect: fp(t, a), Data: []byte("{\"a\":2}\n"), HasData: true})
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: b, Reason: "r", Expect: fp(t, b), Data: []byte("{\"b\":2}\n"), HasData: true})
+	stopApply(t, cs, journals, "before", 1)
+	write(t, a, "{\"a\":2}\n{\"a\":3}\n") // written after cfix wrote it
+
+	recoverOnce := func() []string {
+		l, err := changeset.LockStore(journals, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Unlock()
+		lines, err := changeset.Recover(changeset.ApplyOptions{JournalDir: journals, Lock: l})
+		if err != nil {
+			t.Fatalf("recover: %v", err)
+		}
+		return lines
+	}
+	lines := recoverOnce()
+	if len(lines) != 1 || !strings.Contains(lines[0], "not rolled back: ") || !strings.Contains(lines[0], "undo it with: cfix undo --apply ") {
+		t.Fatalf("recover said %q", lines)
+	}
+	if read(t, a) != "{\"a\":2}\n{\"a\":3}\n" || read(t, b) != "{\"b\":1}\n" {
+		t.Error("a file changed")
+	}
+	// A later apply, then recover: the buried journal is left to undo.
+	cs2 := changeset.New(root, "test2")
+	cs2.Add(changeset.Op{Action: changeset.Rewrite, Path: b, Reason: "r", Expect: fp(t, b), Data: []byte("{\"b\":3}\n"), HasData: true})
+	if _, err := changeset.Apply(cs2, changeset.ApplyOptions{JournalDir: journals}); err != nil {
+		t.Fatal(err)
+	}
+	if lines := recoverOnce(); len(lines) != 0 {
+		t.Errorf("recover of a store whose newest journal is finished said %q", lines)
+	}
+	js, _ := changeset.ListJournals(journals, root)
+	if len(js) != 2 || js[1].State != "incomplete" {
+		t.Errorf("journals %+v", js)
+	}
+}

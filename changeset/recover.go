@@ -9,15 +9,17 @@ import (
 )
 
 // Recover finishes, under the store's lock (opts.Lock), what a cfix that
-// was killed left in the store: each journal of the store that is
-// incomplete (its apply, or its rollback, never ended: no process holds
-// the lock, so none is running) is rolled back, newest first, as undo
-// would, with the same checks, and logged as rolled back; the temporary
-// files its apply left (RemoveTemps) go first. A journal that cannot be
-// rolled back (a file changed since, a live session) stays as it is, and
-// a line says so with the command that undoes it. It returns one line for
-// each thing it did. Writers call it before they apply their own plan;
-// undo does not (what it undoes first is the incomplete journal).
+// was killed left in the store. The newest journals of the store, as long
+// as they are incomplete (their apply, or rollback, never ended; no
+// process holds the lock, so none runs), are rolled back, newest first, as
+// undo would, with the same checks, and logged as rolled back; the
+// temporary files their apply left go first (RemoveTemps). An incomplete
+// journal older than a finished one was written over since: it is left to
+// undo. A journal that cannot be rolled back (a file changed since, a live
+// session) stays as it is, and so do older ones; a line says so, with the
+// command that undoes it. Recover returns one line for each thing it did.
+// Writers call it before they plan; undo does not (the journal it undoes
+// first is the incomplete one).
 func Recover(opts ApplyOptions) ([]string, error) {
 	if opts.Lock == nil {
 		return nil, errors.New("recover: the store is not locked (a bug of cfix)")
@@ -35,8 +37,14 @@ func Recover(opts ApplyOptions) ([]string, error) {
 	}
 	var lines []string
 	for _, j := range js {
-		if j.State != "incomplete" || !opts.Lock.Holds(j.Root) {
+		if !opts.Lock.Holds(j.Root) {
 			continue
+		}
+		if j.State != "incomplete" {
+			// An incomplete journal older than a finished one was left
+			// by a cfix before this one, and written over since: undo
+			// takes it when asked to.
+			break
 		}
 		gone, err := RemoveTemps(j.Dir)
 		for _, p := range gone {
@@ -48,14 +56,14 @@ func Recover(opts ApplyOptions) ([]string, error) {
 		cs, err := Undo(j.Dir)
 		if err != nil {
 			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: cfix undo --apply %s", j.Dir, err, j.Dir))
-			continue
+			break
 		}
 		if !cs.Empty() {
 			res, err := Apply(cs, opts)
 			var re *RefusedError
 			if errors.As(err, &re) && re.Untouched {
 				lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: cfix undo --apply %s", j.Dir, err, j.Dir))
-				continue
+				break
 			}
 			if err != nil {
 				return lines, fmt.Errorf("journal %s: rolling back what a cfix that was killed left unfinished: %w", j.Dir, err)
