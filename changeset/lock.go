@@ -118,6 +118,9 @@ func readHolder(f *os.File) string {
 	b := make([]byte, 4096)
 	n, _ := f.ReadAt(b, 0)
 	line, _, _ := strings.Cut(string(b[:n]), "\n")
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200]) + "…"
+	}
 	return strings.Map(func(r rune) rune {
 		if r < ' ' || r == 0x7f {
 			return '?'

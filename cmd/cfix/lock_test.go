@@ -81,7 +81,18 @@ func TestUndoDuringArchive(t *testing.T) {
 	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "PAUSED\n" {
 		t.Fatalf("the archive said %q (%v)\n%s", line, err, childErr.String())
 	}
-	code, undoOut, undoErr := cfixRun(t, "undo", "--root", root, "--apply", "--yes")
+	// The last journal, and the archive's journal named: both wait, then
+	// are refused.
+	journals, _ := filepath.Glob(filepath.Join(dir, "journal", "*-archive-*"))
+	if len(journals) != 1 {
+		t.Fatalf("journals of the archive: %v", journals)
+	}
+	var code, namedCode int
+	var undoOut, undoErr, namedErr string
+	var wg sync.WaitGroup
+	wg.Go(func() { code, undoOut, undoErr = cfixRun(t, "undo", "--root", root, "--apply", "--yes") })
+	wg.Go(func() { namedCode, _, namedErr = cfixRun(t, "undo", journals[0], "--apply", "--yes") })
+	wg.Wait()
 	stdin.Close()
 	go io.Copy(io.Discard, stdout)
 	if err := child.Wait(); err != nil {
@@ -94,6 +105,9 @@ func TestUndoDuringArchive(t *testing.T) {
 	want := fmt.Sprintf("is being changed by another cfix (pid %d: ", child.Process.Pid)
 	if code != exitFound || !strings.Contains(undoErr, want) {
 		t.Errorf("undo during the archive: status %d, stderr %q; want status 1 and %q", code, undoErr, want)
+	}
+	if namedCode != exitFound || !strings.Contains(namedErr, want) {
+		t.Errorf("undo of the archive's journal during the archive: status %d, stderr %q; want status 1 and %q", namedCode, namedErr, want)
 	}
 	if code, out, errOut := cfixRun(t, "undo", "--root", root, "--apply", "--yes"); code != exitOK {
 		t.Fatalf("undo after the archive: status %d\n%s%s", code, out, errOut)
@@ -225,7 +239,8 @@ func cfixRun(t *testing.T, args ...string) (int, string, string) {
 		return ee.ExitCode(), out.String(), errOut.String()
 	}
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err) // from the goroutines of TestConcurrentWriters too
+		return -1, out.String(), errOut.String()
 	}
 	return 0, out.String(), errOut.String()
 }
