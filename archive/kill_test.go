@@ -43,7 +43,7 @@ func TestArchiveKilled(t *testing.T) {
 			hooks = n
 			break
 		}
-		dirs, _ := filepath.Glob(filepath.Join(journals, "*"))
+		dirs, _ := filepath.Glob(filepath.Join(journals, "*-archive-*"))
 		if len(dirs) != 1 {
 			t.Fatalf("kill at %d: %d journals", at, len(dirs))
 		}

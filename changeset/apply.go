@@ -13,8 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/google/renameio/v2"
 )
 
 // ApplyOptions configure Apply.
@@ -30,6 +28,10 @@ type ApplyOptions struct {
 	// Hook, when set, is called between the steps of applying op i (tests
 	// kill the process there).
 	Hook func(step string, i int)
+	// Lock is the store's lock (LockStore) when the caller holds it: undo
+	// holds it from before it picks a journal. Apply takes it itself
+	// otherwise, and lets it go when it returns.
+	Lock *Lock
 }
 
 // DefaultLiveWindow is how recently written a session file must be to
@@ -62,7 +64,17 @@ func (e *RefusedError) Error() string {
 // operations in order: each file is backed up into a journal and replaced
 // atomically (temporary file, fsync, rename, fsync of the folder), keeping
 // its mode and mtime. On the first failure it rolls back what it applied.
+// It holds the store's lock throughout (see Lock).
 func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
+	if opts.Lock == nil {
+		l, err := LockStore(opts.JournalDir, cs.Root)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Unlock()
+	} else if !opts.Lock.Holds(cs.Root) {
+		return nil, fmt.Errorf("store %s: apply holds the lock of %s, not of this store (a bug of cfix)", cs.Root, opts.Lock.root)
+	}
 	if opts.LiveWindow == 0 {
 		opts.LiveWindow = DefaultLiveWindow
 	}
@@ -360,7 +372,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		return false, err
 	}
 	defer src.Close()
-	t, err := renameio.NewPendingFile(op.Path, renameio.WithTempDir(j.tempDir(filepath.Dir(op.Path))), renameio.WithPermissions(mode), renameio.WithExistingPermissions())
+	t, err := newPendingFile(op.Path, mode)
 	if err != nil {
 		return false, err
 	}
@@ -568,21 +580,60 @@ func (j *journal) adopt(i int, op *Op, mode fs.FileMode, hook func(string, int))
 	return true, j.logEvent(event{Op: i, Event: "done"})
 }
 
-// tempDir returns where renameio puts the temporary file of a write into
-// dir: the system's temporary folder when a rename from there into dir
-// works, else dir itself (renameio.TempDir). It is looked up once per
-// folder of an apply: renameio probes it with a file of its own at every
-// write otherwise.
-func (j *journal) tempDir(dir string) string {
-	if td, ok := j.tmpDirs[dir]; ok {
-		return td
+// TempPrefix begins the name of every temporary file an apply makes: the
+// new content of a file is written beside it, as TempPrefix plus random
+// digits, and renamed into place. A cfix killed before the rename leaves
+// it; the next writer removes it (RemoveTemps). No other file of a store
+// is probed or made.
+const TempPrefix = ".cfix-tmp-"
+
+// pendingFile is the temporary file of a write, renamed over its path when
+// complete.
+type pendingFile struct {
+	*os.File
+	path string
+	done bool
+}
+
+// newPendingFile makes the temporary file of a write of path, in path's
+// folder, with mode.
+func newPendingFile(path string, mode fs.FileMode) (*pendingFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix+"*")
+	if err != nil {
+		return nil, err
 	}
-	td := renameio.TempDir(dir)
-	if j.tmpDirs == nil {
-		j.tmpDirs = map[string]string{}
+	t := &pendingFile{File: f, path: path}
+	if err := f.Chmod(mode); err != nil {
+		t.Cleanup()
+		return nil, err
 	}
-	j.tmpDirs[dir] = td
-	return td
+	return t, nil
+}
+
+// CloseAtomicallyReplace fsyncs and closes the file and renames it over
+// its path.
+func (t *pendingFile) CloseAtomicallyReplace() error {
+	if err := t.Sync(); err != nil {
+		return err
+	}
+	if err := t.File.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(t.Name(), t.path); err != nil {
+		return err
+	}
+	t.done = true
+	return nil
+}
+
+// Cleanup removes the file unless it was renamed into place.
+func (t *pendingFile) Cleanup() {
+	if t.done {
+		return
+	}
+	t.File.Close()
+	os.Remove(t.Name())
+	t.done = true
 }
 
 // mkdirs makes dir and its missing parents, logging each folder it makes

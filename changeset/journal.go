@@ -65,8 +65,6 @@ type journal struct {
 	lazy bool
 	// backedUp are the ops whose backup a batch apply made first.
 	backedUp map[int]bool
-	// tmpDirs caches tempDir by folder.
-	tmpDirs map[string]string
 }
 
 func createJournal(base string, cs *ChangeSet) (*journal, error) {
@@ -205,25 +203,35 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue // a journal journal prune is removing
 		}
-		dir := filepath.Join(base, e.Name())
-		cs, events, err := readJournal(dir)
+		info, err := ReadJournalInfo(filepath.Join(base, e.Name()))
 		if err != nil {
 			continue
 		}
-		if root != "" && cs.Root != root {
+		if root != "" && info.Root != root {
 			continue
-		}
-		info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete"}
-		for _, ev := range events {
-			switch ev.Event {
-			case "applied", "rolled-back", "undone":
-				info.State = ev.Event
-			}
 		}
 		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Dir > out[j].Dir })
 	return out, nil
+}
+
+// ReadJournalInfo describes the journal at dir. Its state is "incomplete"
+// while its apply runs, and after, when that was killed: under the store's
+// lock (LockStore), an incomplete journal is one whose apply was killed.
+func ReadJournalInfo(dir string) (JournalInfo, error) {
+	cs, events, err := readJournal(dir)
+	if err != nil {
+		return JournalInfo{}, err
+	}
+	info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete"}
+	for _, ev := range events {
+		switch ev.Event {
+		case "applied", "rolled-back", "undone":
+			info.State = ev.Event
+		}
+	}
+	return info, nil
 }
 
 func readJournal(dir string) (*ChangeSet, []event, error) {

@@ -171,7 +171,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	}
 	fp.SHA256 = hw.Sum()
 	if !fp.Exists || fp.Dir || fp.Size != size || fp.Size != fi.Size() || !fp.ModTime.Equal(fi.ModTime().UTC()) {
-		return nil, fmt.Errorf("%s: changed while cfix read it (Claude Code is writing to it?); try again", x.f.Path)
+		return nil, fmt.Errorf("%s: changed while cfix read it (Claude Code or another cfix is writing to it?); try again", x.f.Path)
 	}
 	x.metaOnly = x.lastLine > 0 && len(x.nodes) == 0 && x.entries > 0
 	x.expect = fp

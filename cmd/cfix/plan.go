@@ -34,6 +34,9 @@ type planFlags struct {
 	errOut     io.Writer
 	// show, when set, shows the plan instead of changeset.Show.
 	show func(io.Writer, *changeset.ChangeSet) error
+	// lock, when set, is the store's lock, which the command took before
+	// it planned (undo); runPlan takes it otherwise.
+	lock *changeset.Lock
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -176,16 +179,29 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	if err != nil {
 		return &exitError{code: exitFound, err: err}
 	}
-	res, err := changeset.Apply(cs, changeset.ApplyOptions{Force: f.force, JournalDir: jdir, LiveSessions: live})
+	opts := changeset.ApplyOptions{Force: f.force, JournalDir: jdir, LiveSessions: live, Lock: f.lock}
+	if opts.Lock == nil && heldLock.Holds(cs.Root) {
+		opts.Lock = heldLock
+	}
+	if opts.Lock == nil {
+		// A plan not made under the lock (cfix apply FILE) is checked
+		// against the store as the last writer left it.
+		l, err := changeset.LockStore(jdir, cs.Root)
+		if err != nil {
+			return planFailed(f, pj, err)
+		}
+		defer l.Unlock()
+		opts.Lock = l
+		if err := recoverStore(f.errOut, opts); err != nil {
+			return planFailed(f, pj, err)
+		}
+	}
+	res, err := changeset.Apply(cs, opts)
 	if res != nil {
 		pj.Journal = res.Journal
 	}
 	if err != nil {
-		if f.json {
-			pj.Error = err.Error()
-			printJSON(f.out, pj)
-		}
-		return &exitError{code: exitFound, err: err}
+		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
 	if f.json {
@@ -203,6 +219,71 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 func stdinTerminal(f *planFlags) bool {
 	in, ok := f.in.(*os.File)
 	return ok && isTerminal(in)
+}
+
+// heldLock is the lock of the store that this process took before it
+// planned (lockBeforePlan).
+var heldLock *changeset.Lock
+
+// lockBeforePlan, run before every command, takes the lock of the store
+// (--root) when the command is to apply (--apply), before it reads
+// anything: one writer at a time, and the plan is made from the store as
+// the last writer left it, after what a killed cfix left is rolled back.
+// undo takes the lock itself (the store of the journal named).
+func lockBeforePlan(cmd *cobra.Command, _ []string) error {
+	apply, rootFlag := cmd.Flags().Lookup("apply"), cmd.Flags().Lookup("root")
+	if apply == nil || rootFlag == nil || apply.Value.String() != "true" || cmd.Name() == "undo" {
+		return nil
+	}
+	root, err := store.Resolve(rootFlag.Value.String())
+	if err != nil {
+		return nil // the command says so
+	}
+	jdir, err := changeset.DefaultJournalDir()
+	if err != nil {
+		return nil
+	}
+	l, err := changeset.LockStore(jdir, root)
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	heldLock = l
+	opts := changeset.ApplyOptions{JournalDir: jdir, Lock: l}
+	if force := cmd.Flags().Lookup("force"); force != nil && force.Value.String() == "true" {
+		opts.Force = true
+	}
+	if opts.LiveSessions, err = liveSessions(root); err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	if err := recoverStore(cmd.ErrOrStderr(), opts); err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	return nil
+}
+
+// releaseLock lets go the lock lockBeforePlan took.
+func releaseLock() {
+	heldLock.Unlock()
+	heldLock = nil
+}
+
+// recoverStore rolls back, under the lock, what a killed cfix left in the
+// store, saying so on w (changeset.Recover).
+func recoverStore(w io.Writer, opts changeset.ApplyOptions) error {
+	lines, err := changeset.Recover(opts)
+	for _, line := range lines {
+		fmt.Fprintln(w, line)
+	}
+	return err
+}
+
+// planFailed reports an apply that failed (in the --json document too).
+func planFailed(f *planFlags, pj planJSON, err error) error {
+	if f.json {
+		pj.Error = err.Error()
+		printJSON(f.out, pj)
+	}
+	return &exitError{code: exitFound, err: err}
 }
 
 // confirm asks on a terminal; elsewhere --yes is required.

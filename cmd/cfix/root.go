@@ -64,6 +64,8 @@ func newRootCmd() *cobra.Command {
 		Short:         "Find and fix damage in Claude Code's session store",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// One writer at a time (see lockBeforePlan).
+		PersistentPreRunE: lockBeforePlan,
 	}
 	root.AddCommand(newValidateCmd(), newRepairCmd(), newPruneCmd(), newApplyCmd(), newUndoCmd(), newCloneCmd(), newMoveCmd(), newMoveProjectCmd())
 	root.AddCommand(newShowCmd(), newExportCmd())
@@ -79,6 +81,7 @@ func run(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()
+	releaseLock()
 	if err == nil {
 		return exitOK
 	}

@@ -65,10 +65,25 @@ func runUndo(opts *undoOptions, args []string) error {
 		}
 		return nil
 	}
+	// The store's lock is held from before the journal is picked until it
+	// is marked undone: a journal whose apply still runs is never picked,
+	// and an incomplete one is one whose apply was killed.
 	var dir string
 	if len(args) == 1 {
 		dir, _ = filepath.Abs(args[0])
-	} else {
+		info, err := changeset.ReadJournalInfo(dir)
+		if err != nil {
+			return &exitError{code: exitFound, err: fmt.Errorf("journal %s: %w", dir, err)}
+		}
+		root = info.Root
+	}
+	lock, err := changeset.LockStore(base, root)
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	defer lock.Unlock()
+	opts.lock = lock
+	if dir == "" {
 		js, err := changeset.ListJournals(base, root)
 		if err != nil {
 			return &exitError{code: exitFound, err: err}
@@ -83,12 +98,28 @@ func runUndo(opts *undoOptions, args []string) error {
 			return usageError(errors.New("no journal to undo for store " + root))
 		}
 	}
+	info, err := changeset.ReadJournalInfo(dir)
+	if err != nil {
+		return &exitError{code: exitFound, err: fmt.Errorf("journal %s: %w", dir, err)}
+	}
+	if info.State == "incomplete" && opts.apply {
+		gone, err := changeset.RemoveTemps(dir)
+		for _, p := range gone {
+			fmt.Fprintf(opts.errOut, "%s: removed, a temporary file of a cfix that was killed\n", p)
+		}
+		if err != nil {
+			return &exitError{code: exitFound, err: fmt.Errorf("journal %s: %w", dir, err)}
+		}
+	}
 	cs, err := changeset.Undo(dir)
 	if err != nil {
 		return &exitError{code: exitFound, err: fmt.Errorf("journal %s: %w", dir, err)}
 	}
 	if !opts.json {
 		fmt.Fprintf(opts.out, "undo of %s\n", dir)
+		if info.State == "incomplete" {
+			fmt.Fprintf(opts.out, "its apply was killed before it ended: undo puts back what it changed\n")
+		}
 	}
 	if err := runPlan(&opts.planFlags, cs); err != nil {
 		return err
