@@ -86,7 +86,29 @@ func allowFunc(only []string) (func(validate.Code) bool, error) {
 			}
 		}
 	}
+	for _, c := range chainCodes {
+		if set[c] {
+			// A chain fix reads every entry: one on a line a line fix
+			// would make readable again is there, and made before that
+			// fix, the chain fix would be wrong (a child re-parented away
+			// from a parent on a line of NUL bytes).
+			for _, l := range readFixes {
+				set[l] = true
+			}
+			break
+		}
+	}
 	return func(c validate.Code) bool { return set[c] }, nil
+}
+
+// readFixes are the line fixes that make an entry readable again; every
+// fix of chainCodes is planned with them (see allowFunc).
+var readFixes = []validate.Code{validate.NULBytes, validate.JSONInvalid, validate.LineGlued, validate.LineTorn}
+
+// chainCodes are the fixes that look at the entries of the chain.
+var chainCodes = []validate.Code{
+	validate.ParentMissing, validate.ParentSelf, validate.ChainCycle, validate.ToolResultMiss, validate.ToolUseMiss,
+	validate.UUIDDuplicate, validate.UUIDReplayed, validate.ServerToolSplit, validate.TextBlank, validate.ThinkingUnsigned, Progress,
 }
 
 // Plan plans the repairs of the store (or the targets in it). Each

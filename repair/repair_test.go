@@ -511,3 +511,80 @@ func TestSymlinkLeftAlone(t *testing.T) {
 		t.Errorf("notes: %v", cs.Notes)
 	}
 }
+
+// TestOnlyPlansLineFixes: --only parent-missing (the hint validate gives)
+// on a file with a line of NUL bytes and a lost line plans the line fix
+// the re-parent depends on: the entry on the NUL line is read, so its
+// child keeps it as its parent; a later plain repair has nothing left to
+// fix. Before, the child was re-parented to the entry before the NUL line,
+// and the plain repair recovered the line but left the wrong parent.
+func TestOnlyPlansLineFixes(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	p := damage.MainFile(root)
+	ls := damage.Lines(t, p)
+	type ent struct{ uuid, parent, typ string }
+	ents := make([]ent, len(ls))
+	for i, l := range ls {
+		var m struct {
+			UUID   string `json:"uuid"`
+			Parent string `json:"parentUuid"`
+			Type   string `json:"type"`
+		}
+		json.Unmarshal(l, &m)
+		ents[i] = ent{m.UUID, m.Parent, m.Type}
+	}
+	child := func(k int) int {
+		for j := k + 1; j < len(ents); j++ {
+			if ents[j].parent == ents[k].uuid && ents[k].uuid != "" {
+				return j
+			}
+		}
+		return -1
+	}
+	// k: a message with a child c; m: another message with a child, apart
+	// from both.
+	k, c, m := -1, -1, -1
+	for i := range ents {
+		if ents[i].typ != "user" && ents[i].typ != "assistant" {
+			continue
+		}
+		if j := child(i); j > i+1 && k < 0 {
+			k, c = i, j
+		} else if j > 0 && k >= 0 && i > c && j != k {
+			m = i
+			break
+		}
+	}
+	if k < 0 || m < 0 {
+		t.Fatal("no lines to damage")
+	}
+	want := ents[k].uuid
+	nul := append(append(append([]byte{}, ls[k][:1]...), 0, 0, 0), ls[k][1:]...)
+	ls[k] = nul
+	ls = append(ls[:m:m], ls[m+1:]...) // the lost line
+	damage.WriteLines(t, p, ls, true)
+	damage.Age(t, root)
+	journals := t.TempDir()
+	cs, err := repair.Plan(repair.Options{Root: root, Targets: []string{p}, Only: []string{"parent-missing"}, Aggressive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, journals)
+	damage.Age(t, root)
+	cs, err = repair.Plan(repair.Options{Root: root, Targets: []string{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cs.Empty() {
+		apply(t, cs, journals)
+	}
+	for _, l := range damage.Lines(t, p) {
+		var e struct {
+			UUID   string `json:"uuid"`
+			Parent string `json:"parentUuid"`
+		}
+		if json.Unmarshal(l, &e) == nil && e.UUID == ents[c].uuid && e.Parent != want {
+			t.Errorf("the child of the line of NUL bytes has parent %s, want %s (its parent on that line)", e.Parent, want)
+		}
+	}
+}
