@@ -57,7 +57,13 @@ type Scenario struct {
 // the earlier history.
 func RunScenario(t testing.TB, version, home string) *Scenario {
 	t.Helper()
-	env := NewEnv(t, version, home)
+	return runScenario(t, NewEnv(t, version, home))
+}
+
+// runScenario runs the scenario of RunScenario in env.
+func runScenario(t testing.TB, env *Env) *Scenario {
+	t.Helper()
+	version := env.Version
 	sc := &Scenario{Version: version, Home: env.Home, ClaudeDir: env.ClaudeDir()}
 	start := time.Now()
 	defer func() { sc.Duration = time.Since(start) }()
