@@ -53,17 +53,18 @@ import (
 // copy keeps the scenario's paths in its entries; new folders live under
 // the copy's HOME), with mtimes set back from the scenario's so that -c
 // sees the same order and cfix apply sees no live session. The probes
-// "before" run on yet another copy, since 2.1.330 appends to the original
-// session when it resumes it from elsewhere.
+// "before" run on yet another copy, since 2.1.330 and later append to the
+// original session when they resume it from elsewhere.
 //
-// What the pinned clients did when this test was written (asserted):
+// What the pinned clients did when this test was written (asserted; the
+// last row for every version from 2.1.330 on, see CrossFolderResume):
 //
-//	version | -r S in DIR, before clone           | -c in NEW, before move-project | after clone, move, move-project
-//	1.0.128 | exit 1, No conversation found       | exit 0, fresh: no history      | every resume: the reference history
-//	2.0.77  | exit 1, No conversation found       | exit 0, fresh: no history      | every resume: the reference history
-//	2.1.330 | exit 0, the reference history; the | exit 0, fresh: no history      | every resume: the reference history
-//	        | turn is appended to the original    |                                |
-//	        | file with cwd DIR                   |                                |
+//	version  | -r S in DIR, before clone           | -c in NEW, before move-project | after clone, move, move-project
+//	1.0.128  | exit 1, No conversation found       | exit 0, fresh: no history      | every resume: the reference history
+//	2.0.77   | exit 1, No conversation found       | exit 0, fresh: no history      | every resume: the reference history
+//	2.1.330+ | exit 0, the reference history; the | exit 0, fresh: no history      | every resume: the reference history
+//	         | turn is appended to the original    |                                |
+//	         | file with cwd DIR                   |                                |
 //
 // 1.0.128's "-c" sometimes writes its turn into another file (see
 // cloneMisfiles); the checks that depend on that turn allow it.
