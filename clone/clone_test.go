@@ -22,6 +22,7 @@ import (
 	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/wild"
+	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -35,24 +36,8 @@ const (
 	cloneID2    = "0c10e000-1111-4222-8333-777788889999"
 )
 
-// versions lists the corpus stores.
-func versions(t *testing.T) []string {
-	t.Helper()
-	ents, err := os.ReadDir(damage.Corpus())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		if e.IsDir() {
-			out = append(out, e.Name())
-		}
-	}
-	if len(out) < 8 {
-		t.Fatalf("corpus has %d versions, want 8", len(out))
-	}
-	return out
-}
+// versions lists the corpus stores, oldest first.
+func versions(t *testing.T) []string { return damage.CorpusVersions(t) }
 
 // mainSession returns the main session of alpha: the largest transcript
 // there (the one with the subagent and the most history).
@@ -301,14 +286,16 @@ func TestCloneCorpus(t *testing.T) {
 			for _, n := range nested0 {
 				expectRetarget(t, filepath.Join(root, "projects", alphaFolder, id, n), filepath.Join(root, "projects", zetaFolder, cloneID, n), id, cloneID, alpha, zeta)
 			}
-			switch v {
-			case "2.0.77":
-				if len(flat0) == 0 {
-					t.Error("2.0.77: no flat subagent cloned")
-				}
-			case "2.1.30", "2.1.88", "2.1.205", "2.1.330":
+			// Subagent layouts: flat agent-<hex>.jsonl in 2.0.x, from 2.0.77
+			// on (2.0.14's agents ran inline); <id>/subagents/ from 2.1.30 on.
+			switch {
+			case !session.VersionLess(v, "2.1.30"):
 				if len(nested0) == 0 {
 					t.Errorf("%s: no nested subagent cloned", v)
+				}
+			case !session.VersionLess(v, "2.0.77"):
+				if len(flat0) == 0 {
+					t.Errorf("%s: no flat subagent cloned", v)
 				}
 			}
 			metas, _ := filepath.Glob(filepath.Join(root, "projects", alphaFolder, id, "subagents", "*.meta.json"))
@@ -317,8 +304,8 @@ func TestCloneCorpus(t *testing.T) {
 					t.Errorf("%s not copied", m)
 				}
 			}
-			if v == "2.1.88" && len(metas) == 0 {
-				t.Error("2.1.88: no .meta.json")
+			if !session.VersionLess(v, "2.1.88") && len(metas) == 0 {
+				t.Errorf("%s: no .meta.json (written from 2.1.88 on)", v)
 			}
 
 			// Todos and file-history, renamed to the new id.

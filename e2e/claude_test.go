@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/e2e/fakeapi"
+	"github.com/cfix-dev/cfix/session"
 )
 
 // scriptEnv is an Env whose "Claude Code" is a shell script, to test Run
@@ -151,6 +152,9 @@ func TestNewestSession(t *testing.T) {
 	}
 }
 
+// TestVersions: versions.txt lists each version once, oldest first, and
+// each pinned version has its corpus store (scripts/new-version.sh makes
+// both).
 func TestVersions(t *testing.T) {
 	vs, err := Versions()
 	if err != nil {
@@ -158,13 +162,60 @@ func TestVersions(t *testing.T) {
 	}
 	semver := regexp.MustCompile(`^\d+\.\d+\.\d+$`)
 	seen := map[string]bool{}
-	for _, v := range vs {
+	for i, v := range vs {
 		if !semver.MatchString(v) || seen[v] {
 			t.Errorf("bad or repeated version %q in versions.txt", v)
 		}
 		seen[v] = true
-		if _, ok := CrossFolderResume[v]; !ok {
-			t.Errorf("version %s: say in CrossFolderResume how it resumes from another folder", v)
+		if i > 0 && !session.VersionLess(vs[i-1], v) {
+			t.Errorf("versions.txt: %s after %s: list them oldest first", v, vs[i-1])
 		}
+		if _, err := os.Stat(filepath.Join(RepoRoot(), "testdata", "corpus", v, ".claude")); err != nil {
+			t.Errorf("version %s has no corpus store: run scripts/new-version.sh %s (%v)", v, v, err)
+		}
+	}
+}
+
+// TestSince: version facts are ranges from the version measured on.
+func TestSince(t *testing.T) {
+	for _, c := range []struct {
+		v, from string
+		want    bool
+	}{
+		{"2.1.330", "2.1.330", true},
+		{"2.1.332", "2.1.330", true},
+		{"2.1.1000", "2.1.330", true},
+		{"2.2.0", "2.1.330", true},
+		{"2.1.205", "2.1.330", false},
+		{"2.1.33", "2.1.330", false},
+		{"1.0.128", "2.0.0", false},
+	} {
+		if got := Since(c.v, c.from); got != c.want {
+			t.Errorf("Since(%s, %s) = %v, want %v", c.v, c.from, got, c.want)
+		}
+	}
+	for v, want := range map[string][2]bool{
+		"1.0.128": {false, true}, "2.0.77": {false, true}, "2.1.205": {false, true},
+		"2.1.250": {false, false},
+		"2.1.330": {true, true}, "2.1.332": {true, true}, "2.2.0": {true, true},
+	} {
+		if finds, known := CrossFolderResume(v); finds != want[0] || known != want[1] {
+			t.Errorf("CrossFolderResume(%s) = %v, %v, want %v", v, finds, known, want)
+		}
+	}
+}
+
+// TestScenarioVersions: CFIX_E2E_VERSIONS picks the versions, pinned or not.
+func TestScenarioVersions(t *testing.T) {
+	t.Setenv("CFIX_E2E_VERSIONS", "2.1.332, 9.9.9")
+	got, err := ScenarioVersions()
+	if err != nil || strings.Join(got, " ") != "2.1.332 9.9.9" {
+		t.Errorf("ScenarioVersions = %q, %v", got, err)
+	}
+	t.Setenv("CFIX_E2E_VERSIONS", "")
+	got, err = ScenarioVersions()
+	pinned, _ := Versions()
+	if err != nil || strings.Join(got, " ") != strings.Join(pinned, " ") {
+		t.Errorf("ScenarioVersions without a selection = %q, %v, want %q", got, err, pinned)
 	}
 }

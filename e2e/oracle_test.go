@@ -127,7 +127,7 @@ func TestOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	clients := append(slices.Clone(pinned), extra...)
-	if err := Install(extra...); err != nil {
+	if err := Install(clients...); err != nil {
 		t.Fatal(err)
 	}
 	wild := filepath.Join(RepoRoot(), "testdata", "wild")

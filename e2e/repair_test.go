@@ -138,7 +138,7 @@ func TestRepairRoundTrip(t *testing.T) {
 		rows := []string{fmt.Sprintf("%-15s | %-38s | %-38s | %s", "damage", "resumed damaged", "resumed after repair", "repaired before any resume")}
 		for _, d := range damages {
 			t.Run(d.name, func(t *testing.T) {
-				if d.resume != nil && cloneMisfiles[v] {
+				if d.resume != nil && cloneMisfiles(v) {
 					// This version's "-p -c" sometimes files the new turn
 					// under another session id (see cloneMisfiles): the
 					// resume after repair would then miss it for reasons

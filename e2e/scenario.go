@@ -27,17 +27,6 @@ const (
 	firstMarker = "hello, first session"
 )
 
-// CrossFolderResume says, per pinned version, whether "-r ID" run from a
-// folder other than the session's finds the session (2.1.330 does and
-// appends to it in its original folder) or answers "No conversation found
-// with session ID" and exits 1 (1.x, 2.0.x; see the corpus README).
-var CrossFolderResume = map[string]bool{
-	"1.0.128": false,
-	"2.0.77":  false,
-	"2.1.205": false,
-	"2.1.330": true,
-}
-
 // Scenario is a store one Claude Code version made by running the corpus
 // scenario against the fake API.
 type Scenario struct {
@@ -68,7 +57,13 @@ type Scenario struct {
 // the earlier history.
 func RunScenario(t testing.TB, version, home string) *Scenario {
 	t.Helper()
-	env := NewEnv(t, version, home)
+	return runScenario(t, NewEnv(t, version, home))
+}
+
+// runScenario runs the scenario of RunScenario in env.
+func runScenario(t testing.TB, env *Env) *Scenario {
+	t.Helper()
+	version := env.Version
 	sc := &Scenario{Version: version, Home: env.Home, ClaudeDir: env.ClaudeDir()}
 	start := time.Now()
 	defer func() { sc.Duration = time.Since(start) }()
@@ -184,7 +179,7 @@ func RunScenario(t testing.TB, version, home string) *Scenario {
 
 	// 7. Resume from another folder.
 	res = run("7 resume elsewhere", OtherDir, "-r", sc.Main, "-p", "resumed from another folder")
-	finds, known := CrossFolderResume[version]
+	finds, known := CrossFolderResume(version)
 	switch {
 	case res.ExitCode == 0 && (finds || !known):
 		requireReplies(t, "7 resume elsewhere", res, "text")
@@ -417,14 +412,15 @@ func copyTree(dst, src string) error {
 }
 
 // EachScenario runs fn, in parallel, on the scenario store of every pinned
-// version (see ScenarioStore). It skips in -short mode: it runs real
+// version, or of those CFIX_E2E_VERSIONS names (see ScenarioVersions and
+// ScenarioStore). It skips in -short mode: it runs real
 // Claude Code versions.
 func EachScenario(t *testing.T, fn func(t *testing.T, sc *Scenario)) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end: runs real Claude Code versions")
 	}
-	versions, err := Versions()
+	versions, err := ScenarioVersions()
 	if err != nil {
 		t.Fatal(err)
 	}

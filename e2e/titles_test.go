@@ -10,17 +10,43 @@ import (
 	"time"
 )
 
+// titleReachSince is the first version TestTitleReach measured: the
+// 64 KB windows and `-r TITLE` hold for it and every later one.
+const titleReachSince = "2.1.330"
+
 // TestTitleReach: a session renamed and grown past the 64 KB the /resume
 // picker reads of each end of a transcript cannot be found by its name
-// (2.1.330: `claude -p -r TITLE` answers that TITLE "does not match any
-// session title"); cfix validate says so (title-out-of-reach), cfix repair
-// appends the title line again at the end, and the client finds the
-// session by its name.
+// (2.1.330 and later: `claude -p -r TITLE` answers that TITLE "does not
+// match any session title"); cfix validate says so (title-out-of-reach),
+// cfix repair appends the title line again at the end, and the client
+// finds the session by its name. It runs every pinned version from
+// titleReachSince on.
 func TestTitleReach(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Claude Code")
 	}
-	const version, title = "2.1.330", "findme-title"
+	versions, err := ScenarioVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	for _, v := range versions {
+		if !Since(v, titleReachSince) {
+			continue
+		}
+		ran = true
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			titleReach(t, v)
+		})
+	}
+	if !ran {
+		t.Skipf("no version from %s on among %v", titleReachSince, versions)
+	}
+}
+
+func titleReach(t *testing.T, version string) {
+	const title = "findme-title"
 	env := NewEnv(t, version, "")
 	res := env.Run("proj", "-p", "BASH: echo one", "--output-format", "json")
 	out, err := res.Output()

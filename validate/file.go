@@ -515,10 +515,24 @@ func checkChain(res *fileResult, g *session.Graph) {
 		res.dangling = append(res.dangling, d)
 	}
 
+	// The history a compaction summarized holds the results of its
+	// parallel tool calls beside its chain, as the client wrote them; the
+	// resumes before the compaction loaded them (RecoverParallel): they
+	// sit on no other branch.
+	var summarized []int
+	for i := range g.Nodes {
+		if reach[i] && !on[i] {
+			summarized = append(summarized, i)
+		}
+	}
+	var beside map[int]bool
+	if l.RecoverParallel && len(summarized) > 0 {
+		beside, _ = g.SiblingResults(summarized)
+	}
 	off := 0
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		if !on[i] && !reach[i] && (n.Type == "user" || n.Type == "assistant") && (agentFile || !n.Sidechain) {
+		if !on[i] && !reach[i] && !beside[i] && (n.Type == "user" || n.Type == "assistant") && (agentFile || !n.Sidechain) {
 			off++
 		}
 	}

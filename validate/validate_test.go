@@ -14,8 +14,6 @@ import (
 	"github.com/cfix-dev/cfix/store"
 )
 
-var versions = []string{"1.0.51", "1.0.128", "2.0.14", "2.0.77", "2.1.30", "2.1.88", "2.1.205", "2.1.330"}
-
 func run(t testing.TB, root string, targets ...string) *validate.Report {
 	t.Helper()
 	rep, err := validate.Run(validate.Options{Root: root, Targets: targets})
@@ -38,7 +36,7 @@ func TestCorpusHasNoErrors(t *testing.T) {
 		validate.OrphanShellSnap: "1.0.128 and 2.0.14: shell snapshots of scenario runs that did not exit normally (a normal exit removes its own: " +
 			"1.0.128 and 2.1.330 seen); nothing sources them again",
 	}
-	for _, v := range versions {
+	for _, v := range damage.CorpusVersions(t) {
 		t.Run(v, func(t *testing.T) {
 			rep := run(t, filepath.Join("..", "testdata", "corpus", v, ".claude"))
 			if rep.FilesChecked == 0 {

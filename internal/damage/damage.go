@@ -12,9 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"testing"
 	"time"
 
+	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -22,6 +24,27 @@ import (
 func Corpus() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "corpus")
+}
+
+// CorpusVersions lists the versions that have a corpus store, oldest
+// first, so that a test looping over them takes a new store as it comes.
+func CorpusVersions(t testing.TB) []string {
+	t.Helper()
+	ents, err := os.ReadDir(Corpus())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no corpus store in %s", Corpus())
+	}
+	sort.Slice(out, func(i, j int) bool { return session.VersionLess(out[i], out[j]) })
+	return out
 }
 
 // CopyStore copies the .claude folder of a corpus version into a temp dir.
