@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/archive"
+	"github.com/cfix-dev/cfix/internal/visible"
 )
 
 type restoreOptions struct {
@@ -94,7 +95,7 @@ func completeArchived(cmd *cobra.Command, args []string, toComplete string) ([]c
 	var out []cobra.Completion
 	for _, a := range list {
 		m := a.Manifest
-		if !strings.HasPrefix(strings.ToLower(m.Session), want) {
+		if !strings.HasPrefix(strings.ToLower(m.Session), want) || visible.String(m.Session) != m.Session {
 			continue
 		}
 		desc := cut(textCell(m.Title), 60)
