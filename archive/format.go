@@ -293,7 +293,7 @@ func manifestOf(path string, tr *tar.Reader) (*Manifest, error) {
 	if hdr.Name != ManifestName || hdr.Typeflag != tar.TypeReg {
 		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("the first member is %s, not %s", visible.String(hdr.Name), ManifestName)}
 	}
-	if hdr.Size > maxManifest {
+	if hdr.Size > maxManifest || sparse(hdr) {
 		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("its manifest is %s, over the %s a manifest may have: refused unread", sizeWords(hdr.Size), sizeWords(maxManifest))}
 	}
 	b, err := io.ReadAll(io.LimitReader(tr, maxManifest+1))
@@ -348,6 +348,18 @@ func safePath(p string) error {
 		return fmt.Errorf("member %q: not in a folder of the store that holds sessions", p)
 	}
 	return nil
+}
+
+// sparse reports whether a member is a sparse file (PAX GNU.sparse
+// records): its holes read as zeros, so a few bytes of it can stand for
+// a terabyte, beyond what even zstd compresses to.
+func sparse(hdr *tar.Header) bool {
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // verified is what reading a whole archive gave.
@@ -419,6 +431,9 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 		}
 		if want.Dir != (hdr.Typeflag == tar.TypeDir) || !want.Dir && hdr.Typeflag != tar.TypeReg {
 			return nil, damaged("member %s: of another kind than the manifest says", want.Path)
+		}
+		if sparse(hdr) {
+			return nil, damaged("member %s: a sparse file, which cfix never writes", want.Path)
 		}
 		if fs.FileMode(hdr.Mode).Perm() != want.Mode.Perm() || !hdr.ModTime.Equal(want.ModTime) {
 			return nil, damaged("member %s: mode or modification time differ from the manifest's", want.Path)
