@@ -156,15 +156,15 @@ func FuzzArchiveReader(f *testing.F) {
 		stream, _ := untar(f, b)
 		f.Add(stream, true)
 	}
+	zw, err := newEncoder(1) // one input at a time
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, b []byte, wrap bool) {
 		dir := t.TempDir()
 		file := filepath.Join(dir, "fuzz"+Ext)
 		if wrap {
 			var buf bytes.Buffer
-			zw, err := newEncoder(1)
-			if err != nil {
-				t.Fatal(err)
-			}
 			zw.Reset(&buf)
 			zw.Write(b)
 			zw.Close()
