@@ -611,3 +611,48 @@ func TestRestoreTwice(t *testing.T) {
 		t.Fatalf("two archives of one session: %v", err)
 	}
 }
+
+// TestRestoreRefusesAsBefore: what was refused before the dry run
+// stopped extracting is refused still, read or extracted: a member path
+// with .., an absolute one, a link, a hard link, a member named twice, a
+// member the manifest does not list.
+func TestRestoreRefusesAsBefore(t *testing.T) {
+	main := "projects/" + hProject + "/" + hSession + ".jsonl"
+	cases := map[string]func(c *crafted){
+		"..": func(c *crafted) {
+			c.file("projects/"+hProject+"/"+hSession+"/../../x.jsonl", 0o600, []byte("x"), true)
+		},
+		"absolute": func(c *crafted) {
+			c.file("/etc/cfix-test", 0o600, []byte("x"), true)
+		},
+		"link": func(c *crafted) {
+			c.members[0] = craftedMember{hdr: tar.Header{Typeflag: tar.TypeSymlink, Name: main, Linkname: "/etc/passwd", ModTime: hTime, Mode: 0o600, Format: tar.FormatPAX}}
+		},
+		"hard link": func(c *crafted) {
+			c.members[0] = craftedMember{hdr: tar.Header{Typeflag: tar.TypeLink, Name: main, Linkname: "/etc/passwd", ModTime: hTime, Mode: 0o600, Format: tar.FormatPAX}}
+		},
+		"named twice": func(c *crafted) {
+			c.file(main, 0o600, []byte("{}\n"), false)
+		},
+		"not listed": func(c *crafted) {
+			c.members = append(c.members, craftedMember{hdr: tar.Header{Typeflag: tar.TypeReg, Name: "debug/" + hSession + ".txt", Format: tar.FormatPAX}, body: strings.NewReader("")})
+		},
+	}
+	for name, change := range cases {
+		t.Run(name, func(t *testing.T) {
+			root, adir, _ := hostileStore(t)
+			c := newCrafted()
+			change(c)
+			c.write(t, filepath.Join(adir, hSession+Ext))
+			base := filepath.Dir(filepath.Dir(root))
+			before := tree(t, base)
+			for _, extract := range []bool{false, true} {
+				if p, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: []string{hSession}, Extract: extract}); err == nil {
+					p.Cleanup()
+					t.Fatalf("restore (extract %v) planned %d changes", extract, len(p.ChangeSet.Ops))
+				}
+				requireTree(t, "after the refusal", before, tree(t, base))
+			}
+		})
+	}
+}
