@@ -656,3 +656,24 @@ func TestRestoreRefusesAsBefore(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreErrorVisible: an error of the file system that names a
+// member (here: its folder is a file in the store) reaches the terminal
+// escaped too.
+func TestRestoreErrorVisible(t *testing.T) {
+	root, adir, _ := hostileStore(t)
+	dir := "projects/" + hProject + "/" + hSession
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(dir)), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := newCrafted()
+	c.m.Parts = append(c.m.Parts, PartInfo{Path: dir, Dir: true, What: "session folder"})
+	c.m.Files = append(c.m.Files, FileInfo{Path: dir, Dir: true, Mode: 0o700, ModTime: hTime})
+	c.members = append(c.members, craftedMember{hdr: tar.Header{Typeflag: tar.TypeDir, Name: dir + "/", Mode: 0o700, ModTime: hTime, Format: tar.FormatPAX}})
+	c.file(dir+"/\x1b[31mred.json", 0o600, []byte("{}"), false)
+	c.write(t, filepath.Join(adir, hSession+Ext))
+	_, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: []string{hSession}})
+	if err == nil || strings.Contains(err.Error(), "\x1b") || !strings.Contains(err.Error(), `\x1b[31mred.json`) {
+		t.Fatalf("restore: %q", err)
+	}
+}

@@ -64,8 +64,25 @@ func (p *RestorePlan) Cleanup() {
 // copied into the store with their modes and mtimes (folders as
 // folders), the sessions-index.json entries put back, and the archive
 // file removed (Keep leaves it). A file of the store that exists and
-// differs is never overwritten: the plan is refused.
+// differs is never overwritten: the plan is refused. An error's message
+// goes through visible (it names members of an archive).
 func Restore(opts RestoreOptions) (*RestorePlan, error) {
+	p, err := restore(opts)
+	if err != nil {
+		return nil, visibleError{err}
+	}
+	return p, nil
+}
+
+// visibleError is an error whose message is written through visible: the
+// names in it can come from an archive. (visible keeps backslashes, so a
+// message escaped already stays as it is.)
+type visibleError struct{ err error }
+
+func (e visibleError) Error() string { return visible.String(e.err.Error()) }
+func (e visibleError) Unwrap() error { return e.err }
+
+func restore(opts RestoreOptions) (*RestorePlan, error) {
 	if len(opts.Archives) == 0 {
 		return nil, &clone.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
 	}
