@@ -538,9 +538,10 @@ func removeDescribed(cs *changeset.ChangeSet, root string, s *Session, m *Manife
 	return nil
 }
 
-// List reads the manifests of the archives in dir, sorted by last
-// activity, newest first. A file that cannot be read is reported in
-// bad, by path.
+// List reads the manifests of the archives in dir (the first member of
+// each, at most maxManifest bytes), sorted by last activity, newest
+// first. A file that cannot be read is reported in bad, by path, its
+// message through visible.
 func List(dir string) (list []Listed, bad map[string]error, err error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -557,7 +558,7 @@ func List(dir string) (list []Listed, bad map[string]error, err error) {
 		path := filepath.Join(dir, e.Name())
 		m, err := readManifest(path)
 		if err != nil {
-			bad[path] = err
+			bad[path] = visibleError{err}
 			continue
 		}
 		fi, err := e.Info()

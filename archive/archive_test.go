@@ -303,7 +303,7 @@ func TestArchiveRestore(t *testing.T) {
 			}
 			archived := tree(t, root)
 
-			rp, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: ids})
+			rp, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: ids, Extract: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,10 +364,12 @@ func TestRestoreDamaged(t *testing.T) {
 		if err := os.WriteFile(path, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: ids[:1]})
-		var de *DamagedError
-		if !errors.As(err, &de) || de.Path != path || !strings.Contains(err.Error(), "nothing was restored") {
-			t.Fatalf("%s: restore gave %v, want a DamagedError naming %s", what, err, path)
+		for _, extract := range []bool{false, true} {
+			_, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: ids[:1], Extract: extract})
+			var de *DamagedError
+			if !errors.As(err, &de) || de.Path != path || !strings.Contains(err.Error(), "nothing was restored") {
+				t.Fatalf("%s (extract %v): restore gave %v, want a DamagedError naming %s", what, extract, err, path)
+			}
 		}
 		requireTree(t, what, archived, tree(t, root))
 		if ents, _ := os.ReadDir(adir); len(ents) != 1 {
@@ -387,7 +389,7 @@ func TestRestoreDamaged(t *testing.T) {
 	if err := os.WriteFile(path, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rp, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: ids[:1]})
+	rp, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: ids[:1], Extract: true})
 	if err != nil {
 		t.Fatal(err)
 	}

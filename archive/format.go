@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/cfix-dev/cfix/internal/visible"
 )
 
 // An archive file is <session-id>.tar.zst: a tar stream (PAX format, which
@@ -251,18 +253,28 @@ type DamagedError struct {
 }
 
 func (e *DamagedError) Error() string {
-	return fmt.Sprintf("archive %s is damaged or truncated: %s; nothing was restored", e.Path, e.Reason)
+	return fmt.Sprintf("archive %s is damaged or truncated: %s; nothing was restored", visible.String(e.Path), visible.String(e.Reason))
+}
+
+// maxWindow is the largest zstd window an archive's reader accepts: cfix
+// writes 8 MB windows at most, and a frame that asks for more would make
+// the reader hold that much.
+const maxWindow = 64 << 20
+
+// newDecoder returns a zstd reader of r for archives, on conc goroutines.
+func newDecoder(r io.Reader, conc int) (*zstd.Decoder, error) {
+	return zstd.NewReader(r, zstd.WithDecoderConcurrency(conc), zstd.WithDecoderMaxWindow(maxWindow))
 }
 
 // readManifest reads the manifest of the archive at path (its first
-// member only).
+// member only, never more than maxManifest bytes of it).
 func readManifest(path string) (*Manifest, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1))
+	zr, err := newDecoder(f, 1)
 	if err != nil {
 		return nil, &DamagedError{Path: path, Reason: err.Error()}
 	}
@@ -270,27 +282,40 @@ func readManifest(path string) (*Manifest, error) {
 	return manifestOf(path, tar.NewReader(zr))
 }
 
+// manifestOf reads the manifest, the first member of tr: at most
+// maxManifest bytes (a bigger one is refused unread), decoded, checked
+// to name only its session's own files (checkOwned).
 func manifestOf(path string, tr *tar.Reader) (*Manifest, error) {
 	hdr, err := tr.Next()
 	if err != nil {
 		return nil, &DamagedError{Path: path, Reason: "no manifest: " + err.Error()}
 	}
-	if hdr.Name != ManifestName || hdr.Size > 256<<20 {
-		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("the first member is %s, not %s", hdr.Name, ManifestName)}
+	if hdr.Name != ManifestName || hdr.Typeflag != tar.TypeReg {
+		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("the first member is %s, not %s", visible.String(hdr.Name), ManifestName)}
 	}
-	b, err := io.ReadAll(tr)
+	if hdr.Size > maxManifest || sparse(hdr) {
+		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("its manifest is %s, over the %s a manifest may have: refused unread", sizeWords(hdr.Size), sizeWords(maxManifest))}
+	}
+	b, err := io.ReadAll(io.LimitReader(tr, maxManifest+1))
 	if err != nil {
 		return nil, &DamagedError{Path: path, Reason: "manifest: " + err.Error()}
 	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	return acceptManifest(path, b)
+}
+
+// acceptManifest decodes the manifest b of the archive at path, and
+// checks it: its format, every path clean (safePath) and the session's
+// own (checkOwned).
+func acceptManifest(path string, b []byte) (*Manifest, error) {
+	m, err := parseManifest(b)
+	if err != nil {
 		return nil, &DamagedError{Path: path, Reason: "manifest: " + err.Error()}
 	}
 	if m.Format != FormatName {
 		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("not a cfix session archive (format %q)", m.Format)}
 	}
 	if m.Version != FormatVersion {
-		return nil, fmt.Errorf("archive %s: format version %d, this cfix reads %d", path, m.Version, FormatVersion)
+		return nil, fmt.Errorf("archive %s: format version %d, this cfix reads %d", visible.String(path), m.Version, FormatVersion)
 	}
 	for _, f := range m.Files {
 		if err := safePath(f.Path); err != nil {
@@ -302,7 +327,10 @@ func manifestOf(path string, tr *tar.Reader) (*Manifest, error) {
 			return nil, &DamagedError{Path: path, Reason: err.Error()}
 		}
 	}
-	return &m, nil
+	if err := checkOwned(path, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // topFolders are the folders of a store an archive may write into.
@@ -322,6 +350,18 @@ func safePath(p string) error {
 	return nil
 }
 
+// sparse reports whether a member is a sparse file (PAX GNU.sparse
+// records): its holes read as zeros, so a few bytes of it can stand for
+// a terabyte, beyond what even zstd compresses to.
+func sparse(hdr *tar.Header) bool {
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
 // verified is what reading a whole archive gave.
 type verified struct {
 	Manifest *Manifest
@@ -330,11 +370,15 @@ type verified struct {
 	SHA256   string // of the archive file
 }
 
-// verify reads the archive at path whole: zstd frames and checksums, the
-// tar stream, every member against the manifest (order, kind, size, mode,
-// sha256 of the bytes), nothing after the last. With dst, it extracts the
-// members under dst (files and folders with their modes and mtimes).
-func verify(path, dst string) (*verified, error) {
+// verify reads the archive at path whole, streaming: zstd frames and
+// checksums, the tar stream, every member against the manifest (order,
+// kind, size, mode, sha256 of the bytes), nothing after the last. With dst
+// (an apply), it extracts the members under dst (files and folders with
+// their modes, see safeMode, and mtimes), each stopped at the size the
+// manifest declares; before, when set, is called with the manifest
+// before any member is read (to check there is room for them). Without
+// dst (a dry run) nothing is written anywhere.
+func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -356,7 +400,7 @@ func verify(path, dst string) (*verified, error) {
 		return nil, &DamagedError{Path: path, Reason: "its end is not the checksum frame cfix writes (cut short?)"}
 	}
 	h := sha256.New()
-	zr, err := zstd.NewReader(io.TeeReader(io.NewSectionReader(f, 0, body), h), zstd.WithDecoderConcurrency(2))
+	zr, err := newDecoder(io.TeeReader(io.NewSectionReader(f, 0, body), h), 2)
 	if err != nil {
 		return nil, &DamagedError{Path: path, Reason: err.Error()}
 	}
@@ -365,6 +409,11 @@ func verify(path, dst string) (*verified, error) {
 	m, err := manifestOf(path, tr)
 	if err != nil {
 		return nil, err
+	}
+	if before != nil {
+		if err := before(m); err != nil {
+			return nil, err
+		}
 	}
 	damaged := func(format string, args ...any) error {
 		return &DamagedError{Path: path, Reason: fmt.Sprintf(format, args...)}
@@ -378,10 +427,13 @@ func verify(path, dst string) (*verified, error) {
 		}
 		name := strings.TrimSuffix(hdr.Name, "/")
 		if name != want.Path {
-			return nil, damaged("member %s where the manifest has %s", hdr.Name, want.Path)
+			return nil, damaged("member %s where the manifest has %s", visible.String(hdr.Name), want.Path)
 		}
 		if want.Dir != (hdr.Typeflag == tar.TypeDir) || !want.Dir && hdr.Typeflag != tar.TypeReg {
 			return nil, damaged("member %s: of another kind than the manifest says", want.Path)
+		}
+		if sparse(hdr) {
+			return nil, damaged("member %s: a sparse file, which cfix never writes", want.Path)
 		}
 		if fs.FileMode(hdr.Mode).Perm() != want.Mode.Perm() || !hdr.ModTime.Equal(want.ModTime) {
 			return nil, damaged("member %s: mode or modification time differ from the manifest's", want.Path)
@@ -414,7 +466,13 @@ func verify(path, dst string) (*verified, error) {
 			}
 			out = io.MultiWriter(of, fh)
 		}
-		n, err := io.CopyBuffer(out, tr, buf)
+		// Never more than the manifest declares.
+		n, err := io.CopyBuffer(out, io.LimitReader(tr, want.Size), buf)
+		if err == nil && n == want.Size {
+			if k, _ := tr.Read(buf[:1]); k > 0 {
+				err = fmt.Errorf("longer than the %d bytes the manifest says", want.Size)
+			}
+		}
 		if of != nil {
 			if cerr := of.Close(); err == nil && cerr != nil {
 				return nil, cerr
@@ -431,7 +489,7 @@ func verify(path, dst string) (*verified, error) {
 			return nil, damaged("member %s: its bytes differ from the manifest's sha256", want.Path)
 		}
 		if target != "" {
-			if err := os.Chmod(target, want.Mode.Perm()); err != nil {
+			if err := os.Chmod(target, safeMode(want)); err != nil {
 				return nil, err
 			}
 			if err := os.Chtimes(target, want.ModTime, want.ModTime); err != nil {
@@ -441,7 +499,7 @@ func verify(path, dst string) (*verified, error) {
 	}
 	if hdr, err := tr.Next(); err != io.EOF {
 		if err == nil {
-			return nil, damaged("member %s is not in the manifest", hdr.Name)
+			return nil, damaged("member %s is not in the manifest", visible.String(hdr.Name))
 		}
 		return nil, damaged("after the last member: %v", err)
 	}
@@ -456,7 +514,7 @@ func verify(path, dst string) (*verified, error) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		d := dirs[i]
 		target := filepath.Join(dst, filepath.FromSlash(d.Path))
-		if err := os.Chmod(target, d.Mode.Perm()|0o700); err != nil {
+		if err := os.Chmod(target, safeMode(d)); err != nil {
 			return nil, err
 		}
 		if err := os.Chtimes(target, d.ModTime, d.ModTime); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -27,16 +28,24 @@ type RestoreOptions struct {
 	To string
 	// Keep leaves the archive files in place.
 	Keep bool
-	Now  time.Time
+	// Extract extracts the verified files into the staging folder, so the
+	// plan can be applied; a dry run leaves it false: each archive is read
+	// and checked as a stream, and nothing is written anywhere.
+	Extract bool
+	Now     time.Time
 }
 
 // RestorePlan is a restore plan.
 type RestorePlan struct {
 	ChangeSet *changeset.ChangeSet
 	// Staging holds the verified, extracted files the plan copies into the
-	// store; the caller removes it once the plan is applied (or not).
+	// store (Extract only); the caller removes it once the plan is applied
+	// (or not).
 	Staging  string
 	Restored []*Manifest
+	// members are what each Create and CreateDir op makes, by its path
+	// (for Show).
+	members map[string]member
 }
 
 // Cleanup removes the staging folder.
@@ -49,12 +58,31 @@ func (p *RestorePlan) Cleanup() {
 // Restore plans putting archived sessions back: each archive is read
 // whole and checked first (zstd checksums, the tar stream, the sha256 of
 // every file against its manifest; a damaged or truncated one is refused
-// and nothing is planned), its files extracted into a staging folder,
-// then copied into the store with their modes and mtimes (folders as
+// and nothing is planned; a manifest that names anything but its
+// session's own files is refused whole), with Extract its files extracted
+// into a staging folder (when the file systems have room for them), to be
+// copied into the store with their modes and mtimes (folders as
 // folders), the sessions-index.json entries put back, and the archive
 // file removed (Keep leaves it). A file of the store that exists and
-// differs is never overwritten: the plan is refused.
+// differs is never overwritten: the plan is refused. An error's message
+// goes through visible (it names members of an archive).
 func Restore(opts RestoreOptions) (*RestorePlan, error) {
+	p, err := restore(opts)
+	if err != nil {
+		return nil, visibleError{err}
+	}
+	return p, nil
+}
+
+// visibleError is an error whose message is written through visible: the
+// names in it can come from an archive. (visible keeps backslashes, so a
+// message escaped already stays as it is.)
+type visibleError struct{ err error }
+
+func (e visibleError) Error() string { return visible.String(e.err.Error()) }
+func (e visibleError) Unwrap() error { return e.err }
+
+func restore(opts RestoreOptions) (*RestorePlan, error) {
 	if len(opts.Archives) == 0 {
 		return nil, &clone.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
 	}
@@ -83,13 +111,48 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 	}
 	var rnd [4]byte
 	rand.Read(rnd[:])
-	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), Staging: filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))}
+	// The ops copy from the staging folder, which only an apply makes.
+	staging := filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))
+	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), members: map[string]member{}}
 	ok := false
 	defer func() {
 		if !ok {
 			p.Cleanup()
 		}
 	}()
+	// Each manifest first (a few KB each): every archive names only its
+	// session's files, no session twice, and there is room to extract
+	// them all, before anything is written.
+	totals := map[string]int64{}
+	bySession := map[string]string{}
+	var total int64
+	for _, path := range paths {
+		m, err := readManifest(path)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := bySession[m.Session]; dup {
+			return nil, &clone.InputError{Msg: fmt.Sprintf("archives %s and %s both hold session %s: restore one", visible.String(other), visible.String(path), visible.String(m.Session))}
+		}
+		bySession[m.Session] = path
+		totals[path] = fileBytes(m)
+		total = min(total+totals[path], 1<<62)
+	}
+	var before func(path string) func(*Manifest) error
+	if opts.Extract {
+		if err := roomFor(opts.Root, filepath.Dir(staging), total); err != nil {
+			return nil, err
+		}
+		p.Staging = staging
+		before = func(path string) func(*Manifest) error {
+			return func(m *Manifest) error {
+				if fileBytes(m) != totals[path] || bySession[m.Session] != path {
+					return fmt.Errorf("archive %s changed while cfix read it; plan again", visible.String(path))
+				}
+				return nil
+			}
+		}
+	}
 	cs := p.ChangeSet
 	type indexAdd struct {
 		entries [][]byte
@@ -98,17 +161,25 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 	indexAdds := map[string]*indexAdd{}
 	var archiveOps []changeset.Op
 	for _, path := range paths {
-		stage := filepath.Join(p.Staging, strings.TrimSuffix(filepath.Base(path), Ext))
-		v, err := verify(path, stage)
+		stage := filepath.Join(staging, strings.TrimSuffix(filepath.Base(path), Ext))
+		var v *verified
+		if opts.Extract {
+			v, err = verify(path, stage, before(path))
+		} else {
+			v, err = verify(path, "", nil)
+		}
 		if err != nil {
 			return nil, err
 		}
 		m := v.Manifest
 		p.Restored = append(p.Restored, m)
+		if n := clamped(m); n != "" {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("archive %s: %s", path, n))
+		}
 		// The session must not be in the store already.
 		for _, f := range l.Files {
 			if f.Kind == store.KindSession && f.Session == m.Session {
-				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", m.Session, f.Path)}
+				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", visible.String(m.Session), visible.String(f.Path))}
 			}
 		}
 		mapRel := func(rel string) string {
@@ -139,9 +210,10 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 					cs.Notes = append(cs.Notes, fmt.Sprintf("%s is in the store already, the same bytes: kept", dst))
 					continue
 				}
+				p.members[dst] = member{m: m, part: part.Path}
 				cs.Add(changeset.Op{Action: changeset.Create, Path: dst, From: src, Session: m.Session,
 					FromExpect: &changeset.Fingerprint{Exists: true, Size: f.Size, ModTime: f.ModTime, SHA256: f.SHA256},
-					Mode:       f.Mode.Perm(), ModTime: f.ModTime, Reason: reason + ": " + part.What})
+					Mode:       safeMode(f), ModTime: f.ModTime, Reason: reason + ": " + part.What})
 				continue
 			}
 			// A folder: every file of it that exists must be the same;
@@ -169,10 +241,14 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 				cs.Notes = append(cs.Notes, fmt.Sprintf("%s is in the store already, the same files: kept", dst))
 				continue
 			}
-			sfp, err := changeset.FingerprintOf(src)
-			if err != nil {
-				return nil, err
+			// The extracted folder's fingerprint; a dry run's has its size.
+			sfp := changeset.Fingerprint{Exists: true, Dir: true, Size: dirBytes(m, part.Path)}
+			if opts.Extract {
+				if sfp, err = changeset.FingerprintOf(src); err != nil {
+					return nil, err
+				}
 			}
+			p.members[dst] = member{m: m, part: part.Path}
 			cs.Add(changeset.Op{Action: changeset.CreateDir, Path: dst, From: src, FromExpect: &sfp, Merge: dfp.Exists, Expect: dfp,
 				Session: m.Session, Reason: reason + ": " + part.What})
 		}
@@ -247,6 +323,35 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 	return p, nil
 }
 
+// dirBytes is the size of the files under the folder dir a manifest lists.
+func dirBytes(m *Manifest, dir string) int64 {
+	var n int64
+	for _, f := range m.Files {
+		if strings.HasPrefix(f.Path, dir+"/") {
+			n += f.Size
+		}
+	}
+	return n
+}
+
+// clamped says which members of m are restored without some of their
+// archived mode's bits (see safeMode), or "".
+func clamped(m *Manifest) string {
+	var names []string
+	for _, f := range m.Files {
+		if f.Mode.Perm()&^safeMode(f) != 0 {
+			names = append(names, fmt.Sprintf("%s (%04o)", f.Path, f.Mode.Perm()))
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) > 3:
+		names = append(names[:3], fmt.Sprintf("%d more", len(names)-3))
+	}
+	return fmt.Sprintf("restored without their execute or others' write bits (files 0664 at most, folders 0775): %s", strings.Join(names, ", "))
+}
+
 // sameAs reports whether the file at path exists with f's bytes; a file
 // there with other bytes is a conflict (an error).
 func sameAs(path string, f FileInfo) (bool, error) {
@@ -258,7 +363,7 @@ func sameAs(path string, f FileInfo) (bool, error) {
 		return false, nil
 	}
 	if fp.Dir || fp.SHA256 != f.SHA256 {
-		return false, &clone.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", path)}
+		return false, &clone.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", visible.String(path))}
 	}
 	return true, nil
 }

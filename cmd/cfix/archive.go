@@ -218,8 +218,8 @@ func listArchives(opts *archiveOptions, dir string) error {
 			if project == "" {
 				project = visible.String(strings.Join(a.Projects, ", "))
 			}
-			fmt.Fprintf(opts.out, "%s  %s\n  %s\n  %s to %s, %d %s, %s (%s compressed)\n", a.Session, title, project,
-				day(a.First), day(a.Last), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
+			fmt.Fprintf(opts.out, "%s  %s\n  %s\n  %s to %s, %d %s, %s (%s compressed)\n", visible.String(a.Session), title, project,
+				visible.String(day(a.First)), visible.String(day(a.Last)), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
 		}
 		for _, p := range badPaths {
 			fmt.Fprintf(opts.errOut, "cfix: %v\n", bad[p])

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/archive"
+	"github.com/cfix-dev/cfix/internal/visible"
 )
 
 type restoreOptions struct {
@@ -29,7 +30,10 @@ the archives, or the path of an archive file.
 
 Each archive is read whole and checked before anything is planned: the zstd
 checksums, the tar stream, the sha256 of every file against the manifest. A
-damaged or truncated archive is refused, named, and nothing is restored. A
+damaged or truncated archive is refused, named, and nothing is restored; so is
+one whose manifest names anything but its session's own files. A dry run
+writes nothing (the archive is read as a stream); --apply extracts the files
+into a staging folder beside the archive first. A
 file of the store that exists and differs from the archived one is never
 overwritten: the plan is refused.
 
@@ -57,11 +61,13 @@ func runRestore(opts *restoreOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := archive.Restore(archive.RestoreOptions{Root: root, Dir: dir, Archives: args, To: opts.to, Keep: opts.keep})
+	// Only an apply extracts the archives (a dry run streams them).
+	p, err := archive.Restore(archive.RestoreOptions{Root: root, Dir: dir, Archives: args, To: opts.to, Keep: opts.keep, Extract: opts.apply})
 	if err != nil {
 		return planError(err)
 	}
 	defer p.Cleanup()
+	opts.show = p.Show
 	return runPlan(&opts.planFlags, p.ChangeSet)
 }
 
@@ -89,7 +95,7 @@ func completeArchived(cmd *cobra.Command, args []string, toComplete string) ([]c
 	var out []cobra.Completion
 	for _, a := range list {
 		m := a.Manifest
-		if !strings.HasPrefix(strings.ToLower(m.Session), want) {
+		if !strings.HasPrefix(strings.ToLower(m.Session), want) || visible.String(m.Session) != m.Session {
 			continue
 		}
 		desc := cut(textCell(m.Title), 60)

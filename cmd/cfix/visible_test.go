@@ -50,3 +50,37 @@ func TestOutputVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveIDVisible: a session whose id (its transcript's name) holds
+// an escape sequence is archived; archive --list and restore show the id
+// as Go escapes, never raw.
+func TestArchiveIDVisible(t *testing.T) {
+	dir := t.TempDir()
+	root := damage.CopyStoreTo(t, damage.V88, dir)
+	id := "e5c\x1b]0;t\x07\x1b[31m"
+	src := filepath.Join(root, "projects", damage.V88Project, damage.V88Session+".jsonl")
+	main := filepath.Join(root, "projects", damage.V88Project, id+".jsonl")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(main, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	damage.Age(t, root)
+	adir := filepath.Join(dir, "archive")
+	t.Setenv("CFIX_ARCHIVE_DIR", adir)
+	t.Setenv("CFIX_JOURNAL_DIR", filepath.Join(dir, "journal"))
+	if out, code := cli(t, "archive", main, "--root", root, "--apply", "--yes"); code != exitOK {
+		t.Fatalf("archive: status %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"archive", "--list"}, {"restore", filepath.Join(adir, id+".tar.zst"), "--root", root}} {
+		out, code := cli(t, args...)
+		if code != exitOK || !strings.Contains(out, `e5c\x1b]0;t\x07\x1b[31m`) {
+			t.Errorf("cfix %s: status %d, the id not as Go escapes:\n%q", args[0], code, out)
+		}
+		if i := bytes.IndexAny([]byte(out), "\x1b\x07"); i >= 0 {
+			t.Errorf("cfix %s prints a raw control character: %q", strings.Join(args, " "), out[max(0, i-60):min(len(out), i+20)])
+		}
+	}
+}
