@@ -130,7 +130,12 @@ func (j *journal) logEvent(e event) error {
 	}
 	e.Time = time.Now().UTC()
 	b, _ := json.Marshal(e)
-	if _, err := j.log.Write(append(b, '\n')); err != nil {
+	if n, err := j.log.Write(append(b, '\n')); err != nil {
+		// A torn event (a full disk) is cut off, so the events after it
+		// (a rollback's) are read.
+		if fi, serr := j.log.Stat(); serr == nil && n > 0 {
+			j.log.Truncate(fi.Size() - int64(n))
+		}
 		return fmt.Errorf("journal %s: %w", j.dir, err)
 	}
 	if j.lazy {
@@ -177,7 +182,10 @@ func (j *journal) rollback(failed int) error {
 			return fmt.Errorf("%s: %w", undo[i].Path, err)
 		}
 	}
-	return j.logEvent(event{Event: "rolled-back"})
+	// Everything is back. A log too full to say so leaves the journal
+	// incomplete, where a later undo finds nothing left to restore.
+	j.logEvent(event{Event: "rolled-back"})
+	return nil
 }
 
 // JournalInfo describes a journal for undo --list.
@@ -399,7 +407,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 			}
 			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
-				From: bk, FromExpect: &bfp, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
+				From: bk, FromExpect: &bfp, Restore: true, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 		case Create:
 			nf := written[i]
 			if nf == nil {
@@ -433,7 +441,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				// A removal killed half-way leaves the folder with part of
 				// its files: put back what is missing.
 				if missingFrom(bk, op.Path) {
-					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Expect: cur})
+					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Restore: true, Expect: cur})
 				}
 				continue
 			}
@@ -441,7 +449,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				continue // never removed
 			}
 			{
-				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp,
+				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Restore: true,
 					ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 			}
 		case Rename:

@@ -174,6 +174,57 @@ func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 		ModTime: op.Expect.ModTime, Mode: op.Expect.Mode}, nil
 }
 
+// appendAt reports whether op only appends to its file (the undo of a
+// cut), and the offset it appends at.
+func (op *Op) appendAt() (int64, bool) {
+	if !op.selfEdit() || len(op.Edits) != 1 || !op.Expect.Exists || (op.Mode != 0 && op.Mode != op.Expect.Mode) {
+		return 0, false
+	}
+	e := op.Edits[0]
+	if e.Length != 0 || e.Offset != op.Expect.Size {
+		return 0, false
+	}
+	return e.Offset, true
+}
+
+// appendInPlace applies a rewrite that appendAt accepts by writing at the
+// end of the file, for a rollback: the bytes a cut removed go back into
+// the room the cut freed, where a rewrite would need a copy of the whole
+// file. A write that fails is cut off again.
+func appendInPlace(op *Op, at int64) error {
+	f, err := os.OpenFile(op.Path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() != at || !fi.ModTime().Equal(op.Expect.ModTime) {
+		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
+	}
+	if !sameFile(infoFingerprint(fi, time.Now()), op.Expect) {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, 0, at)); err != nil {
+			return err
+		}
+		if hex.EncodeToString(h.Sum(nil)) != op.Expect.SHA256 {
+			return &RefusedError{Path: op.Path, Reason: "content changed since the plan was made; plan again"}
+		}
+	}
+	if _, err := f.WriteAt(op.Edits[0].New, at); err != nil {
+		f.Truncate(at)
+		return fmt.Errorf("%s: putting back the bytes cut off: %w", op.Path, err)
+	}
+	if !op.ModTime.IsZero() {
+		if err := os.Chtimes(op.Path, time.Now(), op.ModTime); err != nil {
+			return err
+		}
+	}
+	return f.Sync()
+}
+
 // prefixWriter passes the first n bytes written to w and drops the rest.
 type prefixWriter struct {
 	w io.Writer
