@@ -78,6 +78,9 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 		}
 		return nil, err
 	}
+	if err := checkSpace(cs, opts.JournalDir, opts.Force); err != nil {
+		return nil, err
+	}
 	j, err := createJournal(opts.JournalDir, cs)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,133 @@
+package faultfs_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/faultfs"
+)
+
+// TestNoRoomRefused applies a repair on a tmpfs with less room than the
+// plan writes plus the margin: apply refuses before it writes anything,
+// says how much the plan writes and how much is free, and makes no
+// journal.
+func TestNoRoomRefused(t *testing.T) {
+	mnt := faultfs.Mount(t, 8<<20)
+	tr := repairScenario(t, mnt)
+	before := faultfs.Tree(t, store(mnt))
+	faultfs.Fill(t, mnt, 64<<10)
+	_, err := changeset.Apply(tr.cs, changeset.ApplyOptions{JournalDir: journals(mnt)})
+	if err == nil || !strings.Contains(err.Error(), "free there; nothing was changed") || !strings.Contains(err.Error(), "the plan writes") {
+		t.Fatalf("apply with 64 KB free: %v, want a refusal that names the room", err)
+	}
+	if d := faultfs.Diff(before, faultfs.Tree(t, store(mnt)), false); d != "" {
+		t.Fatalf("the store changed:\n%s", d)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(journals(mnt), "*")); len(dirs) != 0 {
+		t.Fatalf("a journal was made: %v", dirs)
+	}
+	t.Log(err)
+}
+
+// TestNofileHelper is the child process of TestFewHandles: it lowers its
+// limit of open files to $FAULTFS_NOFILE, applies the plan
+// $FAULTFS_PLAN into the journals of $FAULTFS_JOURNALS and prints the
+// outcome.
+func TestNofileHelper(t *testing.T) {
+	plan := os.Getenv("FAULTFS_PLAN")
+	if plan == "" {
+		t.Skip("run by TestFewHandles")
+	}
+	n, _ := strconv.ParseUint(os.Getenv("FAULTFS_NOFILE"), 10, 64)
+	cs, err := changeset.Load(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("FAULTFS_JOURNALS")})
+	if err != nil {
+		fmt.Printf("RESULT %v\n", err)
+		return
+	}
+	fmt.Println("RESULT applied")
+}
+
+// TestFewHandles applies the plans of repair and archive in a child
+// process whose limit of open files is lowered to each of 4 to 32. Each
+// run is refused up front, rolled back, or applied, says which, and
+// leaves every file of the store as it was or as planned; an undo after
+// an apply gives back the store as it was.
+func TestFewHandles(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		sc   scenario
+	}{{"repair", repairScenario}, {"archive", archiveScenario}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tr := c.sc(t, dir)
+			if _, err := changeset.Apply(tr.cs, changeset.ApplyOptions{JournalDir: journals(dir)}); err != nil {
+				t.Fatal(err)
+			}
+			tr.done()
+			planned := faultfs.Tree(t, store(dir))
+			outcomes := map[string]int{}
+			for _, lim := range []int{4, 8, 12, 16, 20, 21, 22, 23, 24, 32} {
+				n := fmt.Sprintf("limit %d", lim)
+				faultfs.Clear(t, dir)
+				tr := c.sc(t, dir)
+				before := faultfs.Tree(t, store(dir))
+				planFile := filepath.Join(t.TempDir(), "plan.json")
+				if err := tr.cs.Save(planFile); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command(os.Args[0], "-test.run=^TestNofileHelper$")
+				cmd.Env = append(os.Environ(), "FAULTFS_PLAN="+planFile, "FAULTFS_NOFILE="+strconv.Itoa(lim), "FAULTFS_JOURNALS="+journals(dir))
+				out, err := cmd.CombinedOutput()
+				tr.done()
+				i := bytes.Index(out, []byte("RESULT "))
+				if err != nil || i < 0 {
+					t.Fatalf("%s: %v\n%s", n, err, out)
+				}
+				res := string(out[i+7:])
+				res = res[:strings.IndexByte(res, '\n')]
+				now := faultfs.Tree(t, store(dir))
+				switch {
+				case res == "applied":
+					outcomes["applied"]++
+					if d := faultfs.Diff(planned, now, false); d != "" {
+						t.Fatalf("%s: applied, the store is not as planned:\n%s", n, d)
+					}
+					u, err := changeset.Undo(newestJournal(t, dir))
+					if err != nil {
+						t.Fatalf("%s: undo: %v", n, err)
+					}
+					if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: journals(dir)}); err != nil {
+						t.Fatalf("%s: undo: %v", n, err)
+					}
+					now = faultfs.Tree(t, store(dir))
+					fallthrough
+				case strings.HasSuffix(res, "nothing was changed"), strings.Contains(res, "everything applied was rolled back"):
+					if res != "applied" {
+						outcomes[res[strings.LastIndex(res, ";")+1:]]++
+					}
+					if d := faultfs.Diff(before, now, false); d != "" {
+						t.Fatalf("%s: %s\nthe store is not as it was:\n%s", n, res, d)
+					}
+				default:
+					t.Fatalf("%s: %s", n, res)
+				}
+			}
+			t.Logf("%v", outcomes)
+		})
+	}
+}
