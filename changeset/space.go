@@ -17,7 +17,7 @@ import (
 
 // spaceMargin is the room kept free on each file system beyond what a
 // plan writes: the folders and log events the estimate leaves out.
-const spaceMargin = 256 << 10
+const spaceMargin = 64 << 10
 
 // handlesNeeded is how many files an apply holds open at once beyond
 // those open when it starts: the journal's log, the file replaced, the

@@ -42,8 +42,15 @@ func repairScenario(t *testing.T, mnt string) trial {
 	return trial{cs: plan(), done: func() {}, retry: plan}
 }
 
-func archiveScenario(t *testing.T, mnt string) trial {
-	root := damage.CopyStoreTo(t, damage.V88, mnt)
+func archiveScenario(t *testing.T, mnt string) trial { return archiveOf(damage.V88)(t, mnt) }
+
+// archiveOf archives every session of a corpus store.
+func archiveOf(version string) scenario {
+	return func(t *testing.T, mnt string) trial { return archiveStore(t, mnt, version) }
+}
+
+func archiveStore(t *testing.T, mnt, version string) trial {
+	root := damage.CopyStoreTo(t, version, mnt)
 	damage.Age(t, root)
 	var staging []func()
 	plan := func() *changeset.ChangeSet {

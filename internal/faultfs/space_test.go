@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/faultfs"
 )
 
@@ -129,5 +130,44 @@ func TestFewHandles(t *testing.T) {
 			}
 			t.Logf("%v", outcomes)
 		})
+	}
+}
+
+// TestUndoNearlyFull undoes an archive of every session on a tmpfs with
+// too little room left for a copy of the sessions: undo puts each file
+// back by a link to its backup, so it needs no room for them, and gives
+// back the store as it was.
+func TestUndoNearlyFull(t *testing.T) {
+	mnt := faultfs.Mount(t, 8<<20)
+	tr := archiveOf(damage.V330)(t, mnt)
+	before := faultfs.Tree(t, store(mnt))
+	res, err := changeset.Apply(tr.cs, changeset.ApplyOptions{JournalDir: journals(mnt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.done()
+	u, err := changeset.Undo(res.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var restored int64
+	for _, op := range u.Ops {
+		switch {
+		case op.Action == changeset.CreateDir:
+			restored += changeset.TreeSize(op.From)
+		case op.FromExpect != nil:
+			restored += op.FromExpect.Size
+		}
+	}
+	leave := int64(160 << 10)
+	if restored < 2*leave {
+		t.Fatalf("the undo restores %d bytes, want more than %d", restored, 2*leave)
+	}
+	faultfs.Fill(t, mnt, leave)
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: journals(mnt)}); err != nil {
+		t.Fatalf("undo with %s free (it restores %s): %v", changeset.Size(leave), changeset.Size(restored), err)
+	}
+	if d := faultfs.Diff(before, faultfs.Tree(t, store(mnt)), false); d != "" {
+		t.Fatalf("after undo the store is not as it was:\n%s", d)
 	}
 }
