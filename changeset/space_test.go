@@ -74,3 +74,41 @@ func TestApplyHoldsFewFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoTornPutBack: a rollback killed while it put the bytes of a cut
+// back (appendInPlace) leaves part of them; undo puts back the rest.
+func TestUndoTornPutBack(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	const before = "{\"a\":1}\n{\"b\":2}\n{\"c\":3,\"torn"
+	old := time.Now().Add(-time.Hour)
+	if err := os.WriteFile(p, []byte(before), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(p, old, old)
+	want, err := FingerprintOf(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := New(dir, "test")
+	cs.Add(Op{Action: Rewrite, Path: p, Reason: "torn", Expect: want, Edits: []Edit{{Line: 3, Offset: 16, Length: int64(len(before) - 16), Count: 1}}})
+	res, err := Apply(cs, ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half the cut bytes back, as a killed rollback leaves them.
+	if err := os.WriteFile(p, []byte(before[:22]), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(p, old, old)
+	u, err := Undo(res.Journal)
+	if err != nil {
+		t.Fatalf("undo after a torn put-back: %v", err)
+	}
+	if _, err := Apply(u, ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != before {
+		t.Fatalf("after undo: %q, want %q", got, before)
+	}
+}

@@ -152,25 +152,31 @@ func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 	}
 	defer f.Close()
 	// One read gives the hash of the file as it is, of its first
-	// Expect.Size bytes, and of the file with the cut bytes appended.
+	// Expect.Size bytes, and of the file with the rest of the cut bytes
+	// appended: all of them to the cut file, those missing to a file a
+	// rollback killed half-way through putting them back (appendInPlace).
+	rest := tail
+	if cur.Size > keep && cur.Size < op.Expect.Size && cur.Size-keep <= int64(len(tail)) {
+		rest = tail[cur.Size-keep:]
+	}
 	h, head, joined := sha256.New(), sha256.New(), sha256.New()
 	if _, err := io.Copy(io.MultiWriter(h, joined, &prefixWriter{w: head, n: op.Expect.Size}), f); err != nil {
 		return nil, err
 	}
 	cur.SHA256 = hex.EncodeToString(h.Sum(nil))
-	joined.Write(tail)
+	joined.Write(rest)
 	switch {
 	case cur.Size >= op.Expect.Size && hex.EncodeToString(head.Sum(nil)) == op.Expect.SHA256:
 		return nil, nil // never cut, or restored already (and maybe appended to since)
-	case cur.Size == keep && hex.EncodeToString(joined.Sum(nil)) == op.Expect.SHA256:
-		// The cut file: put the bytes back.
+	case cur.Size+int64(len(rest)) == op.Expect.Size && hex.EncodeToString(joined.Sum(nil)) == op.Expect.SHA256:
+		// The cut file, or one with part of the bytes back: put the rest back.
 	case !wasCut:
 		return nil, nil // never cut; changed by someone else
 	default:
 		return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 	}
 	return &Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session,
-		Edits:   []Edit{{Line: op.Edits[0].Line, Offset: keep, New: tail, Reason: "put back the bytes cut off"}},
+		Edits:   []Edit{{Line: op.Edits[0].Line, Offset: cur.Size, New: rest, Reason: "put back the bytes cut off"}},
 		ModTime: op.Expect.ModTime, Mode: op.Expect.Mode}, nil
 }
 
