@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -374,7 +375,18 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		}
 	}
 	hook("checked", i)
-	if err := nf.place(op.Path, op.Action == Create, j.lazy); err != nil {
+	err := nf.place(op.Path, op.Action == Create, j.lazy)
+	if nf.linked != "" && errors.Is(err, syscall.EXDEV) {
+		// The backup's link lies on another file system (another mount
+		// of the same one): copy it, the same bytes the log names.
+		var cp *newFile
+		if cp, err = j.writeTemp(op, mode, oldFile, old); err != nil {
+			return false, err
+		}
+		defer cp.cleanup()
+		err = cp.place(op.Path, op.Action == Create, j.lazy)
+	}
+	if err != nil {
 		return false, err
 	}
 	if err := j.logEvent(event{Op: i, Event: "renamed"}); err != nil {
@@ -519,10 +531,12 @@ func (op *Op) restores() bool {
 		len(op.Edits) == 0 && op.Transform == nil && !op.HasData && op.Data == nil
 }
 
-// linkBackup gives the backup op.From a second name beside op.Path, to be
-// renamed into place: the backup is kept (undo may run again), and the
-// restore needs no free space. It returns nil, having done nothing, where
-// no link can be made (another file system): the caller copies.
+// linkBackup gives the backup op.From a second name beside it in the
+// journal, to be renamed into place: the backup is kept (undo may run
+// again), the restore needs no free space, and a restore killed half-way
+// leaves nothing in the store. It returns nil, having done nothing, where
+// no link can be made: the caller copies (as it does where the rename
+// fails, the journal on another file system).
 func linkBackup(op *Op, mode fs.FileMode) (*newFile, error) {
 	fi, err := os.Lstat(op.From)
 	if err != nil {
@@ -532,9 +546,9 @@ func linkBackup(op *Op, mode fs.FileMode) (*newFile, error) {
 	if !fi.Mode().IsRegular() || fi.Size() != want.Size || !fi.ModTime().Equal(want.ModTime) {
 		return nil, &RefusedError{Path: op.From, Reason: "changed since the plan was made; plan again"}
 	}
-	// One name per target, so a restore killed half-way leaves no more
+	// One name per backup, so a restore killed half-way leaves no more
 	// than one, which the next restore replaces.
-	tmp := filepath.Join(filepath.Dir(op.Path), "."+filepath.Base(op.Path)+".cfix-restore")
+	tmp := op.From + ".restore"
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

@@ -171,3 +171,35 @@ func TestUndoNearlyFull(t *testing.T) {
 		t.Fatalf("after undo the store is not as it was:\n%s", d)
 	}
 }
+
+// TestUndoAcrossFileSystems repairs a store on a tmpfs with the journal
+// on another file system, and undoes it: the backups are copied back (a
+// link cannot cross), and the store is as it was.
+func TestUndoAcrossFileSystems(t *testing.T) {
+	mnt := faultfs.Mount(t, 8<<20)
+	tr := repairScenario(t, mnt)
+	before := faultfs.Tree(t, store(mnt))
+	js := t.TempDir()
+	a, _ := os.Stat(mnt)
+	b, _ := os.Stat(js)
+	if a.Sys().(*syscall.Stat_t).Dev == b.Sys().(*syscall.Stat_t).Dev {
+		t.Fatal("the mount and the temporary folder are one file system")
+	}
+	res, err := changeset.Apply(tr.cs, changeset.ApplyOptions{JournalDir: js})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := changeset.Undo(res.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: js}); err != nil {
+		t.Fatal(err)
+	}
+	if d := faultfs.Diff(before, faultfs.Tree(t, store(mnt)), false); d != "" {
+		t.Fatalf("after undo the store is not as it was:\n%s", d)
+	}
+	if left, _ := filepath.Glob(filepath.Join(res.Journal, "backup", "*.restore")); len(left) != 0 {
+		t.Fatalf("links left in the journal: %v", left)
+	}
+}
