@@ -86,7 +86,7 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer j.log.Close()
+	defer j.close()
 	// With --force the session may be live: a rewrite carries an append
 	// that lands while it works over, a cut could not.
 	j.noCut = opts.Force

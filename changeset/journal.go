@@ -67,6 +67,8 @@ type journal struct {
 	backedUp map[int]bool
 	// tmpDirs caches tempDir by folder.
 	tmpDirs map[string]string
+	// spare are files held open for a rollback (see reserveHandles).
+	spare []*os.File
 }
 
 func createJournal(base string, cs *ChangeSet) (*journal, error) {
@@ -98,7 +100,41 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
-	return &journal{dir: dir, cs: cs, log: f}, nil
+	j := &journal{dir: dir, cs: cs, log: f}
+	j.reserveHandles()
+	return j, nil
+}
+
+// rollbackHandles is how many files a rollback holds open at once: the
+// journal's log or a file it hashes, the file it puts back, a folder it
+// syncs, the folders of a tree it links back.
+const rollbackHandles = 4
+
+// reserveHandles holds rollbackHandles files open (the null device) for
+// the rollback, which closes them first: an apply stopped by the limit of
+// open files (ulimit -n) can still roll back.
+func (j *journal) reserveHandles() {
+	for range rollbackHandles {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return
+		}
+		j.spare = append(j.spare, f)
+	}
+}
+
+// releaseHandles closes the files reserveHandles holds.
+func (j *journal) releaseHandles() {
+	for _, f := range j.spare {
+		f.Close()
+	}
+	j.spare = nil
+}
+
+// close closes the log and the files held for a rollback.
+func (j *journal) close() {
+	j.releaseHandles()
+	j.log.Close()
 }
 
 func writeSync(path string, b []byte) error {
@@ -170,6 +206,7 @@ func (j *journal) backup(i int, path string) error {
 
 // rollback undoes ops 0..failed (the failed one only as far as it got).
 func (j *journal) rollback(failed int) error {
+	j.releaseHandles()
 	undo, _, err := undoOps(j.dir, j.cs, failed)
 	if err != nil {
 		j.logEvent(event{Event: "rollback-failed"})

@@ -20,9 +20,10 @@ import (
 const spaceMargin = 64 << 10
 
 // handlesNeeded is how many files an apply holds open at once beyond
-// those open when it starts: the journal's log, the file replaced, the
-// new file, its source, a folder being synced or walked (a few levels).
-const handlesNeeded = 12
+// those open when it starts: the journal's log, those kept for a rollback
+// (rollbackHandles), the file replaced, the new file, its source, a folder
+// being synced or walked (a few levels).
+const handlesNeeded = 12 + rollbackHandles
 
 // fsRoom is what the platform says of a file system (see statRoom).
 type fsRoom struct {

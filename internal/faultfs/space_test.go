@@ -52,10 +52,33 @@ func TestNofileHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-		t.Fatal(err)
+	lower := func(n uint64) {
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("FAULTFS_JOURNALS")})
+	opts := changeset.ApplyOptions{JournalDir: os.Getenv("FAULTFS_JOURNALS")}
+	if at := os.Getenv("FAULTFS_AT"); at != "" {
+		// At hook call at, the limit drops to n above the lowest file
+		// number free: the apply may open n more files.
+		k, _ := strconv.Atoi(at)
+		calls := 0
+		opts.Hook = func(string, int) {
+			if calls == k {
+				f, err := os.Open(os.DevNull)
+				if err != nil {
+					t.Fatal(err)
+				}
+				free := uint64(f.Fd())
+				f.Close()
+				lower(free + n)
+			}
+			calls++
+		}
+	} else {
+		lower(n)
+	}
+	_, err = changeset.Apply(cs, opts)
 	if err != nil {
 		fmt.Printf("RESULT %v\n", err)
 		return
@@ -64,7 +87,8 @@ func TestNofileHelper(t *testing.T) {
 }
 
 // TestFewHandles applies the plans of repair and archive in a child
-// process whose limit of open files is lowered to each of 4 to 32. Each
+// process whose limit of open files is lowered to each of 4 to 32, or,
+// at each step of the apply, to as many as are open, and one more. Each
 // run is refused up front, rolled back, or applied, says which, and
 // leaves every file of the store as it was or as planned; an undo after
 // an apply gives back the store as it was.
@@ -82,8 +106,23 @@ func TestFewHandles(t *testing.T) {
 			tr.done()
 			planned := faultfs.Tree(t, store(dir))
 			outcomes := map[string]int{}
-			for _, lim := range []int{4, 8, 12, 16, 20, 21, 22, 23, 24, 32} {
-				n := fmt.Sprintf("limit %d", lim)
+			hooks := 0
+			if _, err := changeset.Apply(c.sc(t, t.TempDir()).cs, changeset.ApplyOptions{JournalDir: t.TempDir(), Hook: func(string, int) { hooks++ }}); err != nil {
+				t.Fatal(err)
+			}
+			type limit struct{ n, at int }
+			var limits []limit
+			for _, n := range []int{4, 8, 12, 16, 20, 21, 22, 23, 24, 32} {
+				limits = append(limits, limit{n, -1})
+			}
+			for at := range hooks {
+				limits = append(limits, limit{0, at}, limit{1, at})
+			}
+			for _, lim := range limits {
+				n := fmt.Sprintf("limit %d", lim.n)
+				if lim.at >= 0 {
+					n = fmt.Sprintf("limit of %d more files from hook call %d", lim.n, lim.at)
+				}
 				faultfs.Clear(t, dir)
 				tr := c.sc(t, dir)
 				before := faultfs.Tree(t, store(dir))
@@ -92,7 +131,10 @@ func TestFewHandles(t *testing.T) {
 					t.Fatal(err)
 				}
 				cmd := exec.Command(os.Args[0], "-test.run=^TestNofileHelper$")
-				cmd.Env = append(os.Environ(), "FAULTFS_PLAN="+planFile, "FAULTFS_NOFILE="+strconv.Itoa(lim), "FAULTFS_JOURNALS="+journals(dir))
+				cmd.Env = append(os.Environ(), "FAULTFS_PLAN="+planFile, "FAULTFS_NOFILE="+strconv.Itoa(lim.n), "FAULTFS_JOURNALS="+journals(dir))
+				if lim.at >= 0 {
+					cmd.Env = append(cmd.Env, "FAULTFS_AT="+strconv.Itoa(lim.at))
+				}
 				out, err := cmd.CombinedOutput()
 				tr.done()
 				i := bytes.Index(out, []byte("RESULT "))
@@ -118,8 +160,11 @@ func TestFewHandles(t *testing.T) {
 					now = faultfs.Tree(t, store(dir))
 					fallthrough
 				case strings.HasSuffix(res, "nothing was changed"), strings.Contains(res, "everything applied was rolled back"):
-					if res != "applied" {
-						outcomes[res[strings.LastIndex(res, ";")+1:]]++
+					switch {
+					case strings.HasSuffix(res, "nothing was changed"):
+						outcomes["refused"]++
+					case res != "applied":
+						outcomes["rolled back"]++
 					}
 					if d := faultfs.Diff(before, now, false); d != "" {
 						t.Fatalf("%s: %s\nthe store is not as it was:\n%s", n, res, d)
