@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -89,10 +90,14 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 		}
 		return nil, err
 	}
+	if err := checkSpace(cs, opts.JournalDir, opts.Force); err != nil {
+		return nil, err
+	}
 	j, err := createJournal(opts.JournalDir, cs)
 	if err != nil {
 		return nil, err
 	}
+	defer j.close()
 	// With --force the session may be live: a rewrite carries an append
 	// that lands while it works over, a cut could not.
 	j.noCut = opts.Force
@@ -227,6 +232,10 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		if op.makesLink() {
 			return false, j.makeLink(i, op, hook)
 		}
+		if at, ok := op.appendAt(); ok && j.log == nil {
+			// A rollback puts the bytes a cut removed back in place.
+			return false, appendInPlace(op, at)
+		}
 		if keep, ok := op.cutAt(); ok && op.Action == Rewrite && !j.noCut {
 			if err := j.cutFile(i, op, keep, hook); err != errNoCut {
 				return false, err
@@ -284,7 +293,7 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 		// the copy made, when it is not the list, corrects it (before a
 		// failure's rollback reads it).
 		var did []string
-		err = copyTree(op.From, op.Path, false, op.Merge, func(rel string) { did = append(did, rel) })
+		err = copyTree(op.From, op.Path, op.Restore, op.Merge, func(rel string) { did = append(did, rel) })
 		if !slices.Equal(did, made) {
 			if lerr := j.logEvent(event{Op: i, Event: "made", Made: did, Listed: true}); lerr != nil && err == nil {
 				err = lerr
@@ -358,44 +367,29 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 			return false, err
 		}
 	}
-	var src io.ReadCloser
-	var readHash *HashWriter
-	var err error
-	if op.selfEdit() {
-		// The old bytes are hashed as they are copied, unless the file is
-		// the one the planner hashed, unchanged since.
-		src, readHash, err = op.editedContent(oldFile, !sameFile(infoFingerprint(old, time.Now()), op.Expect))
-	} else {
-		src, err = op.content()
+	var nf *newFile
+	if op.restores() {
+		// A backup put back by a link: no byte is written, so a full file
+		// system does not stop it (a rollback after ENOSPC).
+		var err error
+		if nf, err = linkBackup(op, mode); err != nil {
+			return false, err
+		}
 	}
-	if err != nil {
-		return false, err
+	if nf == nil {
+		var err error
+		if nf, err = j.writeTemp(op, mode, oldFile, old); err != nil {
+			return false, err
+		}
 	}
-	defer src.Close()
-	t, err := newPendingFile(op.Path, mode)
-	if err != nil {
-		return false, err
-	}
-	defer t.Cleanup()
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(t, h), src)
-	if err != nil {
-		return false, fmt.Errorf("%s: writing new content: %w", op.Path, err)
-	}
-	if err := t.Chmod(mode); err != nil {
-		return false, err
-	}
-	if readHash != nil && readHash.Sum() != op.Expect.SHA256 {
-		return false, &RefusedError{Path: op.Path, Reason: "content changed since the plan was made; plan again"}
-	}
-	newFP := Fingerprint{Exists: true, Size: n, Mode: mode, SHA256: hex.EncodeToString(h.Sum(nil))}
+	defer nf.cleanup()
 	mtime := op.ModTime
 	if mtime.IsZero() && old != nil {
 		mtime = old.ModTime()
 	}
 	// The new bytes are known before the rename: undo after a crash can
 	// tell which version a file holds.
-	if err := j.logEvent(event{Op: i, Event: "written", New: &newFP}); err != nil {
+	if err := j.logEvent(event{Op: i, Event: "written", New: &nf.fp}); err != nil {
 		return false, err
 	}
 	hook("written", i)
@@ -407,27 +401,18 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 		}
 	}
 	hook("checked", i)
-	if op.Action == Create {
-		// Link the new file into place: unlike a rename, a link fails if
-		// a file appeared at the path since verify.
-		if !j.lazy {
-			if err := t.Sync(); err != nil {
-				return false, err
-			}
-		}
-		tmp := t.Name()
-		if err := t.File.Close(); err != nil {
+	err := nf.place(op.Path, op.Action == Create, j.lazy)
+	if nf.linked != "" && errors.Is(err, syscall.EXDEV) {
+		// The backup's link lies on another file system (another mount
+		// of the same one): copy it, the same bytes the log names.
+		var cp *newFile
+		if cp, err = j.writeTemp(op, mode, oldFile, old); err != nil {
 			return false, err
 		}
-		err := os.Link(tmp, op.Path)
-		os.Remove(tmp)
-		if errors.Is(err, fs.ErrExist) {
-			return false, &RefusedError{Path: op.Path, Reason: "appeared while applying; plan again"}
-		}
-		if err != nil {
-			return false, err
-		}
-	} else if err := t.CloseAtomicallyReplace(); err != nil {
+		defer cp.cleanup()
+		err = cp.place(op.Path, op.Action == Create, j.lazy)
+	}
+	if err != nil {
 		return false, err
 	}
 	if err := j.logEvent(event{Op: i, Event: "renamed"}); err != nil {
@@ -508,6 +493,140 @@ func (j *journal) makeLink(i int, op *Op, hook func(string, int)) error {
 	}
 	hook("renamed", i)
 	return j.logEvent(event{Op: i, Event: "done"})
+}
+
+// newFile is the new content of a Create or Rewrite, under a temporary
+// name, ready to be put into place.
+type newFile struct {
+	fp      Fingerprint
+	pending *pendingFile // a file written with the new bytes
+	linked  string       // or a second name of a backup (linkBackup)
+}
+
+// writeTemp writes the new content of op to a temporary file.
+func (j *journal) writeTemp(op *Op, mode fs.FileMode, oldFile *os.File, old fs.FileInfo) (*newFile, error) {
+	var src io.ReadCloser
+	var readHash *HashWriter
+	var err error
+	if op.selfEdit() {
+		// The old bytes are hashed as they are copied, unless the file is
+		// the one the planner hashed, unchanged since.
+		src, readHash, err = op.editedContent(oldFile, !sameFile(infoFingerprint(old, time.Now()), op.Expect))
+	} else {
+		src, err = op.content()
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	t, err := newPendingFile(op.Path, mode)
+	if err != nil {
+		return nil, err
+	}
+	nf := &newFile{pending: t}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(t, h), src)
+	if err != nil {
+		t.Cleanup()
+		return nil, fmt.Errorf("%s: writing new content: %w", op.Path, err)
+	}
+	if err := t.Chmod(mode); err != nil {
+		t.Cleanup()
+		return nil, err
+	}
+	if readHash != nil && readHash.Sum() != op.Expect.SHA256 {
+		t.Cleanup()
+		return nil, &RefusedError{Path: op.Path, Reason: "content changed since the plan was made; plan again"}
+	}
+	nf.fp = Fingerprint{Exists: true, Size: n, Mode: mode, SHA256: hex.EncodeToString(h.Sum(nil))}
+	return nf, nil
+}
+
+// place puts the new file at path: a Create by a link (unlike a rename, a
+// link fails if a file appeared at the path since verify), a Rewrite by a
+// rename over the old file. With lazy the fsync of a written file is left
+// to the batch's barrier.
+func (nf *newFile) place(path string, create, lazy bool) error {
+	var tmp string
+	if nf.pending != nil {
+		if !create {
+			return nf.pending.CloseAtomicallyReplace()
+		}
+		if !lazy {
+			if err := nf.pending.Sync(); err != nil {
+				return err
+			}
+		}
+		tmp = nf.pending.Name()
+		if err := nf.pending.File.Close(); err != nil {
+			return err
+		}
+	} else {
+		tmp = nf.linked
+		if !create {
+			return os.Rename(tmp, path)
+		}
+	}
+	err := renameNoReplace(tmp, path)
+	if err == errNoRename {
+		err = os.Link(tmp, path)
+		if err == nil {
+			os.Remove(tmp)
+		}
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return &RefusedError{Path: path, Reason: "appeared while applying; plan again"}
+	}
+	return err
+}
+
+// cleanup removes the temporary file, if it was not put into place.
+func (nf *newFile) cleanup() {
+	if nf.pending != nil {
+		nf.pending.Cleanup()
+	} else if nf.linked != "" {
+		os.Remove(nf.linked)
+	}
+}
+
+// restores reports whether a Create or Rewrite puts a journal's backup
+// back (Restore).
+func (op *Op) restores() bool {
+	return op.Restore && (op.Action == Create || op.Action == Rewrite) && op.From != "" && op.FromExpect != nil &&
+		len(op.Edits) == 0 && op.Transform == nil && !op.HasData && op.Data == nil
+}
+
+// linkBackup gives the backup op.From a second name beside it in the
+// journal, to be renamed into place: the backup is kept (undo may run
+// again), the restore needs no free space, and a restore killed half-way
+// leaves nothing in the store. It returns nil, having done nothing, where
+// no link can be made: the caller copies (as it does where the rename
+// fails, the journal on another file system).
+func linkBackup(op *Op, mode fs.FileMode) (*newFile, error) {
+	fi, err := os.Lstat(op.From)
+	if err != nil {
+		return nil, err
+	}
+	want := op.FromExpect
+	if !fi.Mode().IsRegular() || fi.Size() != want.Size || !fi.ModTime().Equal(want.ModTime) {
+		return nil, &RefusedError{Path: op.From, Reason: "changed since the plan was made; plan again"}
+	}
+	// One name per backup, so a restore killed half-way leaves no more
+	// than one, which the next restore replaces.
+	tmp := op.From + ".restore"
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err := os.Link(op.From, tmp); err != nil {
+		return nil, nil
+	}
+	if fi.Mode().Perm() != mode {
+		if err := os.Chmod(tmp, mode); err != nil {
+			os.Remove(tmp)
+			return nil, err
+		}
+	}
+	return &newFile{linked: tmp, fp: Fingerprint{Exists: true, Size: want.Size, Mode: mode, SHA256: want.SHA256}}, nil
 }
 
 // adopts reports whether a Create links its From into place (Adopt).

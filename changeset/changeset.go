@@ -126,6 +126,11 @@ type Op struct {
 	// FromExpect its size, mtime and sha256 (taken as the new file's,
 	// unread). Where neither can be made, it is copied.
 	Adopt bool `json:"adopt,omitempty"`
+	// Restore makes a Create, Rewrite or CreateDir of undo put a journal's
+	// backup From back by hard links where the file system allows (the
+	// backup is kept): it writes no byte, so it needs no free space.
+	// Elsewhere From is copied.
+	Restore bool `json:"restore,omitempty"`
 	// Session is the id of the session the file belongs to, if any: apply
 	// refuses files of live sessions.
 	Session string `json:"session,omitempty"`

@@ -65,6 +65,8 @@ type journal struct {
 	lazy bool
 	// backedUp are the ops whose backup a batch apply made first.
 	backedUp map[int]bool
+	// spare are files held open for a rollback (see reserveHandles).
+	spare []*os.File
 }
 
 func createJournal(base string, cs *ChangeSet) (*journal, error) {
@@ -96,7 +98,41 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
-	return &journal{dir: dir, cs: cs, log: f}, nil
+	j := &journal{dir: dir, cs: cs, log: f}
+	j.reserveHandles()
+	return j, nil
+}
+
+// rollbackHandles is how many files a rollback holds open at once: the
+// journal's log or a file it hashes, the file it puts back, a folder it
+// syncs, the folders of a tree it links back.
+const rollbackHandles = 4
+
+// reserveHandles holds rollbackHandles files open (the null device) for
+// the rollback, which closes them first: an apply stopped by the limit of
+// open files (ulimit -n) can still roll back.
+func (j *journal) reserveHandles() {
+	for range rollbackHandles {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			return
+		}
+		j.spare = append(j.spare, f)
+	}
+}
+
+// releaseHandles closes the files reserveHandles holds.
+func (j *journal) releaseHandles() {
+	for _, f := range j.spare {
+		f.Close()
+	}
+	j.spare = nil
+}
+
+// close closes the log and the files held for a rollback.
+func (j *journal) close() {
+	j.releaseHandles()
+	j.log.Close()
 }
 
 func writeSync(path string, b []byte) error {
@@ -128,7 +164,12 @@ func (j *journal) logEvent(e event) error {
 	}
 	e.Time = time.Now().UTC()
 	b, _ := json.Marshal(e)
-	if _, err := j.log.Write(append(b, '\n')); err != nil {
+	if n, err := j.log.Write(append(b, '\n')); err != nil {
+		// A torn event (a full disk) is cut off, so the events after it
+		// (a rollback's) are read.
+		if fi, serr := j.log.Stat(); serr == nil && n > 0 {
+			j.log.Truncate(fi.Size() - int64(n))
+		}
 		return fmt.Errorf("journal %s: %w", j.dir, err)
 	}
 	if j.lazy {
@@ -163,6 +204,7 @@ func (j *journal) backup(i int, path string) error {
 
 // rollback undoes ops 0..failed (the failed one only as far as it got).
 func (j *journal) rollback(failed int) error {
+	j.releaseHandles()
 	undo, _, err := undoOps(j.dir, j.cs, failed)
 	if err != nil {
 		j.logEvent(event{Event: "rollback-failed"})
@@ -175,7 +217,10 @@ func (j *journal) rollback(failed int) error {
 			return fmt.Errorf("%s: %w", undo[i].Path, err)
 		}
 	}
-	return j.logEvent(event{Event: "rolled-back"})
+	// Everything is back. A log too full to say so leaves the journal
+	// incomplete, where a later undo finds nothing left to restore.
+	j.logEvent(event{Event: "rolled-back"})
+	return nil
 }
 
 // JournalInfo describes a journal for undo --list.
@@ -407,7 +452,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 			}
 			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
-				From: bk, FromExpect: &bfp, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
+				From: bk, FromExpect: &bfp, Restore: true, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 		case Create:
 			nf := written[i]
 			if nf == nil {
@@ -441,7 +486,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				// A removal killed half-way leaves the folder with part of
 				// its files: put back what is missing.
 				if missingFrom(bk, op.Path) {
-					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Expect: cur})
+					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Restore: true, Expect: cur})
 				}
 				continue
 			}
@@ -449,7 +494,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				continue // never removed
 			}
 			{
-				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp,
+				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Restore: true,
 					ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 			}
 		case Rename:

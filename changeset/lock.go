@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -77,6 +78,9 @@ func LockStore(base, root string) (*Lock, error) {
 	}
 	path := LockPath(base, root)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+		return nil, &RefusedError{Path: storeKey(root), Untouched: true, Reason: "too many files are open to take the store's lock (the limit of open files, ulimit -n, is reached)"}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -152,26 +152,83 @@ func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 	}
 	defer f.Close()
 	// One read gives the hash of the file as it is, of its first
-	// Expect.Size bytes, and of the file with the cut bytes appended.
+	// Expect.Size bytes, and of the file with the rest of the cut bytes
+	// appended: all of them to the cut file, those missing to a file a
+	// rollback killed half-way through putting them back (appendInPlace).
+	rest := tail
+	if cur.Size > keep && cur.Size < op.Expect.Size && cur.Size-keep <= int64(len(tail)) {
+		rest = tail[cur.Size-keep:]
+	}
 	h, head, joined := sha256.New(), sha256.New(), sha256.New()
 	if _, err := io.Copy(io.MultiWriter(h, joined, &prefixWriter{w: head, n: op.Expect.Size}), f); err != nil {
 		return nil, err
 	}
 	cur.SHA256 = hex.EncodeToString(h.Sum(nil))
-	joined.Write(tail)
+	joined.Write(rest)
 	switch {
 	case cur.Size >= op.Expect.Size && hex.EncodeToString(head.Sum(nil)) == op.Expect.SHA256:
 		return nil, nil // never cut, or restored already (and maybe appended to since)
-	case cur.Size == keep && hex.EncodeToString(joined.Sum(nil)) == op.Expect.SHA256:
-		// The cut file: put the bytes back.
+	case cur.Size+int64(len(rest)) == op.Expect.Size && hex.EncodeToString(joined.Sum(nil)) == op.Expect.SHA256:
+		// The cut file, or one with part of the bytes back: put the rest back.
 	case !wasCut:
 		return nil, nil // never cut; changed by someone else
 	default:
 		return nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 	}
 	return &Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session,
-		Edits:   []Edit{{Line: op.Edits[0].Line, Offset: keep, New: tail, Reason: "put back the bytes cut off"}},
+		Edits:   []Edit{{Line: op.Edits[0].Line, Offset: cur.Size, New: rest, Reason: "put back the bytes cut off"}},
 		ModTime: op.Expect.ModTime, Mode: op.Expect.Mode}, nil
+}
+
+// appendAt reports whether op only appends to its file (the undo of a
+// cut), and the offset it appends at.
+func (op *Op) appendAt() (int64, bool) {
+	if !op.selfEdit() || len(op.Edits) != 1 || !op.Expect.Exists || (op.Mode != 0 && op.Mode != op.Expect.Mode) {
+		return 0, false
+	}
+	e := op.Edits[0]
+	if e.Length != 0 || e.Offset != op.Expect.Size {
+		return 0, false
+	}
+	return e.Offset, true
+}
+
+// appendInPlace applies a rewrite that appendAt accepts by writing at the
+// end of the file, for a rollback: the bytes a cut removed go back into
+// the room the cut freed, where a rewrite would need a copy of the whole
+// file. A write that fails is cut off again.
+func appendInPlace(op *Op, at int64) error {
+	f, err := os.OpenFile(op.Path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() != at || !fi.ModTime().Equal(op.Expect.ModTime) {
+		return &RefusedError{Path: op.Path, Reason: "changed while applying (Claude Code appended to it?); plan again"}
+	}
+	if !sameFile(infoFingerprint(fi, time.Now()), op.Expect) {
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, 0, at)); err != nil {
+			return err
+		}
+		if hex.EncodeToString(h.Sum(nil)) != op.Expect.SHA256 {
+			return &RefusedError{Path: op.Path, Reason: "content changed since the plan was made; plan again"}
+		}
+	}
+	if _, err := f.WriteAt(op.Edits[0].New, at); err != nil {
+		f.Truncate(at)
+		return fmt.Errorf("%s: putting back the bytes cut off: %w", op.Path, err)
+	}
+	if !op.ModTime.IsZero() {
+		if err := os.Chtimes(op.Path, time.Now(), op.ModTime); err != nil {
+			return err
+		}
+	}
+	return f.Sync()
 }
 
 // prefixWriter passes the first n bytes written to w and drops the rest.
