@@ -84,6 +84,7 @@ func Restore(opts RestoreOptions) (*RestorePlan, error) {
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), Staging: filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))}
+	p.ChangeSet.Own(p.Staging) // the plan copies the extracted files from there
 	ok := false
 	defer func() {
 		if !ok {

@@ -111,9 +111,13 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 	return res, nil
 }
 
-// verify re-checks every fingerprint, refuses live sessions and writes
-// through a symbolic link leading out of the store.
+// verify confines every path of the plan to its store (confine.go),
+// re-checks every fingerprint, refuses live sessions and writes through a
+// symbolic link (links.go).
 func verify(cs *ChangeSet, opts ApplyOptions) error {
+	if err := cs.confine(fromPlanner); err != nil {
+		return &RefusedError{Path: "plan", Reason: err.Error()}
+	}
 	now := time.Now()
 	links := newLinkGuard(cs.Root)
 	changed := make(map[string]int, len(cs.Ops)) // path → its op

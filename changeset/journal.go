@@ -285,8 +285,12 @@ func Undo(dir string) (*ChangeSet, error) {
 		return nil, err
 	}
 	u := New(cs.Root, "undo")
+	u.Own(dir) // the backups
 	u.Ops = ops
 	u.Notes = notes
+	if err := u.confine(fromPlanner); err != nil {
+		return nil, fmt.Errorf("journal %s: the undo: %w", dir, err)
+	}
 	return u, nil
 }
 
@@ -319,7 +323,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := confineJournal(dir, cs, events); err != nil {
+		return nil, nil, err
+	}
 	backups := map[int]string{}
+	writes := map[int]int{} // "written" events by op: two after a carried append
 	written := map[int]*Fingerprint{}
 	started := map[int]bool{}
 	done := map[int]bool{}
@@ -350,6 +358,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			cut[e.Op] = e.Cut
 		case "written":
 			written[e.Op] = e.New // the last one wins (after a carried append)
+			writes[e.Op]++
 		}
 		started[e.Op] = true
 	}
@@ -398,6 +407,9 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			default:
 				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 			}
+			if err := checkBackup(dir, i, &op, bk, bfp, writes[i] > 1); err != nil {
+				return nil, nil, err
+			}
 			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
 				From: bk, FromExpect: &bfp, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 		case Create:
@@ -433,6 +445,12 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				// A removal killed half-way leaves the folder with part of
 				// its files: put back what is missing.
 				if missingFrom(bk, op.Path) {
+					if changedBelow(cs, i) {
+						// What the plan read is not what was backed up.
+						notes = append(notes, fmt.Sprintf("%s: restored from backup/%d unchecked: the apply changed the folder before it removed it, and the journal holds no hash of what was left", op.Path, i))
+					} else if err := checkBackup(dir, i, &op, bk, bfp, false); err != nil {
+						return nil, nil, err
+					}
 					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Expect: cur})
 				}
 				continue
@@ -440,10 +458,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			if cur.Exists {
 				continue // never removed
 			}
-			{
-				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp,
-					ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
+			if err := checkBackup(dir, i, &op, bk, bfp, false); err != nil {
+				return nil, nil, err
 			}
+			out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp,
+				ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 		case Rename:
 			src, err := Stat(op.Path)
 			if err != nil {

@@ -5,12 +5,15 @@ package killtest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -31,9 +34,20 @@ func Child(t *testing.T) {
 	if *planFlag == "" {
 		t.Skip("run by a test that kills an apply (killtest.Apply)")
 	}
-	cs, err := changeset.Load(*planFlag)
+	// The plan is read as the parent's planner made it, with the staging
+	// folders it read from: a plan loaded by changeset.Load owns none.
+	b, err := os.ReadFile(*planFlag)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var cs *changeset.ChangeSet
+	if err := json.Unmarshal(b, &cs); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range cs.Ops {
+		if op.From != "" && !strings.HasPrefix(op.From, cs.Root+string(filepath.Separator)) {
+			cs.Own(filepath.Dir(op.From))
+		}
 	}
 	n := 0
 	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("KILL_JOURNALS"), Hook: func(step string, i int) {
