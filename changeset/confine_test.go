@@ -142,6 +142,93 @@ func TestTranscriptNotExecutable(t *testing.T) {
 	}
 }
 
+// TestWriteThroughInnerLink: a copy into a session folder whose subagents/
+// is a symbolic link (to a folder outside the store, or to another
+// session's folder) is refused whole, and so is a write into a session
+// folder that is a link; nothing is written through the link. (The link
+// check looked only at the top folder of a copy.)
+func TestWriteThroughInnerLink(t *testing.T) {
+	for _, to := range []string{"outside", "inside"} {
+		t.Run(to, func(t *testing.T) {
+			tmp, root, outside := hostile(t)
+			sess := filepath.Join(root, "projects", "-w", "S")
+			other := filepath.Join(root, "projects", "-w", "O", "subagents")
+			write(t, filepath.Join(other, "agent-o.jsonl"), "{\"o\":1}\n")
+			dest := outside
+			if to == "inside" {
+				dest = other
+			}
+			os.RemoveAll(filepath.Join(sess, "subagents"))
+			if err := os.Symlink(dest, filepath.Join(sess, "subagents")); err != nil {
+				t.Fatal(err)
+			}
+			stage := filepath.Join(t.TempDir(), "stage")
+			write(t, filepath.Join(stage, "subagents", "agent-b.jsonl"), "{\"b\":1}\n")
+			before := tree(t, tmp)
+			cs := changeset.New(root, "restore")
+			cs.Own(stage)
+			cs.Add(changeset.Op{Action: changeset.CreateDir, Path: sess, From: stage, FromExpect: ptr(fp(t, stage)), Merge: true, Expect: fp(t, sess)})
+			_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+			if err == nil || !strings.Contains(err.Error(), filepath.Join(sess, "subagents")+" is a symbolic link") || !strings.Contains(err.Error(), "nothing was changed") {
+				t.Errorf("apply: %v", err)
+			}
+			if after := tree(t, tmp); after != before {
+				t.Errorf("written:\n%s\nwas:\n%s", after, before)
+			}
+			// A write into a session folder that is itself a link.
+			alias := filepath.Join(root, "projects", "-w", "A")
+			if err := os.Symlink(sess, alias); err != nil {
+				t.Fatal(err)
+			}
+			before2 := tree(t, tmp)
+			cs = changeset.New(root, "test")
+			cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(alias, "x.json"), Data: []byte("{}"), HasData: true})
+			if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), alias+" is a symbolic link") {
+				t.Errorf("apply through %s: %v", alias, err)
+			}
+			if after := tree(t, tmp); after != before2 {
+				t.Errorf("written:\n%s\nwas:\n%s", after, before2)
+			}
+			if _, err := os.Lstat(filepath.Join(dest, "agent-b.jsonl")); err == nil {
+				t.Errorf("agent-b.jsonl was written through the link into %s", dest)
+			}
+		})
+	}
+}
+
+// TestUndoThroughInnerLink: undo of the removal of a session folder (rm),
+// after the folder came back with its subagents/ a link to a folder
+// outside the store, is refused and writes nothing there.
+func TestUndoThroughInnerLink(t *testing.T) {
+	tmp, root, outside := hostile(t)
+	sess := filepath.Join(root, "projects", "-w", "S")
+	cs := changeset.New(root, "rm")
+	cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: sess, Expect: fp(t, sess)})
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(sess, 0o700)
+	if err := os.Symlink(outside, filepath.Join(sess, "subagents")); err != nil {
+		t.Fatal(err)
+	}
+	before := tree(t, tmp)
+	u, err := changeset.Undo(res.Journal)
+	if err == nil {
+		_, err = changeset.Apply(u, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	}
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(sess, "subagents")+" is a symbolic link") {
+		t.Errorf("undo: %v", err)
+	}
+	if after := tree(t, tmp); after != before {
+		t.Errorf("written:\n%s\nwas:\n%s", after, before)
+	}
+	// With the link gone, the undo puts the folder back.
+	os.Remove(filepath.Join(sess, "subagents"))
+	undoAll(t, res.Journal)
+	present(t, map[string]string{filepath.Join(sess, "subagents", "agent-a.jsonl"): "{\"sub\":1}\n"})
+}
+
 // applied applies to the store of hostile a rewrite of s.jsonl, the
 // removal of t.jsonl and of session folder S, and a copy of S as N, and
 // returns the journal.
