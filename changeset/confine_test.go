@@ -390,3 +390,25 @@ func TestRottedBackupRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestUndoArchiveOutside: an archive made outside the store, in a folder
+// the apply made, is removed by undo; the folder, outside the store, is
+// left (undo removes no folder outside the store).
+func TestUndoArchiveOutside(t *testing.T) {
+	_, root, outside := hostile(t)
+	a := filepath.Join(outside, "archive", "s.tar.zst")
+	cs := changeset.New(root, "archive")
+	cs.Add(changeset.Op{Action: changeset.Create, Path: a, Data: []byte("archive"), HasData: true, Mode: 0o600})
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := undoAll(t, res.Journal)
+	if len(u.Ops) != 1 || u.Ops[0].Action != changeset.Delete {
+		t.Errorf("undo: %+v", u.Ops)
+	}
+	present(t, nil, a)
+	if fi, err := os.Stat(filepath.Dir(a)); err != nil || !fi.IsDir() {
+		t.Errorf("%s: %v", filepath.Dir(a), err)
+	}
+}

@@ -540,8 +540,12 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		return made[a] < made[b]
 	})
 	made = slices.Compact(made)
-	// Then the folders the apply made, deepest first, if they are empty.
+	// Then the folders the apply made, deepest first, if they are empty;
+	// one outside the store (an archive folder) stays.
 	for k := len(made) - 1; k >= 0; k-- {
+		if !below(cs.Root, made[k]) {
+			continue
+		}
 		if fi, err := os.Stat(made[k]); err == nil && fi.IsDir() {
 			out = append(out, Op{Action: RemoveEmptyDir, Path: made[k], Reason: "undo: remove a folder the apply made, if empty"})
 		}
