@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
 )
 
@@ -410,5 +411,13 @@ func TestUndoArchiveOutside(t *testing.T) {
 	present(t, nil, a)
 	if fi, err := os.Stat(filepath.Dir(a)); err != nil || !fi.IsDir() {
 		t.Errorf("%s: %v", filepath.Dir(a), err)
+	}
+}
+
+// TestArchiveExt: the archives confine lets a plan write outside the store
+// are those archive makes.
+func TestArchiveExt(t *testing.T) {
+	if changeset.ArchiveExt != archive.Ext {
+		t.Errorf("changeset.ArchiveExt %q, archive.Ext %q", changeset.ArchiveExt, archive.Ext)
 	}
 }
