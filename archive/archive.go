@@ -176,6 +176,7 @@ func Archive(opts Options) (*Plan, error) {
 		if err := os.Mkdir(p.Staging, 0o700); err != nil {
 			return nil, fmt.Errorf("archive folder %s: %w", dir, err)
 		}
+		cs.Own(p.Staging) // the plan adopts the archive files built there
 	}
 	// Sessions on every core, biggest first; each archive's zstd encoder
 	// works on every core too (a big session alone keeps them busy).

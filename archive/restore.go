@@ -114,6 +114,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	// The ops copy from the staging folder, which only an apply makes.
 	staging := filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))
 	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), members: map[string]member{}}
+	p.ChangeSet.Own(staging) // the plan copies the extracted files from there
 	ok := false
 	defer func() {
 		if !ok {

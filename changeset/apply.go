@@ -127,9 +127,13 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 	return res, nil
 }
 
-// verify re-checks every fingerprint, refuses live sessions and writes
-// through a symbolic link leading out of the store.
+// verify confines every path of the plan to its store (confine.go),
+// re-checks every fingerprint, refuses live sessions and writes through a
+// symbolic link (links.go).
 func verify(cs *ChangeSet, opts ApplyOptions) error {
+	if err := cs.confine(fromPlanner); err != nil {
+		return &RefusedError{Path: "plan", Reason: err.Error()}
+	}
 	now := time.Now()
 	links := newLinkGuard(cs.Root)
 	changed := make(map[string]int, len(cs.Ops)) // path → its op
@@ -820,34 +824,70 @@ func copyFile(src, dst string) error {
 // copyTree copies the folder src to dst, keeping modes and mtimes. With
 // link, files are hard links where the file system allows (backups); with
 // merge, what dst already has is kept. made, when set, is told each file
-// and folder it makes, as missingIn names them.
+// and folder it makes, as missingIn names them. It writes through no link:
+// dst and each folder it descends into must be a real folder, and the
+// files are made inside dst by an os.Root, each new (O_EXCL, which opens
+// no link either).
 func copyTree(src, dst string, link, merge bool, made func(rel string)) error {
 	if made == nil {
 		made = func(string) {}
+	}
+	var root *os.Root
+	defer func() {
+		if root != nil {
+			root.Close()
+		}
+	}()
+	// realDir checks that what is at rel (in dst) is a real folder.
+	realDir := func(rel string, err error) error {
+		var fi fs.FileInfo
+		var serr error
+		if rel == "." {
+			fi, serr = os.Lstat(dst)
+		} else {
+			fi, serr = root.Lstat(rel)
+		}
+		switch {
+		case serr != nil:
+			return err
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: cfix writes nothing through it", filepath.Join(dst, rel))
+		case !fi.IsDir():
+			return err
+		}
+		return nil
 	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
 		info, err := d.Info()
 		if err != nil {
 			return err
 		}
 		name := filepath.ToSlash(rel)
+		if rel == "." && !d.IsDir() {
+			return fmt.Errorf("%s is not a folder", src)
+		}
 		if d.IsDir() {
-			err := os.Mkdir(target, info.Mode().Perm()|0o700)
+			if rel == "." {
+				if err := os.Mkdir(dst, info.Mode().Perm()|0o700); err == nil {
+					made("./")
+				} else if err := realDir(rel, err); err != nil {
+					return err
+				}
+				root, err = os.OpenRoot(dst)
+				return err
+			}
+			err := root.Mkdir(rel, info.Mode().Perm()|0o700)
 			if err == nil {
 				made(name + "/")
 				return nil
 			}
-			if fi, serr := os.Stat(target); serr == nil && fi.IsDir() {
-				return nil
-			}
-			return err
+			return realDir(rel, err)
 		}
-		if _, err := os.Lstat(target); merge && err == nil {
+		if _, err := root.Lstat(rel); merge && err == nil {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -855,22 +895,52 @@ func copyTree(src, dst string, link, merge bool, made func(rel string)) error {
 			if err != nil {
 				return err
 			}
-			if err := os.Symlink(l, target); err != nil {
+			if err := root.Symlink(l, rel); err != nil {
 				return err
 			}
 			made(name)
 			return nil
 		}
-		if link && os.Link(p, target) == nil {
+		if link && os.Link(p, filepath.Join(dst, rel)) == nil {
 			made(name)
 			return nil
 		}
-		if err := copyFile(p, target); err != nil {
+		if err := copyInto(root, rel, p); err != nil {
 			return err
 		}
 		made(name)
 		return nil
 	})
+}
+
+// copyInto copies the file src to rel in root (which must not exist),
+// keeping mode and mtime.
+func copyInto(root *os.Root, rel, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, in); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return root.Chtimes(rel, time.Now(), fi.ModTime())
 }
 
 // missingIn lists what of the tree src is missing in dst, as paths relative

@@ -13,7 +13,7 @@ import (
 // deleting the other and the folder.
 func batchStore(t *testing.T) (root string, cs *ChangeSet) {
 	t.Helper()
-	root = t.TempDir()
+	root = storeDir(t)
 	old := time.Now().Add(-time.Hour)
 	write := func(rel, s string) {
 		p := filepath.Join(root, rel)

@@ -151,6 +151,9 @@ type ChangeSet struct {
 	// Batch lets apply make the writes in two phases with one sync each
 	// (see batch.go), when no path is written twice.
 	Batch bool `json:"batch,omitempty"`
+	// owned are the folders outside the store the plan reads from (see
+	// Own); never saved.
+	owned []string
 }
 
 // FormatVersion is the version of saved change sets this cfix reads.
@@ -189,10 +192,10 @@ func Load(path string) (*ChangeSet, error) {
 	if cs.Version != FormatVersion {
 		return nil, fmt.Errorf("plan %s: format version %d, this cfix reads %d", path, cs.Version, FormatVersion)
 	}
-	for i, op := range cs.Ops {
-		if err := op.check(); err != nil {
-			return nil, fmt.Errorf("plan %s: op %d: %w", path, i+1, err)
-		}
+	// Every path is confined to the store before anything is shown or
+	// written; a plan from a file owns no folder outside it.
+	if err := cs.confine(fromFile); err != nil {
+		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
 	return &cs, nil
 }

@@ -15,6 +15,16 @@ import (
 
 var old = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
+// storeDir returns a new empty store: a folder with a projects folder.
+func storeDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "projects"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func write(t *testing.T, p, s string) {
 	t.Helper()
 	os.MkdirAll(filepath.Dir(p), 0o700)
@@ -45,7 +55,7 @@ func read(t *testing.T, p string) string {
 // TestEveryAction applies a change set with each action, checks the
 // result, then undoes it and checks everything is as before.
 func TestEveryAction(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := func(s string) string { return filepath.Join(dir, s) }
 	write(t, p("rewrite.jsonl"), "a\nb\nc\n")
 	write(t, p("data.json"), "{}\n")
@@ -128,7 +138,7 @@ func TestEveryAction(t *testing.T) {
 
 // TestRefuseChanged: a file that changed since the plan stops everything.
 func TestRefuseChanged(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
 	write(t, a, "a\n")
 	write(t, b, "b\n")
@@ -155,7 +165,7 @@ func TestRefuseChanged(t *testing.T) {
 
 // TestRollback: a failure in the middle rolls back what was applied.
 func TestRollback(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a := filepath.Join(dir, "a")
 	write(t, a, "a\n")
 	cs := changeset.New(dir, "test")
@@ -175,7 +185,7 @@ func TestRollback(t *testing.T) {
 
 // TestLongLinesShortened: the display cuts long lines, the file keeps them.
 func TestLongLinesShortened(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a := filepath.Join(dir, "a.jsonl")
 	long := strings.Repeat("x", 5000)
 	write(t, a, "short\n"+long+"\n")
@@ -202,7 +212,7 @@ func TestLongLinesShortened(t *testing.T) {
 // long one and a changed pair, a path, a reason and a note, never sent to
 // the terminal as they are.
 func TestDiffShowsControls(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a := filepath.Join(dir, "a\x1b[2Jb.jsonl")
 	bad := "{\"type\":\x00\"user\"}\x1b[2J\xff"
 	long := "\x1b]0;title\x07" + strings.Repeat("x", 5000)
@@ -233,7 +243,7 @@ func TestDiffShowsControls(t *testing.T) {
 // anything is written (a planner's bug must not reach the store, not even
 // as an apply rolled back halfway).
 func TestTwiceRefused(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a := filepath.Join(dir, "a.jsonl")
 	b := filepath.Join(dir, "b.jsonl")
 	write(t, a, "one\n\n")
@@ -253,7 +263,7 @@ func TestTwiceRefused(t *testing.T) {
 }
 
 func TestLoadRejects(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	for name, body := range map[string]string{
 		"version":  `{"version":9,"ops":[]}`,
 		"relative": `{"version":1,"ops":[{"action":"delete","path":"rel"}]}`,
@@ -273,7 +283,7 @@ func TestLoadRejects(t *testing.T) {
 // (earlier ops take time) is refused, whatever gives its new content, and
 // the append stays.
 func TestStaleBaseline(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	first, data, gone := filepath.Join(dir, "first"), filepath.Join(dir, "data.jsonl"), filepath.Join(dir, "gone.jsonl")
 	write(t, first, "1\n")
 	write(t, data, "a\n")
@@ -309,7 +319,7 @@ func TestStaleBaseline(t *testing.T) {
 // TestCreateNeverReplaces: a file that appears at a Create's path after
 // verify is kept; the apply is refused.
 func TestCreateNeverReplaces(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "new.jsonl")
 	cs := changeset.New(dir, "test")
 	cs.Add(changeset.Op{Action: changeset.Create, Path: p, Data: []byte("ours\n"), HasData: true})
@@ -326,7 +336,7 @@ func TestCreateNeverReplaces(t *testing.T) {
 // TestUndoResumes: an undo that was interrupted can be run again; a
 // folder removed half-way gets its missing files back.
 func TestUndoResumes(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a, b, tree := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "tree")
 	write(t, a, "a\n")
 	write(t, b, "b\n")
@@ -367,7 +377,7 @@ func TestUndoResumes(t *testing.T) {
 // file in place (same inode, mode and mtime), keeps the cut bytes in the
 // journal, and undo puts them back byte for byte.
 func TestCutInPlace(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	const before = "{\"a\":1}\n{\"b\":2}\n{\"c\":"
 	write(t, p, before)
@@ -423,7 +433,7 @@ func TestCutInPlace(t *testing.T) {
 
 // TestCutRefusesChanged: a cut re-checks the file like any rewrite.
 func TestCutRefusesChanged(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	write(t, p, "{\"a\":1}\n{\"b\"")
 	cs := changeset.New(dir, "test")
@@ -442,7 +452,7 @@ func TestCutRefusesChanged(t *testing.T) {
 // TestDiffFromTheEnd: the diff of an edit far into a file of long lines
 // shows the right context lines and numbers (read backwards from the edit).
 func TestDiffFromTheEnd(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	var b strings.Builder
 	var offs []int
@@ -487,7 +497,7 @@ func cutPlan(t *testing.T, dir, p string, keep, size int64, line int) *changeset
 // one cfix may not open for writing is rewritten, not cut: the other names
 // keep their bytes.
 func TestCutNotInPlace(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	const before = "{\"a\":1}\n{\"b\""
 	write(t, p, before)
@@ -534,7 +544,7 @@ func TestCutNotInPlace(t *testing.T) {
 // TestCutRefusedRollsBack: a file replaced after the cut's backup is
 // refused at the last look, and the rollback restores the ops before it.
 func TestCutRefusedRollsBack(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	write(t, a, "{\"a\":1}\n")
 	write(t, b, "{\"a\":1}\n{\"b\"")
@@ -561,7 +571,7 @@ func TestCutRefusedRollsBack(t *testing.T) {
 // TestUndoNeverCut: an apply stopped before its cut, the file changed by
 // someone else since: undo restores the other ops and leaves that file.
 func TestUndoNeverCut(t *testing.T) {
-	dir, jd := t.TempDir(), t.TempDir()
+	dir, jd := storeDir(t), t.TempDir()
 	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
 	write(t, a, "{\"a\":1}\n")
 	write(t, b, "{\"a\":1}\n{\"b\"")
@@ -601,7 +611,7 @@ func TestUndoNeverCut(t *testing.T) {
 // TestDiffAppendAfterUnterminated: context lines before an append after a
 // last line with no newline.
 func TestDiffAppendAfterUnterminated(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	s := "{\"n\":1}\n{\"n\":2}\n{\"n\":3}\n{\"n\":4}\n{\"n\":5}\n{\"n\":6}"
 	write(t, p, s)

@@ -45,7 +45,7 @@ func present(t *testing.T, files map[string]string, gone ...string) {
 // that was there before; in a batch apply too.
 func TestUndoCreateDirMerge(t *testing.T) {
 	for _, batch := range []bool{false, true} {
-		dir := t.TempDir()
+		dir := storeDir(t)
 		p := func(s string) string { return filepath.Join(dir, s) }
 		write(t, p("src/a"), "a\n")
 		write(t, p("src/sub/b"), "b\n")
@@ -77,7 +77,7 @@ func TestUndoCreateDirMerge(t *testing.T) {
 // what it copied; a file written into the folder since stays, and so does
 // the folder that holds it.
 func TestUndoCreateDirKeepsLater(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := func(s string) string { return filepath.Join(dir, s) }
 	write(t, p("src/a"), "a\n")
 	write(t, p("src/sub/b"), "b\n")
@@ -101,7 +101,7 @@ func TestUndoCreateDirKeepsLater(t *testing.T) {
 // applied is refused; one that appears during the apply keeps its files,
 // whether the copy goes through or fails and is rolled back.
 func TestCreateDirAppeared(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := func(s string) string { return filepath.Join(dir, s) }
 	write(t, p("src/a"), "a\n")
 	write(t, p("src/b"), "b\n")
@@ -179,7 +179,7 @@ func TestCreateDirAppeared(t *testing.T) {
 // (holding keep) and returns the path maker and the apply's journal.
 func mergeApplied(t *testing.T) (func(string) string, string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := func(s string) string { return filepath.Join(dir, s) }
 	write(t, p("src/a"), "a\n")
 	write(t, p("dst/keep"), "keep\n")

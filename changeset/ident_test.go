@@ -16,7 +16,7 @@ func TestSameFile(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("change times are read on Linux only")
 	}
-	p := filepath.Join(t.TempDir(), "a.jsonl")
+	p := filepath.Join(storeDir(t), "a.jsonl")
 	old := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	write := func(s string) {
 		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
@@ -66,7 +66,7 @@ func TestSameFile(t *testing.T) {
 func TestSameFileReplaced(t *testing.T) {
 	defer func(d time.Duration) { settle = d }(settle)
 	settle = 0
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	old := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	put := func(path, s string) {

@@ -338,8 +338,12 @@ func Undo(dir string) (*ChangeSet, error) {
 		return nil, err
 	}
 	u := New(cs.Root, "undo")
+	u.Own(dir) // the backups
 	u.Ops = ops
 	u.Notes = notes
+	if err := u.confine(fromPlanner); err != nil {
+		return nil, fmt.Errorf("journal %s: the undo: %w", dir, err)
+	}
 	return u, nil
 }
 
@@ -372,7 +376,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := confineJournal(dir, cs, events); err != nil {
+		return nil, nil, err
+	}
 	backups := map[int]string{}
+	writes := map[int]int{} // "written" events by op: two after a carried append
 	written := map[int]*Fingerprint{}
 	started := map[int]bool{}
 	done := map[int]bool{}
@@ -403,6 +411,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			cut[e.Op] = e.Cut
 		case "written":
 			written[e.Op] = e.New // the last one wins (after a carried append)
+			writes[e.Op]++
 		}
 		started[e.Op] = true
 	}
@@ -451,6 +460,9 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			default:
 				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix wrote it; undo would lose those changes"}
 			}
+			if err := checkBackup(dir, i, &op, bk, bfp, writes[i] > 1); err != nil {
+				return nil, nil, err
+			}
 			out = append(out, Op{Action: Rewrite, Path: op.Path, Reason: reason, Expect: cur,
 				From: bk, FromExpect: &bfp, Restore: true, ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 		case Create:
@@ -486,6 +498,12 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 				// A removal killed half-way leaves the folder with part of
 				// its files: put back what is missing.
 				if missingFrom(bk, op.Path) {
+					if changedBelow(cs, i) {
+						// What the plan read is not what was backed up.
+						notes = append(notes, fmt.Sprintf("%s: restored from backup/%d unchecked: the apply changed the folder before it removed it, and the journal holds no hash of what was left", op.Path, i))
+					} else if err := checkBackup(dir, i, &op, bk, bfp, false); err != nil {
+						return nil, nil, err
+					}
 					out = append(out, Op{Action: CreateDir, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Merge: cur.Exists, Restore: true, Expect: cur})
 				}
 				continue
@@ -493,10 +511,11 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			if cur.Exists {
 				continue // never removed
 			}
-			{
-				out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Restore: true,
-					ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
+			if err := checkBackup(dir, i, &op, bk, bfp, false); err != nil {
+				return nil, nil, err
 			}
+			out = append(out, Op{Action: Create, Path: op.Path, Reason: reason, From: bk, FromExpect: &bfp, Restore: true,
+				ModTime: op.Expect.ModTime, Mode: op.Expect.Mode, Session: op.Session})
 		case Rename:
 			src, err := Stat(op.Path)
 			if err != nil {
@@ -574,8 +593,12 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		return made[a] < made[b]
 	})
 	made = slices.Compact(made)
-	// Then the folders the apply made, deepest first, if they are empty.
+	// Then the folders the apply made, deepest first, if they are empty;
+	// one outside the store (an archive folder) stays.
 	for k := len(made) - 1; k >= 0; k-- {
+		if !below(cs.Root, made[k]) {
+			continue
+		}
 		if fi, err := os.Stat(made[k]); err == nil && fi.IsDir() {
 			out = append(out, Op{Action: RemoveEmptyDir, Path: made[k], Reason: "undo: remove a folder the apply made, if empty"})
 		}

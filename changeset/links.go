@@ -2,6 +2,7 @@ package changeset
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,14 +12,29 @@ import (
 // project folder moved to another disk and linked back. cfix reads
 // through one, and writes nothing through it: planners leave out the
 // changes that would, and apply refuses them.
+//
+// Below a project folder (or the folder of a session's sidecars, such as
+// file-history/<id>), a link is never written through, wherever it
+// leads: a session's subagents/ that is a link is not the session's own
+// folder. Only the first two levels of a store (projects/<folder>) hold
+// links that users make on purpose.
 type Link struct {
 	Path string // the link
 	Dest string // where it leads: its real path, or what it says when it leads nowhere
+	// Inside: the link leads into the store, from below a project folder.
+	Inside bool
 }
 
 func (l Link) String() string {
+	if l.Inside {
+		return fmt.Sprintf("%s is a symbolic link to %s: cfix writes nothing through a link below a project folder", l.Path, l.Dest)
+	}
 	return fmt.Sprintf("%s is a symbolic link to %s, out of the store: cfix writes nothing through it", l.Path, l.Dest)
 }
+
+// linkFreeDepth is the depth below a store's root from which no folder on
+// the way to a write may be a link (root/projects/<folder>/<here>).
+const linkFreeDepth = 3
 
 // linkGuard finds the links leading out of a store on the way to the
 // paths a change set writes, looking at each folder once.
@@ -56,12 +72,12 @@ func (g *linkGuard) through(path string, self bool) (Link, bool) {
 		parts = parts[:len(parts)-1]
 	}
 	p := g.root
-	for _, c := range parts {
+	for k, c := range parts {
 		p = filepath.Join(p, c)
 		l, known := g.seen[p]
 		if !known {
 			var gone bool
-			l, gone = g.look(p)
+			l, gone = g.look(p, k+1 >= linkFreeDepth)
 			if gone {
 				return Link{}, false // nothing below exists: writes make real folders
 			}
@@ -74,9 +90,9 @@ func (g *linkGuard) through(path string, self bool) (Link, bool) {
 	return Link{}, false
 }
 
-// look tells whether p is a symbolic link leading out of the store, and
-// whether p does not exist.
-func (g *linkGuard) look(p string) (l *Link, gone bool) {
+// look tells whether p is a symbolic link leading out of the store (with
+// strict, any link), and whether p does not exist.
+func (g *linkGuard) look(p string, strict bool) (l *Link, gone bool) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil, true
@@ -90,9 +106,38 @@ func (g *linkGuard) look(p string) (l *Link, gone bool) {
 		return &Link{Path: p, Dest: dest}, false
 	}
 	if rel, err := filepath.Rel(g.real, real); err == nil && local(rel) {
+		if strict {
+			return &Link{Path: p, Dest: real, Inside: true}, false
+		}
 		return nil, false
 	}
 	return &Link{Path: p, Dest: real}, false
+}
+
+// inTree returns the link a copy of the tree from into the folder dst
+// would write through: a folder of dst where from has a folder (a merge
+// into a folder that exists descends into it).
+func (g *linkGuard) inTree(from, dst string) (Link, bool) {
+	var found *Link
+	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found != nil {
+			return filepath.SkipAll
+		}
+		if !d.IsDir() || p == from {
+			return nil
+		}
+		rel, _ := filepath.Rel(from, p)
+		l, gone := g.look(filepath.Join(dst, rel), true)
+		if gone {
+			return filepath.SkipDir // the copy makes it, a real folder
+		}
+		found = l
+		return nil
+	})
+	if found != nil {
+		return *found, true
+	}
+	return Link{}, false
 }
 
 // local reports whether a relative path stays below its base.
@@ -105,7 +150,13 @@ func local(rel string) bool {
 func (g *linkGuard) outside(op *Op) (Link, bool) {
 	switch op.Action {
 	case CreateDir:
-		return g.through(op.Path, true)
+		if l, ok := g.through(op.Path, true); ok {
+			return l, true
+		}
+		if op.From == "" || !below(g.root, filepath.Clean(op.Path)) {
+			return Link{}, false
+		}
+		return g.inTree(op.From, op.Path)
 	case Rename:
 		if l, ok := g.through(op.Path, false); ok {
 			return l, true

@@ -66,7 +66,7 @@ func holdLock(t *testing.T, journals, root string) *exec.Cmd {
 func TestLockReleasedWhenKilled(t *testing.T) {
 	defer func(w time.Duration) { changeset.LockWait = w }(changeset.LockWait)
 	changeset.LockWait = 200 * time.Millisecond
-	root, other, journals := t.TempDir(), t.TempDir(), t.TempDir()
+	root, other, journals := storeDir(t), storeDir(t), t.TempDir()
 	f := filepath.Join(root, "a.jsonl")
 	write(t, f, "{\"a\":1}\n")
 	holder := holdLock(t, journals, root)
@@ -109,7 +109,7 @@ func TestLockReleasedWhenKilled(t *testing.T) {
 // it before it picks a journal) instead of waiting for it, and refuses
 // the lock of another store.
 func TestLockHeldByCaller(t *testing.T) {
-	root, other, journals := t.TempDir(), t.TempDir(), t.TempDir()
+	root, other, journals := storeDir(t), storeDir(t), t.TempDir()
 	f := filepath.Join(root, "a.jsonl")
 	write(t, f, "a\n")
 	cs := changeset.New(root, "test")
@@ -149,7 +149,7 @@ func TestRecoverAfterKill(t *testing.T) {
 	hooks := -1
 	sawTemp := false
 	for at := 0; hooks < 0 || at < hooks; at++ {
-		root := t.TempDir()
+		root := storeDir(t)
 		p := func(s string) string { return filepath.Join(root, s) }
 		write(t, p("proj/a.jsonl"), "{\"a\":1}\n")
 		write(t, p("proj/b.jsonl"), "{\"b\":1}\n")
@@ -264,7 +264,7 @@ func stopApply(t *testing.T, cs *changeset.ChangeSet, journals, step string, i i
 // that undoes it, and lets the writer go on; the next Recover, once a
 // later apply is written over it, leaves it alone and says nothing.
 func TestRecoverRefused(t *testing.T) {
-	root, journals := t.TempDir(), t.TempDir()
+	root, journals := storeDir(t), t.TempDir()
 	a, b := filepath.Join(root, "a.jsonl"), filepath.Join(root, "b.jsonl")
 	write(t, a, "{\"a\":1}\n")
 	write(t, b, "{\"b\":1}\n")

@@ -27,7 +27,7 @@ func TestApplyHoldsFewFiles(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts open files in /proc/self/fd")
 	}
-	root := t.TempDir()
+	root := storeDir(t)
 	old := time.Now().Add(-time.Hour)
 	cs := New(root, "many")
 	for k := range 15 {
@@ -78,7 +78,7 @@ func TestApplyHoldsFewFiles(t *testing.T) {
 // TestUndoTornPutBack: a rollback killed while it put the bytes of a cut
 // back (appendInPlace) leaves part of them; undo puts back the rest.
 func TestUndoTornPutBack(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	p := filepath.Join(dir, "s.jsonl")
 	const before = "{\"a\":1}\n{\"b\":2}\n{\"c\":3,\"torn"
 	old := time.Now().Add(-time.Hour)

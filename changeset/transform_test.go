@@ -167,7 +167,7 @@ func TestTransformCheck(t *testing.T) {
 // An op with a Transform streams its content, reads only as many bytes as
 // its fingerprint says, survives a save and load, and is diffed.
 func TestTransformOp(t *testing.T) {
-	dir := t.TempDir()
+	dir := storeDir(t)
 	src := filepath.Join(dir, "src.jsonl")
 	lines := "{\"sessionId\":\"s1\",\"cwd\":\"/a\",\"n\":1}\n{\"sessionId\":\"s1\",\"cwd\":\"/a/b\",\"n\":2}\n"
 	if err := os.WriteFile(src, []byte(lines), 0o600); err != nil {

@@ -136,6 +136,10 @@ func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := int64(len(tail)); n != op.Expect.Size-keep {
+		return nil, fmt.Errorf("journal %s: %s does not hold what was cut off (%d bytes, expected %d): refusing to undo",
+			filepath.Dir(filepath.Dir(bk)), filepath.Join(filepath.Base(filepath.Dir(bk)), filepath.Base(bk)), n, op.Expect.Size-keep)
+	}
 	cur, err := Stat(op.Path)
 	if err != nil {
 		return nil, err

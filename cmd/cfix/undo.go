@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -113,7 +114,10 @@ func runUndo(opts *undoOptions, args []string) error {
 	}
 	cs, err := changeset.Undo(dir)
 	if err != nil {
-		return &exitError{code: exitFound, err: fmt.Errorf("journal %s: %w", dir, err)}
+		if !strings.HasPrefix(err.Error(), "journal "+dir+": ") {
+			err = fmt.Errorf("journal %s: %w", dir, err)
+		}
+		return &exitError{code: exitFound, err: err}
 	}
 	if !opts.json {
 		fmt.Fprintf(opts.out, "undo of %s\n", dir)

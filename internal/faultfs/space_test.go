@@ -14,6 +14,7 @@ import (
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/faultfs"
+	"github.com/cfix-dev/cfix/internal/killtest"
 )
 
 // TestNoRoomRefused applies a repair on a tmpfs with less room than the
@@ -48,10 +49,7 @@ func TestNofileHelper(t *testing.T) {
 		t.Skip("run by TestFewHandles")
 	}
 	n, _ := strconv.ParseUint(os.Getenv("FAULTFS_NOFILE"), 10, 64)
-	cs, err := changeset.Load(plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := killtest.ReadPlan(t, plan)
 	lower := func(n uint64) {
 		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
 			t.Fatal(err)
@@ -78,7 +76,7 @@ func TestNofileHelper(t *testing.T) {
 	} else {
 		lower(n)
 	}
-	_, err = changeset.Apply(cs, opts)
+	_, err := changeset.Apply(cs, opts)
 	if err != nil {
 		fmt.Printf("RESULT %v\n", err)
 		return

@@ -5,12 +5,15 @@ package killtest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -31,12 +34,9 @@ func Child(t *testing.T) {
 	if *planFlag == "" {
 		t.Skip("run by a test that kills an apply (killtest.Apply)")
 	}
-	cs, err := changeset.Load(*planFlag)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := ReadPlan(t, *planFlag)
 	n := 0
-	_, err = changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("KILL_JOURNALS"), Hook: func(step string, i int) {
+	_, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: os.Getenv("KILL_JOURNALS"), Hook: func(step string, i int) {
 		if n == *atFlag {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			time.Sleep(time.Second)
@@ -74,4 +74,25 @@ func Apply(t *testing.T, child, planFile string, at int, journals string) (kille
 		t.Fatalf("kill at %d: not killed, hooks=%d\n%s", at, hooks, out)
 	}
 	return false, hooks
+}
+
+// ReadPlan reads a change set saved in a test as the parent's planner made
+// it, with the staging folders it read from: a plan loaded by
+// changeset.Load owns none, and may not write archives.
+func ReadPlan(t testing.TB, path string) *changeset.ChangeSet {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs *changeset.ChangeSet
+	if err := json.Unmarshal(b, &cs); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range cs.Ops {
+		if op.From != "" && !strings.HasPrefix(op.From, cs.Root+string(filepath.Separator)) {
+			cs.Own(filepath.Dir(op.From))
+		}
+	}
+	return cs
 }
