@@ -71,6 +71,9 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
 	root.AddCommand(newSearchCmd())
+	root.AddCommand(newVersionCmd(), newManCmd())
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	return root
 }
