@@ -75,12 +75,15 @@ func newRootCmd() *cobra.Command {
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
+	setGroups(root)
+	friendlyArgs(root)
 	return root
 }
 
 func run(args []string) int {
 	root := newRootCmd()
-	root.SetArgs(args)
+	root.SetFlagErrorFunc(flagError(args))
+	root.SetArgs(projectArgs(args))
 	err := root.Execute()
 	if err == nil {
 		return exitOK
