@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
@@ -23,11 +24,21 @@ func newManCmd() *cobra.Command {
 			}
 			root := cmd.Root()
 			root.DisableAutoGenTag = true
+			escapeStars(root)
 			header := &doc.GenManHeader{Title: "CFIX", Section: "1", Source: "cfix " + versionLine()}
 			if err := doc.GenManTree(root, header, dir); err != nil {
 				return fmt.Errorf("man %s: %w", dir, err)
 			}
 			return nil
 		},
+	}
+}
+
+// escapeStars keeps the * of the help texts (transcripts/ses_*.jsonl) from
+// reading as Markdown emphasis in the man pages.
+func escapeStars(c *cobra.Command) {
+	c.Long = strings.ReplaceAll(c.Long, "*", `\*`)
+	for _, sub := range c.Commands() {
+		escapeStars(sub)
 	}
 }
