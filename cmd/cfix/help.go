@@ -121,16 +121,20 @@ func projectArgs(args []string) []string {
 	if len(args) < 2 || !dashCommands[args[0]] {
 		return args
 	}
-	flag := ""
+	flag, dashed := "", false
 	for i, a := range args {
 		if a == "--" {
 			break
 		}
+		dashed = dashed || len(a) > 2 && a[0] == '-' && a[1] != '-'
 		if v, ok := strings.CutPrefix(a, "--root="); ok {
 			flag = v
 		} else if a == "--root" && i+1 < len(args) {
 			flag = args[i+1]
 		}
+	}
+	if !dashed {
+		return args
 	}
 	root, err := store.Resolve(flag)
 	if err != nil {
