@@ -63,6 +63,7 @@ var argSpecs = map[string]struct{ needs, takes string }{
 	"du":           {"", "at most one directory or project folder"},
 	"undo":         {"", "at most one journal (cfix undo --list lists them)"},
 	"prune":        {"", "no argument: it works on the whole store (--what and --older-than narrow it)"},
+	"man":          {"a folder to write the man pages into (cfix man man)", "one folder"},
 }
 
 // friendlyArgs replaces cobra's argument messages ("accepts 1 arg(s),
