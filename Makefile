@@ -4,7 +4,13 @@ PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
 GOBIN   := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build install test unit bench fuzz vet clean
+# goreleaser, at the version this Go serves (make release-check).
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+# Every package but the end-to-end tests, which run on their own with a
+# timeout that holds on a loaded 2-core machine (7.5 minutes measured there).
+UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/e2e')
+
+.PHONY: all build install test test-deps unit e2e release-check man bench fuzz vet clean
 
 all: build
 
@@ -16,9 +22,31 @@ install:
 	$(GO) install ./cmd/cfix
 	@echo "cfix installed to $(GOBIN)/cfix"
 
-## test: every test: vet, unit and CLI script tests, a short fuzz run, end-to-end tests.
-test: vet
-	$(GO) test -count=1 ./...
+## test: every test CI runs: the test programs and Claude Code clients (test-deps), vet,
+## unit and CLI script tests, end-to-end tests, the release config (release-check).
+test:
+	scripts/test-deps.sh
+	$(MAKE) vet unit e2e release-check
+
+## test-deps: install (as root) or check the Debian packages the tests need, and install the pinned Claude Code clients.
+test-deps:
+	scripts/test-deps.sh
+
+unit:
+	$(GO) test -count=1 -timeout 20m $(UNIT_PKGS)
+
+e2e:
+	$(GO) test -count=1 -timeout 45m ./e2e/...
+
+## release-check: goreleaser check and a snapshot build of this platform, so .goreleaser.yaml cannot rot.
+release-check:
+	$(GORELEASER) check
+	$(GORELEASER) build --snapshot --single-target --clean
+	rm -rf dist .release
+
+## man: write the man pages (one per command) into man/.
+man:
+	$(GO) run ./cmd/cfix man man
 
 vet:
 	$(GO) vet ./...
@@ -37,4 +65,4 @@ claude-versions:
 	scripts/install-claude.sh
 
 clean:
-	rm -rf bin .cache bench/out
+	rm -rf bin .cache bench/out dist .release man

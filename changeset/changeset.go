@@ -183,11 +183,15 @@ func (cs *ChangeSet) Save(path string) error {
 func Load(path string) (*ChangeSet, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once
+		}
+		return nil, fmt.Errorf("plan %s: %w", path, err)
 	}
 	var cs ChangeSet
-	if err := json.Unmarshal(b, &cs); err != nil {
-		return nil, fmt.Errorf("plan %s: %w", path, err)
+	if err := json.Unmarshal(b, &cs); err != nil || cs.Version == 0 {
+		return nil, fmt.Errorf("%s is not a plan saved by cfix --plan-out (cfix repair --plan-out plan.json makes one)", path)
 	}
 	if cs.Version != FormatVersion {
 		return nil, fmt.Errorf("plan %s: format version %d, this cfix reads %d", path, cs.Version, FormatVersion)

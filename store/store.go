@@ -46,6 +46,11 @@ func Resolve(flagRoot string) (string, error) {
 		return "", fmt.Errorf("store %s: not a directory", abs)
 	}
 	if fi, err := os.Stat(ProjectsDir(abs)); err != nil || !fi.IsDir() {
+		// --root ~ names the folder above the store.
+		below := filepath.Join(abs, ".claude")
+		if fi, err := os.Stat(ProjectsDir(below)); err == nil && fi.IsDir() {
+			return "", fmt.Errorf("store %s: no projects folder; did you mean %s?", abs, below)
+		}
 		return "", fmt.Errorf("store %s: not a Claude Code store (it has no projects folder)", abs)
 	}
 	f, err := os.Open(abs)

@@ -62,9 +62,14 @@ type TargetError struct {
 	Target string
 	// Reason says what was looked for; "" gives the general message.
 	Reason string
+	// Whole, when set, is the whole message.
+	Whole string
 }
 
 func (e *TargetError) Error() string {
+	if e.Whole != "" {
+		return e.Whole
+	}
 	if e.Reason != "" {
 		return fmt.Sprintf("target %s: %s", e.Target, e.Reason)
 	}
@@ -190,6 +195,14 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 		}
 		if isIDPrefix(arg) {
 			return r.sessionByID(arg)
+		}
+		// A shorter prefix names nothing, but say so when it would match.
+		if len(arg) < MinPrefix && isIDPrefix(arg+strings.Repeat("0", MinPrefix-len(arg))) {
+			_, err := r.sessionByID(arg)
+			var ae *AmbiguousError
+			if err == nil || errors.As(err, &ae) {
+				return nil, &TargetError{Target: arg, Reason: fmt.Sprintf("a session id prefix needs at least %d characters (cfix ls lists the sessions)", MinPrefix)}
+			}
 		}
 	}
 	if !errors.Is(statErr, fs.ErrNotExist) {
@@ -404,6 +417,9 @@ func (r *Resolver) project(arg, folder string) (*Target, error) {
 func (r *Resolver) path(arg, abs string, fi fs.FileInfo) (*Target, error) {
 	rel, in := r.inProjects(abs)
 	if !fi.IsDir() {
+		if !strings.HasSuffix(abs, ".jsonl") {
+			return nil, &TargetError{Target: arg, Whole: arg + " is not a Claude Code transcript (.jsonl)"}
+		}
 		p := abs
 		if in {
 			p = filepath.Join(ProjectsDir(r.root), rel)

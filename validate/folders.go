@@ -195,7 +195,13 @@ func namedFolder(name string) bool {
 // there) and folders two working directories share.
 func (s *storeCheck) folders() {
 	byFolder := map[string][]*fileResult{}
+	pdir := store.ProjectsDir(s.root)
 	for _, r := range s.results {
+		if !store.Within(pdir, r.file.Path) {
+			// A file outside the store has no project folder to match.
+			r.findings = slices.DeleteFunc(r.findings, func(f Finding) bool { return f.Code == CWDMismatch })
+			continue
+		}
 		byFolder[r.file.Project] = append(byFolder[r.file.Project], r)
 	}
 	folders := make([]string, 0, len(byFolder))

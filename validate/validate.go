@@ -93,7 +93,8 @@ func Run(opts Options) (*Report, error) {
 	behind := outsideLinks(l)
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		if f.Hint == "" && !behind(f.Path) {
+		// No planner writes outside the store: a file outside it gets no hint.
+		if f.Hint == "" && !behind(f.Path) && store.Within(opts.Root, f.Path) {
 			f.Hint = hintFor(f)
 		}
 		rep.Counts[f.Severity.String()]++

@@ -9,13 +9,19 @@ import (
 func newApplyCmd() *cobra.Command {
 	f := &planFlags{}
 	cmd := &cobra.Command{
-		Use:   "apply FILE [--yes]",
+		Use: "apply FILE",
+		Example: `  cfix repair --plan-out plan.json
+  cfix apply plan.json
+  cfix apply --yes --json plan.json`,
 		Short: "Apply a plan saved with --plan-out, after the same checks",
 		Long: `Apply applies a change set saved by a planner's --plan-out. Every file must still
 be as it was when the plan was made (size, mtime and content hash); otherwise
 nothing is applied.
 
-` + plannerExitStatus,
+Exit status:
+  0  the changes were applied, or there was nothing to do
+  1  an error (nothing is left half-applied)
+  2  usage error (FILE is not a plan saved by --plan-out)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.streams(cmd)

@@ -27,7 +27,10 @@ type archiveOptions struct {
 func newArchiveCmd() *cobra.Command {
 	opts := &archiveOptions{}
 	cmd := &cobra.Command{
-		Use:   "archive SESSION... | --older-than DURATION | --list [--root DIR] [--archive-dir DIR] [--apply] [--yes] [--json]",
+		Use: "archive (SESSION... | --older-than DURATION | --list)",
+		Example: `  cfix archive --older-than 90d
+  cfix archive 2bc4b42d --apply
+  cfix archive --list`,
 		Short: "Plan (and with --apply, make) the move of whole sessions out of the store, into archive files",
 		Long: `Archive moves sessions out of the store, out of reach of Claude Code's cleanup
 (it deletes sessions older than cleanupPeriodDays, 30 by default, when it

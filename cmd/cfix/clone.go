@@ -19,7 +19,9 @@ type cloneOptions struct {
 func newCloneCmd() *cobra.Command {
 	opts := &cloneOptions{}
 	cmd := &cobra.Command{
-		Use:   "clone SESSION --to DIR [--root DIR] [--apply] [--yes] [--id UUID] [--rewrite-paths] [--json]",
+		Use: "clone SESSION --to DIR",
+		Example: `  cfix clone 2bc4b42d --to ~/work/other
+  cfix clone latest --to ../copy --rewrite-paths --apply`,
 		Short: "Copy a session, under a new id, into the project folder of another directory",
 		Long: `Clone plans a copy of a session that Claude Code finds when it runs in DIR: the
 copy gets a new session id (--id to choose it) and lands in the project folder

@@ -28,7 +28,10 @@ type duOptions struct {
 func newDuCmd() *cobra.Command {
 	opts := &duOptions{}
 	cmd := &cobra.Command{
-		Use:   "du [--root DIR] [--json] [--older-than DURATION] [--limit N] [DIR|PROJECT]",
+		Use: "du [DIR|PROJECT]",
+		Example: `  cfix du
+  cfix du --older-than 30d
+  cfix du ~/work/project`,
 		Short: "Show where the bytes of a store are, and what cfix prune would reclaim",
 		Long: `Du adds up the sizes of a store's files (it reads none of them) by kind:
 transcripts, subagents, tool-results, session folders and project files

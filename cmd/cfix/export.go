@@ -26,7 +26,10 @@ type exportOptions struct {
 func newExportCmd() *cobra.Command {
 	opts := &exportOptions{}
 	cmd := &cobra.Command{
-		Use:   "export SESSION [--root DIR] [--format md|html|jsonl] [--branches] [-o FILE]",
+		Use: "export SESSION",
+		Example: `  cfix export latest > session.md
+  cfix export --format html -o session.html 2bc4b42d
+  cfix export --format jsonl --branches 2bc4b42d`,
 		Short: "Write a session's conversation as Markdown, one HTML file, or its chain's JSONL lines",
 		Long: `Export writes a session's conversation as a person reads it, without changing
 the store: the chain a resume loads (as the version that wrote the transcript

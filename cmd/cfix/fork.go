@@ -14,7 +14,9 @@ type forkOptions struct {
 func newForkCmd() *cobra.Command {
 	o := &forkOptions{}
 	cmd := &cobra.Command{
-		Use:   "fork SESSION (--at UUID | --turn N) [--to DIR] [--id UUID] [--root DIR] [--apply] [--yes] [--json]",
+		Use: "fork SESSION (--at UUID | --turn N)",
+		Example: `  cfix fork 2bc4b42d --turn 12
+  cfix fork latest --at 7f3e9a10 --apply`,
 		Short: "Make a new session that holds the history of a session up to one entry",
 		Long: `Fork plans a new session (a new id, its own transcript, the subagents,
 tool-results, file-history, todos and tasks a clone carries) whose history ends

@@ -41,7 +41,11 @@ var (
 func newLsCmd() *cobra.Command {
 	opts := &lsOptions{}
 	cmd := &cobra.Command{
-		Use:   "ls [--root DIR] [--json] [--sort KEY] [--limit N] [--all] [--up] [DIR|PROJECT]",
+		Use: "ls [DIR|PROJECT]",
+		Example: `  cfix ls
+  cfix ls .
+  cfix ls --sort size --limit 10 ~/work/project
+  cfix ls -- -home-dev-work-project`,
 		Short: "List the projects of a store, or the sessions of one project",
 		Long: `Ls lists what a Claude Code store holds, reading what the /resume picker
 reads: the first and last 64 KB of each transcript and its size, never a

@@ -15,7 +15,9 @@ type moveOptions struct {
 func newMoveCmd() *cobra.Command {
 	opts := &moveOptions{}
 	cmd := &cobra.Command{
-		Use:   "move SESSION --to DIR [--root DIR] [--apply] [--yes] [--json]",
+		Use: "move SESSION --to DIR",
+		Example: `  cfix move 2bc4b42d --to ~/work/renamed
+  cfix move 2bc4b42d --to ~/work/renamed --apply`,
 		Short: "Move a session, keeping its id, into the project folder of another directory",
 		Long: `Move plans what clone does, keeping the session id, and then removes the
 originals (main transcript, flat subagents, the session folder), all in one

@@ -18,7 +18,9 @@ type moveProjectOptions struct {
 func newMoveProjectCmd() *cobra.Command {
 	opts := &moveProjectOptions{}
 	cmd := &cobra.Command{
-		Use:   "move-project OLD_DIR NEW_DIR [--root DIR] [--apply] [--yes] [--merge] [--json]",
+		Use: "move-project OLD_DIR NEW_DIR",
+		Example: `  cfix move-project ~/work/old ~/work/new
+  cfix move-project ~/work/old ~/work/new --merge --apply`,
 		Short: "Move a renamed or moved project's history to its new directory",
 		Long: `Move-project plans the move of every session of OLD_DIR's project folder to the
 folder of NEW_DIR, with the folder's other contents (memory/, session folders with

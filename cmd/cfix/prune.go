@@ -18,7 +18,10 @@ type pruneOptions struct {
 func newPruneCmd() *cobra.Command {
 	opts := &pruneOptions{}
 	cmd := &cobra.Command{
-		Use:   "prune [--root DIR] [--apply] [--yes] [--older-than DURATION] [--what " + strings.Join(repair.PruneKinds, ",") + "]",
+		Use: "prune",
+		Example: `  cfix prune
+  cfix prune --what empty-sessions,husks --apply
+  cfix prune --older-than 30d --apply`,
 		Short: "Plan (and with --apply, make) the removal of what the store no longer needs",
 		Long: `Prune removes what grows forever in a Claude Code store: empty session-env
 folders; session-env, file-history, todos and debug files of sessions that no

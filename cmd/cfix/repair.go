@@ -16,7 +16,11 @@ type repairOptions struct {
 func newRepairCmd() *cobra.Command {
 	opts := &repairOptions{}
 	cmd := &cobra.Command{
-		Use:   "repair [--root DIR] [--apply] [--yes] [--only CODE,...] [--aggressive] [--plan-out FILE] [TARGET...]",
+		Use: "repair [TARGET...]",
+		Example: `  cfix repair
+  cfix repair --apply 2bc4b42d
+  cfix repair --only index --apply
+  cfix repair --plan-out plan.json .`,
 		Short: "Plan (and with --apply, make) the safe fixes of what validate finds",
 		Long: `Repair plans the fixes of what cfix validate finds and shows them as a diff.
 Nothing is written unless --apply is given; then every file is backed up into a

@@ -19,7 +19,9 @@ type restoreOptions struct {
 func newRestoreCmd() *cobra.Command {
 	opts := &restoreOptions{}
 	cmd := &cobra.Command{
-		Use:   "restore SESSION... [--root DIR] [--archive-dir DIR] [--to DIR] [--keep] [--apply] [--yes] [--json]",
+		Use: "restore SESSION...",
+		Example: `  cfix restore 2bc4b42d
+  cfix restore 2bc4b42d --to ~/work/new --apply`,
 		Short: "Plan (and with --apply, make) putting archived sessions back into the store",
 		Long: `Restore puts sessions that cfix archive moved out back into the store, byte for
 byte with their modes and mtimes, into the project folder they came from (or,

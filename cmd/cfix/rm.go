@@ -14,7 +14,9 @@ type rmOptions struct {
 func newRmCmd() *cobra.Command {
 	opts := &rmOptions{}
 	cmd := &cobra.Command{
-		Use:   "rm SESSION... [--root DIR] [--history] [--apply] [--yes] [--json]",
+		Use: "rm SESSION...",
+		Example: `  cfix rm 2bc4b42d
+  cfix rm 2bc4b42d 9a0c11ee --history --apply`,
 		Short: "Plan (and with --apply, make) the removal of whole sessions",
 		Long: `Rm removes sessions with everything they own: the main transcript (in every
 project folder holding one), subagents of both layouts with their .meta.json,

@@ -73,13 +73,19 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd())
+	root.AddCommand(newVersionCmd(), newManCmd())
+	root.Version = versionText()
+	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
+	setGroups(root)
+	friendlyArgs(root)
 	return root
 }
 
 func run(args []string) int {
 	root := newRootCmd()
-	root.SetArgs(args)
+	root.SetFlagErrorFunc(flagError(args))
+	root.SetArgs(projectArgs(args))
 	err := root.Execute()
 	releaseLock()
 	if err == nil {

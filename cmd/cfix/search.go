@@ -36,7 +36,10 @@ type searchOptions struct {
 func newSearchCmd() *cobra.Command {
 	opts := &searchOptions{}
 	cmd := &cobra.Command{
-		Use:   "search PATTERN [--regex] [-i] [--role ROLE] [--tool NAME] [--project DIR] [--since T] [--until T] [--session S]... [--json]",
+		Use: "search PATTERN",
+		Example: `  cfix search 'connection refused'
+  cfix search -i --role user --since 7d migration
+  cfix search --regex --tool Bash 'git (push|reset)'`,
 		Short: "Find text in what people and the model wrote: prompts, answers, thinking, tool inputs and outputs, titles",
 		Long: `Search finds PATTERN in the text of a Claude Code store: prompts and answers,
 thinking, tool inputs and outputs, titles and summaries, the prompts of
@@ -64,12 +67,7 @@ else than a main session's message it is: a subagent, thinking, a tool's
 input or output, history, a transcript export, a pre-compact history.
 
 Exit status: 0 a hit, 1 none, 2 usage or I/O error.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError(fmt.Errorf("search takes one PATTERN, got %d arguments", len(args)))
-			}
-			return nil
-		},
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.out = cmd.OutOrStdout()
 			opts.errOut = cmd.ErrOrStderr()

@@ -21,7 +21,10 @@ type showOptions struct {
 func newShowCmd() *cobra.Command {
 	opts := &showOptions{}
 	cmd := &cobra.Command{
-		Use:   "show SESSION [--root DIR] [--json]",
+		Use: "show SESSION",
+		Example: `  cfix show latest
+  cfix show 2bc4b42d
+  cfix show --json 2bc4b42d`,
 		Short: "Describe a session: its files as a tree, what its transcripts hold, what a resume loads, its findings",
 		Long: `Show describes one session without changing anything: its family of files as
 a tree (the main transcript, subagents in both layouts and those of workflows

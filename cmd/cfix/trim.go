@@ -15,7 +15,10 @@ type trimOptions struct {
 func newTrimCmd() *cobra.Command {
 	o := &trimOptions{}
 	cmd := &cobra.Command{
-		Use:   "trim SESSION [--thinking] [--tool-output] [--keep-turns N] [--images] [--progress] [--in-place] [--to DIR] [--id UUID] [--root DIR] [--apply] [--yes] [--json]",
+		Use: "trim SESSION",
+		Example: `  cfix trim latest --thinking --tool-output
+  cfix trim 2bc4b42d --tool-output --keep-turns 10 --apply
+  cfix trim 2bc4b42d --images --in-place --apply`,
 		Short: "Make a session with less context: thinking, old tool output, images or progress entries taken out",
 		Long: `Trim plans a new session (a clone, as cfix clone makes it; the source is never
 modified) that holds less context, or with --in-place rewrites the session

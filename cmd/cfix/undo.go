@@ -19,7 +19,10 @@ type undoOptions struct {
 func newUndoCmd() *cobra.Command {
 	opts := &undoOptions{}
 	cmd := &cobra.Command{
-		Use:   "undo [--root DIR] [--apply] [--yes] [--list] [JOURNAL]",
+		Use: "undo [JOURNAL]",
+		Example: `  cfix undo --list
+  cfix undo
+  cfix undo --apply`,
 		Short: "Restore what an apply changed, from its backup journal",
 		Long: `Undo restores the files an apply changed, from the journal it left (the last one
 for the store, or the one named). It is itself a plan: a dry run first, --apply

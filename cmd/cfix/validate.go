@@ -33,7 +33,11 @@ type validateOptions struct {
 func newValidateCmd() *cobra.Command {
 	opts := &validateOptions{}
 	cmd := &cobra.Command{
-		Use:   "validate [--root DIR] [--json] [--quiet] [--code CODE,...] [--severity LEVEL] [TARGET...]",
+		Use: "validate [TARGET...]",
+		Example: `  cfix validate
+  cfix validate .
+  cfix validate --severity warning 2bc4b42d
+  cfix validate --json ~/work/project`,
 		Short: "Check a Claude Code store: lines, entry schemas, parentUuid chains, the store against itself",
 		Long: `Validate checks a Claude Code store without changing it.
 
