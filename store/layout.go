@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -273,11 +272,4 @@ func LiveSessions(root string) ([]LiveSession, error) {
 	return out, nil
 }
 
-// processRuns reports whether a process with this pid exists.
-func processRuns(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/export"
@@ -88,7 +87,7 @@ func runExport(opts *exportOptions) error {
 		return usageError(err)
 	}
 	w := opts.out
-	var pf *renameio.PendingFile
+	var pf pendingOutput
 	if opts.output != "" {
 		if err := outsideStore(root, opts.output); err != nil {
 			return usageError(err)
@@ -96,7 +95,7 @@ func runExport(opts *exportOptions) error {
 		// Written beside FILE, synced and renamed into place: a failed
 		// export leaves no half-written FILE. A FILE that exists keeps
 		// its permissions; a new one gets 0666 less the umask.
-		pf, err = renameio.NewPendingFile(opts.output, renameio.WithPermissions(0o666), renameio.WithExistingPermissions())
+		pf, err = newPendingOutput(opts.output)
 		if err != nil {
 			return usageError(err)
 		}
@@ -134,4 +133,11 @@ func outsideStore(root, output string) error {
 		return fmt.Errorf("-o %s: inside the store %s, which cfix export does not write", output, root)
 	}
 	return nil
+}
+
+// pendingOutput is the file an export writes, put into place when done.
+type pendingOutput interface {
+	io.Writer
+	CloseAtomicallyReplace() error
+	Cleanup() error
 }
