@@ -45,6 +45,11 @@ func init() {
 type SyntaxError struct {
 	Offset int // 0-based byte offset in the line
 	Msg    string
+	// Deep is set when the line is valid JSON that nests deeper than
+	// MaxNesting: Offset is where it passes the limit. The rest of the
+	// line was checked without recursion, so any other syntax error is
+	// reported instead.
+	Deep bool
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.Offset+1, e.Msg) }
@@ -100,6 +105,13 @@ type Parser struct {
 	keyStack []uint64
 	kc       *keyCache
 	held     strings.Builder // header strings (hold)
+
+	// Salvage's state: while marks is set, the parser marks in it the
+	// offset (plus markBase) of every object it opens, and keeps the span
+	// of the container it closed last (lastStart is -1 for an array).
+	marks              *bitset
+	markBase           int
+	lastStart, lastEnd int
 }
 
 // NewParser returns a Parser.
@@ -120,6 +132,13 @@ func (p *Parser) Parse(line []byte) (res Parsed) {
 				panic(r)
 			}
 			res.Err = pe.e
+			if pe.e.Deep {
+				// Too deep to build: check the whole line without
+				// recursion; a syntax error anywhere is the error.
+				if e := p.checkFlat(); e != nil {
+					res.Err = e
+				}
+			}
 		}
 		p.b, p.res = nil, nil
 	}()
@@ -265,15 +284,130 @@ func (p *Parser) litBad(s string) {
 	}
 }
 
-// maxNesting bounds how deep values nest, as encoding/json does: deeper
-// input is a syntax error, not a stack overflow.
-const maxNesting = 10000
+// MaxNesting is how many objects and arrays may nest on a line, as in
+// encoding/json: Parse reports a deeper line as a SyntaxError with
+// Deep set, never a stack overflow. Real transcripts nest under 10 levels;
+// Claude Code's JSON.stringify fails on a few thousand.
+const MaxNesting = 10000
+
+// closed notes, for Salvage, the container that ends at p.i; start is
+// where an object starts, -1 for an array.
+func (p *Parser) closed(start int) {
+	if p.marks != nil {
+		p.lastStart, p.lastEnd = start, p.i
+	}
+}
+
+// checkFlat checks the whole line as Parse does, with a stack of bytes
+// instead of recursion: any depth, in linear time. It returns the first
+// syntax error, or nil.
+func (p *Parser) checkFlat() (err *SyntaxError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(parseError)
+			if !ok {
+				panic(r)
+			}
+			err = pe.e
+		}
+	}()
+	p.i = 0
+	var open []byte // '}' or ']' for each container open
+	var starts []int
+	p.ws()
+	if p.i >= len(p.b) {
+		p.fail("unexpected end of line: no JSON value")
+	}
+	for {
+		// A value.
+		p.ws()
+		p.expectEnd("value")
+		switch c := p.b[p.i]; c {
+		case '{':
+			start := p.i
+			if p.marks != nil {
+				p.marks.set(p.markBase + start)
+			}
+			p.i++
+			p.ws()
+			p.expectEnd("object")
+			if p.b[p.i] == '}' {
+				p.i++
+				p.closed(start)
+				break
+			}
+			open, starts = append(open, '}'), append(starts, start)
+			p.member()
+			continue
+		case '[':
+			p.i++
+			p.ws()
+			p.expectEnd("array")
+			if p.b[p.i] == ']' {
+				p.i++
+				p.closed(-1)
+				break
+			}
+			open, starts = append(open, ']'), append(starts, -1)
+			continue
+		default:
+			p.value(0, false, 0)
+		}
+		// After a value: close what ends here, then the next member,
+		// element or top-level value.
+		for len(open) > 0 {
+			end := open[len(open)-1]
+			if !p.closes(end) {
+				if end == '}' {
+					p.member()
+				}
+				break
+			}
+			p.closed(starts[len(starts)-1])
+			open, starts = open[:len(open)-1], starts[:len(starts)-1]
+		}
+		if len(open) == 0 {
+			p.ws()
+			if p.i >= len(p.b) {
+				return nil
+			}
+			if c := p.b[p.i]; c != '{' && c != '[' {
+				p.fail(fmt.Sprintf("invalid character %s after top-level value", quoteChar(c)))
+			}
+		}
+	}
+}
+
+// member reads an object key and the colon after it, for checkFlat.
+func (p *Parser) member() {
+	p.ws()
+	p.expectEnd("object")
+	if p.b[p.i] != '"' {
+		p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+	}
+	p.strSpan()
+	p.ws()
+	p.expectEnd("object")
+	if p.b[p.i] != ':' {
+		p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+	}
+	p.i++
+}
+
+// failDeep fails at a value that passes MaxNesting.
+func (p *Parser) failDeep() {
+	panic(parseError{&SyntaxError{Offset: p.i, Msg: fmt.Sprintf("values nest deeper than %d levels", MaxNesting), Deep: true}})
+}
 
 func (p *Parser) object(depth int, build bool, limit int) any {
-	if depth >= maxNesting {
-		p.fail("exceeded max depth")
+	if depth >= MaxNesting {
+		p.failDeep()
 	}
+	start := p.i
 	p.i++ // '{'
+	if p.marks != nil {
+		p.marks.set(p.markBase + start)
+	}
 	// wanted: the caller keeps the value (past limit, an empty object).
 	wanted := build
 	build = build && depth < limit
@@ -285,6 +419,7 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 	p.expectEnd("object")
 	if p.b[p.i] == '}' {
 		p.i++
+		p.closed(start)
 		return emptyObject(m, wanted)
 	}
 	for {
@@ -351,14 +486,15 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 			continue
 		}
 		if p.closes('}') {
+			p.closed(start)
 			return emptyObject(m, wanted)
 		}
 	}
 }
 
 func (p *Parser) array(depth int, build bool, limit int) any {
-	if depth >= maxNesting {
-		p.fail("exceeded max depth")
+	if depth >= MaxNesting {
+		p.failDeep()
 	}
 	p.i++ // '['
 	wanted := build
@@ -371,6 +507,7 @@ func (p *Parser) array(depth int, build bool, limit int) any {
 	p.expectEnd("array")
 	if p.b[p.i] == ']' {
 		p.i++
+		p.closed(-1)
 		return emptyArray(a, wanted)
 	}
 	for {
@@ -380,6 +517,7 @@ func (p *Parser) array(depth int, build bool, limit int) any {
 			a = append(a, v)
 		}
 		if p.closes(']') {
+			p.closed(-1)
 			return emptyArray(a, wanted)
 		}
 	}
