@@ -236,15 +236,19 @@ func diffOp(w *bufio.Writer, op *Op) error {
 // shorten cuts a line for display, saying how long it is. What a
 // terminal would not show as it is (a damaged line's NUL bytes or escape
 // sequences) is written as Go escapes (visible.String).
-func shorten(line []byte) string {
-	if len(line) <= MaxShownLine {
-		return visible.String(string(line))
+func shorten(line []byte) string { return shortenSized(line, len(line)) }
+
+// shortenSized is shorten of a line of size bytes that starts with head
+// (all of it, or at least MaxShownLine bytes).
+func shortenSized(head []byte, size int) string {
+	if size <= MaxShownLine {
+		return visible.String(string(head))
 	}
 	cut := MaxShownLine - 40
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
+	for cut > 0 && !utf8.RuneStart(head[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… [%d bytes]", visible.String(string(line[:cut])), len(line))
+	return fmt.Sprintf("%s… [%d bytes]", visible.String(string(head[:cut])), size)
 }
 
 func listTree(w *bufio.Writer, root, sign string) error {
@@ -309,24 +313,29 @@ func listLines(w *bufio.Writer, r io.Reader, sign, reason string) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var shown []string
 	n := 0
-	var bytesTotal int64
+	var head []byte // the start of a long line, as much as shorten shows
 	for {
 		line, err := br.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			bytesTotal += int64(len(line))
-			var more []byte
-			more, err = br.ReadSlice('\n')
-			if len(shown) < maxListed && n < maxListed {
-				line = append(append([]byte(nil), line...), more...)
-			} else {
-				line = more
+		size := len(line)
+		if err == bufio.ErrBufferFull {
+			// A long line: keep its start, count the rest.
+			head = append(head[:0], line[:min(len(line), MaxShownLine+1)]...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				size += len(line)
+				if len(head) <= MaxShownLine {
+					head = append(head, line[:min(len(line), MaxShownLine+1-len(head))]...)
+				}
 			}
+			line = head
 		}
-		if len(line) > 0 {
+		if size > 0 {
 			n++
-			bytesTotal += int64(len(line))
+			if err == nil {
+				size-- // the newline
+			}
 			if n <= maxListed {
-				shown = append(shown, sign+shorten(bytes.TrimSuffix(line, []byte("\n"))))
+				shown = append(shown, sign+shortenSized(bytes.TrimSuffix(line, []byte("\n")), size))
 			}
 		}
 		if err == io.EOF {
