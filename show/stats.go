@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/validate"
@@ -101,41 +102,37 @@ type message struct {
 // text the person wrote and whether it holds a tool result.
 type content struct{ text, result bool }
 
+// UnmarshalJSON reads message.content with session's parser: strings cut
+// to session.MaxString bytes are all notPrompt looks at, and a prompt of
+// hundreds of MB is neither decoded nor checked again (encoding/json
+// checked the line).
 func (c *content) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil
-	}
-	switch b[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(b, &s) == nil {
-			c.text = s != "" && !notPrompt(s)
-		}
-	case '[':
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(b, &blocks) == nil {
-			for _, bl := range blocks {
-				switch bl.Type {
-				case "text":
-					c.text = c.text || !notPrompt(bl.Text)
-				case "image":
-					c.text = true
-				case "tool_result":
-					c.result = true
-				}
+	p := parsers.Get().(*session.Parser)
+	defer parsers.Put(p)
+	switch v := p.Parse(b).Value.(type) {
+	case string:
+		c.text = v != "" && !notPrompt(v)
+	case []any:
+		for _, e := range v {
+			bl, _ := e.(map[string]any)
+			typ, _ := bl["type"].(string)
+			switch typ {
+			case "text":
+				text, _ := bl["text"].(string)
+				c.text = c.text || !notPrompt(text)
+			case "image":
+				c.text = true
+			case "tool_result":
+				c.result = true
 			}
 		}
 	}
 	return nil
 }
 
-// notPrompt tells the text of a user entry that Claude Code wrote, not the
-// person: a slash command's or a shell command's output (the command is
-// the prompt), or the mark of an interrupted request.
+// parsers holds the parsers content.UnmarshalJSON uses.
+var parsers = sync.Pool{New: func() any { return session.NewParser() }}
+
 func notPrompt(s string) bool {
 	for _, p := range []string{"<local-command-", "<bash-stdout>", "<bash-stderr>", "[Request interrupted by user"} {
 		if strings.HasPrefix(s, p) {
