@@ -564,6 +564,11 @@ func regionDiff(old, new []string) []string {
 	return out
 }
 
+// maxKept is how many bytes of each stream diffStreams keeps to show: the
+// lines that fit from the start; a longer one (a pasted file of 200 MB) is
+// shown by its length and hash.
+const maxKept = 16 << 20
+
 // diffStreams diffs two whole streams: common head and tail are skipped by
 // line hashes, the middle is diffed with go-diff when it is small enough.
 func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
@@ -581,7 +586,9 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		for rd.Next() {
 			l := rd.Line()
 			refs = append(refs, lineRef{maphash.Bytes(seed, l.Raw), l.Offset, len(l.Raw)})
-			if keep.Len() < 16<<20 {
+			// Lines are kept in file order while all of them fit, so a
+			// line's bytes sit at its offset.
+			if keep.Len() == int(l.Offset) && keep.Len()+len(l.Raw) < maxKept {
 				keep.Write(l.Raw)
 				keep.WriteByte('\n')
 			}
@@ -623,7 +630,9 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		if r.off+int64(r.n) <= int64(buf.Len()) {
 			return buf.Bytes()[r.off : r.off+int64(r.n)]
 		}
-		return []byte(fmt.Sprintf("[%d bytes]", r.n))
+		// Not kept: its length, and its hash, so that two different
+		// lines never show as one.
+		return []byte(fmt.Sprintf("[%d bytes, not shown: hash %016x]", r.n, r.h))
 	}
 	if (aTo-from)+(bTo-from) > maxRegion {
 		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), visible.String(reason))
