@@ -799,7 +799,44 @@ func (p *Parser) unescape(s []byte, limit int) string {
 // unescapeBytes is unescape into the parser's scratch space, valid until
 // the next call.
 func (p *Parser) unescapeBytes(s []byte, limit int) []byte {
-	out := p.scratch[:0]
+	out := appendUnescaped(p.scratch[:0], s, limit)
+	p.scratch = out
+	return out
+}
+
+// Unquote decodes raw, one JSON string with its quotes, as encoding/json
+// does (a lone surrogate escape becomes U+FFFD), in one pass.
+// ok is false when raw is not one valid JSON string, and when it holds
+// invalid UTF-8, which encoding/json replaces byte by byte: ask it then.
+func (p *Parser) Unquote(raw []byte) (s string, ok bool) {
+	res := Parsed{BadUTF8: -1, SurrogateOff: -1, NULEscapeOff: -1, GluedAt: -1}
+	p.b, p.i, p.res = raw, 0, &res
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isParse := r.(parseError); !isParse {
+				panic(r)
+			}
+			s, ok = "", false
+		}
+		p.b, p.res = nil, nil
+	}()
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	start, end, esc := p.strSpan()
+	if p.i != len(raw) || res.BadUTF8 >= 0 {
+		return "", false
+	}
+	if !esc {
+		return string(raw[start:end]), true
+	}
+	// Decoded, a body is never longer.
+	return string(appendUnescaped(make([]byte, 0, end-start), raw[start:end], end-start)), true
+}
+
+// appendUnescaped appends the already checked string body s, decoded, to
+// out, up to about limit bytes, and returns it cut to limit.
+func appendUnescaped(out, s []byte, limit int) []byte {
 	for i := 0; i < len(s) && len(out) < limit; {
 		c := s[i]
 		if c != '\\' {
@@ -840,7 +877,6 @@ func (p *Parser) unescapeBytes(s []byte, limit int) []byte {
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	p.scratch = out
 	return out
 }
 

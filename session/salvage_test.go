@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // deepTorn is a user entry whose message opens n objects and never closes
@@ -167,4 +168,26 @@ func equalRecords(a, b [][]byte) bool {
 		}
 	}
 	return true
+}
+
+// FuzzUnquote: Unquote decodes what encoding/json decodes, and refuses
+// only what it refuses or what holds invalid UTF-8.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\ud83d\ude00\ud800x\udc00\u0000"`, `"\ud800\u0041"`, `"é"`, "\"\xff\"", `"abc`, `"a"b"`, `x`, `""`} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, ok := p.Unquote(in)
+		var want string
+		err := json.Unmarshal(in, &want)
+		switch {
+		case ok && err != nil:
+			t.Fatalf("Unquote(%q) = %q, encoding/json: %v", in, got, err)
+		case ok && got != want:
+			t.Fatalf("Unquote(%q) = %q, encoding/json %q", in, got, want)
+		case !ok && err == nil && utf8.Valid(in) && bytes.TrimSpace(in)[0] == '"' && len(bytes.TrimSpace(in)) == len(in):
+			t.Fatalf("Unquote(%q) refused, encoding/json decodes %q", in, want)
+		}
+	})
 }
