@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cfix-dev/cfix/session"
@@ -332,6 +333,9 @@ type block struct {
 	} `json:"source"`
 }
 
+// parsers holds the parsers blocks uses.
+var parsers = sync.Pool{New: func() any { return session.NewParser() }}
+
 // blocks decodes message content: a string is one text block.
 func blocks(raw json.RawMessage) []block {
 	raw = bytes.TrimSpace(raw)
@@ -339,8 +343,14 @@ func blocks(raw json.RawMessage) []block {
 		return nil
 	}
 	if raw[0] == '"' {
-		var s string
-		json.Unmarshal(raw, &s)
+		// One pass for a prompt of hundreds of MB; encoding/json for
+		// what the parser leaves to it.
+		p := parsers.Get().(*session.Parser)
+		s, ok := p.Unquote(raw)
+		parsers.Put(p)
+		if !ok {
+			json.Unmarshal(raw, &s)
+		}
 		return []block{{Type: "text", Text: s}}
 	}
 	var bs []block
@@ -635,7 +645,10 @@ func command(s string) (string, bool) {
 		}
 		return strings.TrimSpace(name + " " + args), true
 	}
-	if in, ok := tagged(s, "bash-input"); ok && strings.HasPrefix(s, "<bash-input>") {
+	if !strings.HasPrefix(s, "<bash-input>") {
+		return "", false
+	}
+	if in, ok := tagged(s, "bash-input"); ok {
 		return "! " + in, true
 	}
 	return "", false

@@ -142,6 +142,10 @@ func notPrompt(s string) bool {
 	return false
 }
 
+// longLine is the length from which ReadLines reads a line's light tree
+// instead of decoding it whole.
+const longLine = 1 << 20
+
 // Read reads the transcript at path once: its stats, and (chain) the
 // parentUuid graph a resume is modelled on.
 func Read(path string, chain bool) (*Stats, error) {
@@ -178,9 +182,22 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 	var order []string
 	var noID Usage
 	rd := session.NewReader(fh, nil)
+	p := session.NewParser()
 	dec := func(raw []byte) bool {
 		var v line
-		if json.Unmarshal(raw, &v) != nil {
+		if len(raw) > longLine {
+			// A line of MB (a pasted file): its light tree, made in one
+			// pass, holds all the stats read (strings cut to
+			// session.MaxString bytes).
+			pr := p.Parse(raw)
+			if pr.Err != nil || pr.GluedAt >= 0 {
+				return false
+			}
+			b, err := json.Marshal(pr.Value)
+			if err != nil || json.Unmarshal(b, &v) != nil {
+				return false
+			}
+		} else if json.Unmarshal(raw, &v) != nil {
 			return false
 		}
 		s.Entries++
