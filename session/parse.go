@@ -834,6 +834,75 @@ func (p *Parser) Unquote(raw []byte) (s string, ok bool) {
 	return string(appendUnescaped(make([]byte, 0, end-start), raw[start:end], end-start)), true
 }
 
+// Field returns the bytes of the value at path in line, a JSON object
+// (keys from the top: "message", "content"; the last of repeated keys,
+// in any of repeated objects on the way), and whether it is there. It builds nothing and reads the line once; a
+// key matches exactly (encoding/json also takes one that differs in case).
+func (p *Parser) Field(line []byte, path ...string) (raw []byte, ok bool) {
+	res := Parsed{BadUTF8: -1, SurrogateOff: -1, NULEscapeOff: -1, GluedAt: -1}
+	p.b, p.i, p.res = line, 0, &res
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isParse := r.(parseError); !isParse {
+				panic(r)
+			}
+			raw, ok = nil, false
+		}
+		p.b, p.res = nil, nil
+	}()
+	p.ws()
+	return p.fieldIn(path, 0)
+}
+
+// fieldIn is Field of the value at p.i, at the given depth.
+func (p *Parser) fieldIn(path []string, depth int) (found []byte, ok bool) {
+	p.expectEnd("value")
+	if p.b[p.i] != '{' || len(path) == 0 {
+		p.value(depth, false, 0)
+		return nil, false
+	}
+	if p.open() {
+		return nil, false
+	}
+	for {
+		p.ws()
+		p.expectEnd("object")
+		if p.b[p.i] != '"' {
+			p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+		}
+		ks, ke, esc := p.strSpan()
+		key := p.b[ks:ke]
+		if esc {
+			key = p.unescapeBytes(key, len(key))
+		}
+		match := string(key) == path[0]
+		p.ws()
+		p.expectEnd("object")
+		if p.b[p.i] != ':' {
+			p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+		}
+		p.i++
+		p.ws()
+		start := p.i
+		switch {
+		case match && len(path) > 1:
+			// A repeated object adds to the one before, as encoding/json
+			// decodes it into one struct.
+			if f, k := p.fieldIn(path[1:], depth+1); k {
+				found, ok = f, true
+			}
+		case match:
+			p.value(depth+1, false, 0)
+			found, ok = p.b[start:p.i], true
+		default:
+			p.value(depth+1, false, 0)
+		}
+		if p.closes('}') {
+			return found, ok
+		}
+	}
+}
+
 // appendUnescaped appends the already checked string body s, decoded, to
 // out, up to about limit bytes, and returns it cut to limit.
 func appendUnescaped(out, s []byte, limit int) []byte {

@@ -191,3 +191,23 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+// FuzzField: Field finds the bytes encoding/json finds for a key of an
+// object decoded into a map (the last of repeated keys).
+func FuzzField(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a" : [1, {"a":2}] ,"b":"x"}`, `{"b":{"a":1},"a":"\u0041","a":null}`, `{"\u0061":true}`, `[1]`, `{"a":`, `{}`} {
+		f.Add([]byte(s))
+	}
+	p := NewParser()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, ok := p.Field(in, "a")
+		var m map[string]json.RawMessage
+		if json.Unmarshal(in, &m) != nil || !utf8.Valid(in) {
+			return
+		}
+		want, has := m["a"]
+		if ok != has || !bytes.Equal(got, want) {
+			t.Fatalf("Field(%q, a) = %q, %v; encoding/json %q, %v", in, got, ok, want, has)
+		}
+	})
+}
