@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"html"
+	"io"
 	"strings"
 )
 
@@ -43,7 +44,7 @@ func (m *markdown) message(role, model, ts string, other bool) {
 func (m *markdown) endMessage() {}
 
 func (m *markdown) text(s string) {
-	m.w.WriteString(mdText(s))
+	writeMDText(m.w, s)
 	m.w.WriteString("\n\n")
 }
 
@@ -52,7 +53,7 @@ func (m *markdown) folded(title, body, class string) {
 	switch {
 	case strings.TrimSpace(body) == "":
 	case class == "thinking" || class == "summary":
-		m.w.WriteString(mdText(body))
+		writeMDText(m.w, body)
 		m.w.WriteString("\n\n")
 	default:
 		m.w.WriteString(fenced(body, ""))
@@ -168,15 +169,22 @@ func oneLine(s string) string {
 // nothing before it can hold, with a fence longer than any backtick run
 // inside; an indented line stays text, escaped.
 func mdText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	writeMDText(&b, s)
+	return b.String()
+}
+
+// writeMDText writes mdText(s) to out, line by line: a pasted file of
+// hundreds of MB is not copied whole again.
+func writeMDText(out io.StringWriter, s string) {
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
 	}
-	var out strings.Builder
-	out.Grow(len(s))
 	first := true
 	put := func(t string) {
 		if !first {
-			out.WriteByte('\n')
+			out.WriteString("\n")
 		}
 		out.WriteString(t)
 		first = false
@@ -219,7 +227,6 @@ func mdText(s string) string {
 	if fence != "" {
 		put(fenced(strings.Join(code, "\n"), info))
 	}
-	return out.String()
 }
 
 // escapeInline escapes < and & outside the code spans of a line. A
