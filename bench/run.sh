@@ -33,7 +33,8 @@
 # Exit status: 0 bars met, 1 a bar failed, 2 the bars could not be checked
 # (cfix validate not built, or a command failed).
 #
-# Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3).
+# Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
+# measures only the rows of hostile input (no big store is made).
 # MB here is 2^20 bytes, for sizes and RSS alike.
 #
 # To add a measurement: pick the files with `use_set`, then call
@@ -50,6 +51,7 @@ SIZE=${SIZE:-500MB}
 BIG=${BIG:-200MB}
 SEED=${SEED:-1}
 RUNS=${RUNS:-3}
+ROWS=${ROWS:-all}
 
 OUT=bench/out
 STORE=$OUT/store
@@ -71,6 +73,7 @@ if go build -o bin/cfix ./cmd/cfix 2>"$LOGS/build.log" && bin/cfix validate --he
 	HAVE_CFIX=1
 fi
 
+if [[ $ROWS == all ]]; then
 # --- the store -----------------------------------------------------------------
 # The stamp names what the store was made from; a different one regenerates it.
 stamp="seed=$SEED size=$SIZE big=$BIG gen=$(
@@ -112,6 +115,7 @@ echo "bench: warming the page cache ..." >&2
 for _ in 1 2; do
 	find "$ROOT" "$WILD" -type f -print0 | xargs -0 cat >/dev/null
 done
+fi
 
 # xargs passes as many names to one command as the system allows.
 XARGS_MAX=$(xargs --show-limits </dev/null 2>&1 | awk -F': *' '/actually use/ {print $2}')
@@ -201,6 +205,105 @@ cat_all() { find "$1" -name '*.jsonl' -type f -print0 | xargs -0 -s "$XARGS_MAX"
 jq_all() { find "$1" -name '*.jsonl' -type f -print0 | xargs -0 -s "$XARGS_MAX" jq empty; }
 export -f cat_all jq_all
 export XARGS_MAX
+
+# --- hostile input: a deep line, a 200 MB line -------------------------------------
+# Two stores copied from the 2.1.88 corpus store, with the first prompt of
+# the session in beta.dir/sub replaced: in bench/out/hostile/deep by one
+# line of 100,000 nested objects (about 600 KB), in bench/out/hostile/huge
+# by a prompt of BIG bytes (one line, as a pasted file makes). Made once, again when BIG or
+# the corpus changes. Bars: cfix validate of the deep line under 1 s; the
+# clone and prune dry runs and the export of the huge line within 2x the
+# time of cfix validate of it, and under 1 GB peak RSS each.
+HOSTILE=$OUT/hostile
+HOSTILE_SESSION=projects/-home-dev-work-beta-dir-sub/faa4037a-9834-4495-ada4-b0c35ab615ba.jsonl
+DEEP=$HOSTILE/deep/.claude
+HUGE=$HOSTILE/huge/.claude
+# hostile_store NAME: a copy of the corpus store with line 3 of the session
+# replaced by what stdin writes.
+hostile_store() {
+	local root=$HOSTILE/$1/.claude src=testdata/corpus/2.1.88/.claude
+	rm -rf "$HOSTILE/$1"
+	mkdir -p "$HOSTILE/$1"
+	cp -a "$src" "$root"
+	{
+		sed -n 1,2p "$src/$HOSTILE_SESSION"
+		cat
+		echo
+		sed -n '4,$p' "$src/$HOSTILE_SESSION"
+	} >"$root/$HOSTILE_SESSION"
+	touch -d '1 day ago' "$root/$HOSTILE_SESSION"
+}
+hostile_rows() {
+	local hstamp big
+	hstamp="big=$BIG corpus=$(find testdata/corpus/2.1.88 -type f -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+	if [[ ! -f $HOSTILE/stamp || "$(cat "$HOSTILE/stamp")" != "$hstamp" ]]; then
+		echo "bench: making the hostile stores in $HOSTILE ..." >&2
+		rm -rf "$HOSTILE"
+		{
+			printf '{"type":"user","message":'
+			printf '{"a":%.0s' $(seq 100000)
+			printf 1
+			printf '}%.0s' $(seq 100001)
+		} | hostile_store deep
+		big=$(numfmt --from=iec "${BIG%B}")
+		line=$(sed -n 3p "testdata/corpus/2.1.88/.claude/$HOSTILE_SESSION")
+		{
+			printf '%s' "${line%%second project READ*}"
+			head -c "$big" /dev/zero | tr '\0' x
+			printf '%s' "${line#*notes.txt}"
+		} | hostile_store huge
+		echo "$hstamp" >"$HOSTILE/stamp"
+	fi
+	cat "$DEEP/$HOSTILE_SESSION" "$HUGE/$HOSTILE_SESSION" >/dev/null
+	use_set "$DEEP/$HOSTILE_SESSION"
+	measure_cfix "cfix validate (deep line)" validate --root "$DEEP" --quiet "$DEEP/$HOSTILE_SESSION"
+	use_set "$HUGE/$HOSTILE_SESSION"
+	measure_cfix "cfix validate (huge line)" validate --root "$HUGE" --quiet "$HUGE/$HOSTILE_SESSION"
+	measure_cfix "cfix clone (huge line, dry run)" clone --root "$HUGE" --to /bench-clone "$HUGE/$HOSTILE_SESSION"
+	measure_cfix "cfix prune (huge line, dry run)" prune --root "$HUGE" --older-than 1h
+	measure_cfix "cfix export (huge line)" export --root "$HUGE" "$HUGE/$HOSTILE_SESSION"
+}
+hostile_verdicts() {
+	local d=${WALL["cfix validate (deep line)"]:-} val=${WALL["cfix validate (huge line)"]:-} name w r x v
+	if ((HAVE_CFIX)) && [[ -n $d ]]; then
+		if awk -v d="$d" 'BEGIN {exit !(d < 1)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix validate of a line of 100,000 nested objects takes $d s (bar: < 1 s): $v")
+	else
+		VERDICTS+=("cfix validate of a deep line (bar: < 1 s): not measured")
+		STATUS=2
+	fi
+	for name in "cfix clone (huge line, dry run)" "cfix prune (huge line, dry run)" "cfix export (huge line)"; do
+		w=${WALL[$name]:-} r=${RSS[$name]:-}
+		if ((!HAVE_CFIX)) || [[ -z $w || -z $val ]]; then
+			VERDICTS+=("$name (bar: <= 2x validate, < 1 GB): not measured")
+			STATUS=2
+			continue
+		fi
+		x=$(awk -v w="$w" -v c="$val" 'BEGIN {if (c > 0) printf "%.1f", w/c; else print "inf"}')
+		if awk -v w="$w" -v c="$val" -v r="$r" 'BEGIN {exit !(w <= 2 * c && r < 1024)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("$name takes $w s, ${x}x the time of cfix validate of it ($val s), peak RSS $r MB (bar: <= 2x validate, < 1 GB): $v")
+	done
+}
+
+if [[ $ROWS == hostile ]]; then
+	{
+		echo "cfix bench $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(git rev-parse --short HEAD 2>/dev/null || echo '?')  $(nproc) cores  best of $RUNS, page cache warm"
+		echo
+	} | tee "$RESULTS"
+	printf '%-34s %7s %9s %8s %8s %12s\n' what files MB "wall s" "MB/s" "peak RSS MB" | tee -a "$RESULTS"
+	STATUS=0
+	VERDICTS=()
+	hostile_rows
+	hostile_verdicts
+	if ((FAILED)); then
+		STATUS=2
+	fi
+	{
+		echo
+		printf '%s\n' "${VERDICTS[@]}"
+	} | tee -a "$RESULTS"
+	exit $STATUS
+fi
 
 BIG_MB=$(awk -v b="$(stat -c %s "$BIGFILE")" 'BEGIN {printf "%.0f", b/1048576}')
 {
@@ -342,6 +445,8 @@ if ((HAVE_CFIX)); then
 	rm -rf "$AWORK" "$OUT/archive" "$OUT/ajournal" "$OUT/store.tar.zst"
 fi
 
+hostile_rows
+
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
 VERDICTS=()
@@ -452,6 +557,7 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix archive --apply (store)"]:-} && -n ${WALL
 	if awk -v a="$a" -v z="$z" 'BEGIN {exit !(a <= z)}'; then v=PASS; else v=FAIL STATUS=1; fi
 	VERDICTS+=("cfix archive --apply of every session takes ${a} s, ${x}x the time of tar --zstd of the same files (bar: <= 1x): $v")
 fi
+hostile_verdicts
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
 fi

@@ -269,15 +269,19 @@ func diffOp(w *bufio.Writer, op *Op) error {
 // shorten cuts a line for display, saying how long it is. What a
 // terminal would not show as it is (a damaged line's NUL bytes or escape
 // sequences) is written as Go escapes (visible.String).
-func shorten(line []byte) string {
-	if len(line) <= MaxShownLine {
-		return visible.String(string(line))
+func shorten(line []byte) string { return shortenSized(line, len(line)) }
+
+// shortenSized is shorten of a line of size bytes that starts with head
+// (all of it, or at least MaxShownLine bytes).
+func shortenSized(head []byte, size int) string {
+	if size <= MaxShownLine {
+		return visible.String(string(head))
 	}
 	cut := MaxShownLine - 40
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
+	for cut > 0 && !utf8.RuneStart(head[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%s… [%d bytes]", visible.String(string(line[:cut])), len(line))
+	return fmt.Sprintf("%s… [%d bytes]", visible.String(string(head[:cut])), size)
 }
 
 func listTree(w *bufio.Writer, root, sign string) error {
@@ -358,24 +362,29 @@ func listLines(w *bufio.Writer, r io.Reader, sign, reason string) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var shown []string
 	n := 0
-	var bytesTotal int64
+	var head []byte // the start of a long line, as much as shorten shows
 	for {
 		line, err := br.ReadSlice('\n')
-		for err == bufio.ErrBufferFull {
-			bytesTotal += int64(len(line))
-			var more []byte
-			more, err = br.ReadSlice('\n')
-			if len(shown) < maxListed && n < maxListed {
-				line = append(append([]byte(nil), line...), more...)
-			} else {
-				line = more
+		size := len(line)
+		if err == bufio.ErrBufferFull {
+			// A long line: keep its start, count the rest.
+			head = append(head[:0], line[:min(len(line), MaxShownLine+1)]...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				size += len(line)
+				if len(head) <= MaxShownLine {
+					head = append(head, line[:min(len(line), MaxShownLine+1-len(head))]...)
+				}
 			}
+			line = head
 		}
-		if len(line) > 0 {
+		if size > 0 {
 			n++
-			bytesTotal += int64(len(line))
+			if err == nil {
+				size-- // the newline
+			}
 			if n <= maxListed {
-				shown = append(shown, sign+shorten(bytes.TrimSuffix(line, []byte("\n"))))
+				shown = append(shown, sign+shortenSized(bytes.TrimSuffix(line, []byte("\n")), size))
 			}
 		}
 		if err == io.EOF {
@@ -604,6 +613,11 @@ func regionDiff(old, new []string) []string {
 	return out
 }
 
+// maxKept is how many bytes of each stream diffStreams keeps to show: the
+// lines that fit from the start; a longer one (a pasted file of 200 MB) is
+// shown by its length and hash.
+const maxKept = 16 << 20
+
 // diffStreams diffs two whole streams: common head and tail are skipped by
 // line hashes, the middle is diffed with go-diff when it is small enough.
 func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
@@ -621,7 +635,9 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		for rd.Next() {
 			l := rd.Line()
 			refs = append(refs, lineRef{maphash.Bytes(seed, l.Raw), l.Offset, len(l.Raw)})
-			if keep.Len() < 16<<20 {
+			// Lines are kept in file order while all of them fit, so a
+			// line's bytes sit at its offset.
+			if keep.Len() == int(l.Offset) && keep.Len()+len(l.Raw) < maxKept {
 				keep.Write(l.Raw)
 				keep.WriteByte('\n')
 			}
@@ -663,7 +679,9 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 		if r.off+int64(r.n) <= int64(buf.Len()) {
 			return buf.Bytes()[r.off : r.off+int64(r.n)]
 		}
-		return []byte(fmt.Sprintf("[%d bytes]", r.n))
+		// Not kept: its length, and its hash, so that two different
+		// lines never show as one.
+		return []byte(fmt.Sprintf("[%d bytes, not shown: hash %016x]", r.n, r.h))
 	}
 	if (aTo-from)+(bTo-from) > maxRegion {
 		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), visible.String(reason))

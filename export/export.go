@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cfix-dev/cfix/session"
@@ -299,12 +300,50 @@ func (t *transcript) entry(i int) (*entry, error) {
 	if bytes.IndexByte(raw, 0) >= 0 {
 		raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as the chain was read
 	}
-	e := &entry{}
-	if err := json.Unmarshal(raw, e); err != nil {
+	e, err := decodeEntry(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, t.g.Nodes[i].Line, err)
 	}
 	e.line = t.g.Nodes[i].Line
 	return e, nil
+}
+
+// longLine is the length from which decodeEntry reads a line in one pass
+// instead of with encoding/json.
+const longLine = 1 << 20
+
+// decodeEntry decodes an entry. A line of MB (a pasted file) is read in
+// one pass: its light tree for the fields, the raw values of the content
+// fields from the line (encoding/json checks and decodes it three times);
+// of a key repeated in an object, the last value counts, where
+// encoding/json merges repeated objects and skips a null.
+func decodeEntry(raw []byte) (*entry, error) {
+	e := &entry{}
+	if len(raw) > longLine {
+		p := parsers.Get().(*session.Parser)
+		defer parsers.Put(p)
+		if pr := p.Parse(raw); pr.Err == nil && pr.GluedAt < 0 {
+			if b, err := json.Marshal(pr.Value); err == nil && json.Unmarshal(b, e) == nil {
+				e.Content = field(p, raw, "content")
+				e.Message.Content = field(p, raw, "message", "content")
+				e.Attachment = field(p, raw, "attachment")
+				return e, nil
+			}
+			*e = entry{}
+		}
+	}
+	if err := json.Unmarshal(raw, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// field is the raw value at path in line, or nil.
+func field(p *session.Parser, line []byte, path ...string) json.RawMessage {
+	if v, ok := p.Field(line, path...); ok {
+		return v
+	}
+	return nil
 }
 
 // entry is what the export reads of a transcript entry.
@@ -344,6 +383,9 @@ type block struct {
 	} `json:"source"`
 }
 
+// parsers holds the parsers blocks uses.
+var parsers = sync.Pool{New: func() any { return session.NewParser() }}
+
 // blocks decodes message content: a string is one text block.
 func blocks(raw json.RawMessage) []block {
 	raw = bytes.TrimSpace(raw)
@@ -351,8 +393,14 @@ func blocks(raw json.RawMessage) []block {
 		return nil
 	}
 	if raw[0] == '"' {
-		var s string
-		json.Unmarshal(raw, &s)
+		// One pass for a prompt of hundreds of MB; encoding/json for
+		// what the parser leaves to it.
+		p := parsers.Get().(*session.Parser)
+		s, ok := p.Unquote(raw)
+		parsers.Put(p)
+		if !ok {
+			json.Unmarshal(raw, &s)
+		}
 		return []block{{Type: "text", Text: s}}
 	}
 	var bs []block
@@ -651,7 +699,10 @@ func command(s string) (string, bool) {
 		}
 		return strings.TrimSpace(name + " " + args), true
 	}
-	if in, ok := tagged(s, "bash-input"); ok && strings.HasPrefix(s, "<bash-input>") {
+	if !strings.HasPrefix(s, "<bash-input>") {
+		return "", false
+	}
+	if in, ok := tagged(s, "bash-input"); ok {
 		return "! " + in, true
 	}
 	return "", false

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"html"
+	"io"
 	"strings"
 )
 
@@ -42,16 +43,21 @@ func (m *markdown) message(role, model, ts string, other bool) {
 
 func (m *markdown) endMessage() {}
 
-func (m *markdown) text(s string) { fmt.Fprintf(m.w, "%s\n\n", mdText(s)) }
+func (m *markdown) text(s string) {
+	writeMDText(m.w, s)
+	m.w.WriteString("\n\n")
+}
 
 func (m *markdown) folded(title, body, class string) {
 	fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n", html.EscapeString(oneLine(title)))
 	switch {
 	case strings.TrimSpace(body) == "":
 	case class == "thinking" || class == "summary":
-		fmt.Fprintf(m.w, "%s\n\n", mdText(body))
+		writeMDText(m.w, body)
+		m.w.WriteString("\n\n")
 	default:
-		fmt.Fprintf(m.w, "%s\n\n", fenced(body, ""))
+		m.w.WriteString(fenced(body, ""))
+		m.w.WriteString("\n\n")
 	}
 	m.w.WriteString("</details>\n\n")
 }
@@ -165,15 +171,36 @@ func oneLine(s string) string {
 // nothing before it can hold, with a fence longer than any backtick run
 // inside; an indented line stays text, escaped.
 func mdText(s string) string {
-	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
-	var out, code []string
+	var b strings.Builder
+	b.Grow(len(s))
+	writeMDText(&b, s)
+	return b.String()
+}
+
+// writeMDText writes mdText(s) to out, line by line: a pasted file of
+// hundreds of MB is not copied whole again.
+func writeMDText(out io.StringWriter, s string) {
+	if strings.IndexByte(s, '\r') >= 0 {
+		s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	}
+	first := true
+	put := func(t string) {
+		if !first {
+			out.WriteString("\n")
+		}
+		out.WriteString(t)
+		first = false
+	}
+	var code []string
 	fence, info, indent := "", "", 0
-	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	for rest, more := strings.TrimRight(s, "\n"), true; more; {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
 		t := strings.TrimLeft(line, " ")
 		n := len(line) - len(t)
 		if fence != "" {
 			if c := strings.TrimRight(t, " \t"); n <= 3 && len(c) >= len(fence) && strings.Trim(c, fence[:1]) == "" {
-				out = append(out, fenced(strings.Join(code, "\n"), info))
+				put(fenced(strings.Join(code, "\n"), info))
 				fence, code = "", nil
 				continue
 			}
@@ -197,18 +224,21 @@ func mdText(s string) string {
 				continue
 			}
 		}
-		out = append(out, escapeInline(line))
+		put(escapeInline(line))
 	}
 	if fence != "" {
-		out = append(out, fenced(strings.Join(code, "\n"), info))
+		put(fenced(strings.Join(code, "\n"), info))
 	}
-	return strings.Join(out, "\n")
 }
 
 // escapeInline escapes < and & outside the code spans of a line. A
 // backslash escape is kept whole: an escaped backtick opens no code span.
 func escapeInline(line string) string {
+	if strings.IndexAny(line, "\\`<&") < 0 {
+		return line
+	}
 	var b strings.Builder
+	b.Grow(len(line))
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c == '\\' && i+1 < len(line) && strings.IndexByte(punct, line[i+1]) >= 0 {

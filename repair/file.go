@@ -328,6 +328,9 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 	}
 	pr := p.Parse(raw)
 	switch {
+	case pr.Err != nil && pr.Err.Deep:
+		// Valid JSON nested too deep to look into: data, kept as it is.
+		return lineResult{skip: true}
 	case pr.Err != nil && !ln.Terminated:
 		if !x.allow(validate.LineTorn) {
 			return lineResult{skip: true}

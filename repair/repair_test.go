@@ -588,3 +588,34 @@ func TestOnlyPlansLineFixes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepLineKept: a line of valid JSON nested deeper than the parser
+// looks is data: repair keeps it byte for byte (it moved it out of the
+// file as "not JSON"), and still keeps the entry glued after a torn deep
+// record.
+func TestDeepLineKept(t *testing.T) {
+	n := 20000 // twice session.MaxNesting
+	deep := []byte(`{"type":"user","uuid":"deep-1","message":{"role":"user","content":` +
+		strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`)
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	k := damage.FindLast(t, main, damage.IsType("user"))
+	complete := ls[k-1]
+	torn := append([]byte(`{"type":"user","message":`+strings.Repeat(`{"a":`, n)), complete...)
+	ls = append(ls[:k-1:k-1], append([][]byte{deep, torn}, ls[k:]...)...)
+	damage.WriteLines(t, main, ls, true)
+	age(t, root)
+	if !has(findings(t, root), validate.LineTooDeep, main, k) {
+		t.Errorf("validate: no line-too-deep on line %d", k)
+	}
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, t.TempDir())
+	got := damage.Lines(t, main)
+	if len(got) != len(ls) || !bytes.Equal(got[k-1], deep) || !bytes.Equal(got[k], complete) {
+		t.Fatalf("after repair: %d lines (want %d), line %d: %.100s…, line %d: %.100s", len(got), len(ls), k, got[k-1], k+1, got[k])
+	}
+}

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,9 @@ func FuzzReader(f *testing.F) {
 		"{\"torn\":\"ab",
 		"\n\n[1,2,3]\n\"str\"\n-1.5e3\n",
 		"{\"type\":\"assistant\",\"uuid\":\"u\",\"parentUuid\":null,\"message\":{\"role\":\"r\\u0065\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"s\"},{\"type\":\"tool_use\",\"id\":\"t\",\"input\":{\"a\":{\"b\":{}}}}]},\"toolUseResult\":{\"a\":[{}]}}\n",
+		strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting) + "\n",
+		strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1) + "\n",
+		strings.Repeat(`{"a":`, MaxNesting+1) + "1" + strings.Repeat("}", MaxNesting) + "\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -45,6 +45,11 @@ func init() {
 type SyntaxError struct {
 	Offset int // 0-based byte offset in the line
 	Msg    string
+	// Deep is set when the line is valid JSON that nests deeper than
+	// MaxNesting: Offset is where it passes the limit. The rest of the
+	// line was checked without recursion, so any other syntax error is
+	// reported instead.
+	Deep bool
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.Offset+1, e.Msg) }
@@ -100,6 +105,13 @@ type Parser struct {
 	keyStack []uint64
 	kc       *keyCache
 	held     strings.Builder // header strings (hold)
+
+	// Salvage's state: while marks is set, the parser marks in it the
+	// offset (plus markBase) of every object it opens, and keeps the span
+	// of the container it closed last (lastStart is -1 for an array).
+	marks              *bitset
+	markBase           int
+	lastStart, lastEnd int
 }
 
 // NewParser returns a Parser.
@@ -120,6 +132,13 @@ func (p *Parser) Parse(line []byte) (res Parsed) {
 				panic(r)
 			}
 			res.Err = pe.e
+			if pe.e.Deep {
+				// Too deep to build: check the whole line without
+				// recursion; a syntax error anywhere is the error.
+				if e := p.checkFlat(); e != nil {
+					res.Err = e
+				}
+			}
 		}
 		p.b, p.res = nil, nil
 	}()
@@ -265,15 +284,130 @@ func (p *Parser) litBad(s string) {
 	}
 }
 
-// maxNesting bounds how deep values nest, as encoding/json does: deeper
-// input is a syntax error, not a stack overflow.
-const maxNesting = 10000
+// MaxNesting is how many objects and arrays may nest on a line, as in
+// encoding/json: Parse reports a deeper line as a SyntaxError with
+// Deep set, never a stack overflow. Real transcripts nest under 10 levels;
+// Claude Code's JSON.stringify fails on a few thousand.
+const MaxNesting = 10000
+
+// closed notes, for Salvage, the container that ends at p.i; start is
+// where an object starts, -1 for an array.
+func (p *Parser) closed(start int) {
+	if p.marks != nil {
+		p.lastStart, p.lastEnd = start, p.i
+	}
+}
+
+// checkFlat checks the whole line as Parse does, with a stack of bytes
+// instead of recursion: any depth, in linear time. It returns the first
+// syntax error, or nil.
+func (p *Parser) checkFlat() (err *SyntaxError) {
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(parseError)
+			if !ok {
+				panic(r)
+			}
+			err = pe.e
+		}
+	}()
+	p.i = 0
+	var open []byte // '}' or ']' for each container open
+	var starts []int
+	p.ws()
+	if p.i >= len(p.b) {
+		p.fail("unexpected end of line: no JSON value")
+	}
+	for {
+		// A value.
+		p.ws()
+		p.expectEnd("value")
+		switch c := p.b[p.i]; c {
+		case '{':
+			start := p.i
+			if p.marks != nil {
+				p.marks.set(p.markBase + start)
+			}
+			p.i++
+			p.ws()
+			p.expectEnd("object")
+			if p.b[p.i] == '}' {
+				p.i++
+				p.closed(start)
+				break
+			}
+			open, starts = append(open, '}'), append(starts, start)
+			p.member()
+			continue
+		case '[':
+			p.i++
+			p.ws()
+			p.expectEnd("array")
+			if p.b[p.i] == ']' {
+				p.i++
+				p.closed(-1)
+				break
+			}
+			open, starts = append(open, ']'), append(starts, -1)
+			continue
+		default:
+			p.value(0, false, 0)
+		}
+		// After a value: close what ends here, then the next member,
+		// element or top-level value.
+		for len(open) > 0 {
+			end := open[len(open)-1]
+			if !p.closes(end) {
+				if end == '}' {
+					p.member()
+				}
+				break
+			}
+			p.closed(starts[len(starts)-1])
+			open, starts = open[:len(open)-1], starts[:len(starts)-1]
+		}
+		if len(open) == 0 {
+			p.ws()
+			if p.i >= len(p.b) {
+				return nil
+			}
+			if c := p.b[p.i]; c != '{' && c != '[' {
+				p.fail(fmt.Sprintf("invalid character %s after top-level value", quoteChar(c)))
+			}
+		}
+	}
+}
+
+// member reads an object key and the colon after it, for checkFlat.
+func (p *Parser) member() {
+	p.ws()
+	p.expectEnd("object")
+	if p.b[p.i] != '"' {
+		p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+	}
+	p.strSpan()
+	p.ws()
+	p.expectEnd("object")
+	if p.b[p.i] != ':' {
+		p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+	}
+	p.i++
+}
+
+// failDeep fails at a value that passes MaxNesting.
+func (p *Parser) failDeep() {
+	panic(parseError{&SyntaxError{Offset: p.i, Msg: fmt.Sprintf("values nest deeper than %d levels", MaxNesting), Deep: true}})
+}
 
 func (p *Parser) object(depth int, build bool, limit int) any {
-	if depth >= maxNesting {
-		p.fail("exceeded max depth")
+	if depth >= MaxNesting {
+		p.failDeep()
 	}
+	start := p.i
 	p.i++ // '{'
+	if p.marks != nil {
+		p.marks.set(p.markBase + start)
+	}
 	// wanted: the caller keeps the value (past limit, an empty object).
 	wanted := build
 	build = build && depth < limit
@@ -285,6 +419,7 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 	p.expectEnd("object")
 	if p.b[p.i] == '}' {
 		p.i++
+		p.closed(start)
 		return emptyObject(m, wanted)
 	}
 	for {
@@ -351,14 +486,15 @@ func (p *Parser) object(depth int, build bool, limit int) any {
 			continue
 		}
 		if p.closes('}') {
+			p.closed(start)
 			return emptyObject(m, wanted)
 		}
 	}
 }
 
 func (p *Parser) array(depth int, build bool, limit int) any {
-	if depth >= maxNesting {
-		p.fail("exceeded max depth")
+	if depth >= MaxNesting {
+		p.failDeep()
 	}
 	p.i++ // '['
 	wanted := build
@@ -371,6 +507,7 @@ func (p *Parser) array(depth int, build bool, limit int) any {
 	p.expectEnd("array")
 	if p.b[p.i] == ']' {
 		p.i++
+		p.closed(-1)
 		return emptyArray(a, wanted)
 	}
 	for {
@@ -380,6 +517,7 @@ func (p *Parser) array(depth int, build bool, limit int) any {
 			a = append(a, v)
 		}
 		if p.closes(']') {
+			p.closed(-1)
 			return emptyArray(a, wanted)
 		}
 	}
@@ -661,7 +799,113 @@ func (p *Parser) unescape(s []byte, limit int) string {
 // unescapeBytes is unescape into the parser's scratch space, valid until
 // the next call.
 func (p *Parser) unescapeBytes(s []byte, limit int) []byte {
-	out := p.scratch[:0]
+	out := appendUnescaped(p.scratch[:0], s, limit)
+	p.scratch = out
+	return out
+}
+
+// Unquote decodes raw, one JSON string with its quotes, as encoding/json
+// does (a lone surrogate escape becomes U+FFFD), in one pass.
+// ok is false when raw is not one valid JSON string, and when it holds
+// invalid UTF-8, which encoding/json replaces byte by byte: ask it then.
+func (p *Parser) Unquote(raw []byte) (s string, ok bool) {
+	res := Parsed{BadUTF8: -1, SurrogateOff: -1, NULEscapeOff: -1, GluedAt: -1}
+	p.b, p.i, p.res = raw, 0, &res
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isParse := r.(parseError); !isParse {
+				panic(r)
+			}
+			s, ok = "", false
+		}
+		p.b, p.res = nil, nil
+	}()
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	start, end, esc := p.strSpan()
+	if p.i != len(raw) || res.BadUTF8 >= 0 {
+		return "", false
+	}
+	if !esc {
+		return string(raw[start:end]), true
+	}
+	// Decoded, a body is never longer.
+	return string(appendUnescaped(make([]byte, 0, end-start), raw[start:end], end-start)), true
+}
+
+// Field returns the bytes of the value at path in line, a JSON object
+// (keys from the top: "message", "content"; the last of repeated keys,
+// in any of repeated objects on the way), and whether it is there. It builds nothing and reads the line once; a
+// key matches exactly (encoding/json also takes one that differs in case).
+func (p *Parser) Field(line []byte, path ...string) (raw []byte, ok bool) {
+	res := Parsed{BadUTF8: -1, SurrogateOff: -1, NULEscapeOff: -1, GluedAt: -1}
+	p.b, p.i, p.res = line, 0, &res
+	defer func() {
+		if r := recover(); r != nil {
+			if _, isParse := r.(parseError); !isParse {
+				panic(r)
+			}
+			raw, ok = nil, false
+		}
+		p.b, p.res = nil, nil
+	}()
+	p.ws()
+	return p.fieldIn(path, 0)
+}
+
+// fieldIn is Field of the value at p.i, at the given depth.
+func (p *Parser) fieldIn(path []string, depth int) (found []byte, ok bool) {
+	p.expectEnd("value")
+	if p.b[p.i] != '{' || len(path) == 0 {
+		p.value(depth, false, 0)
+		return nil, false
+	}
+	if p.open() {
+		return nil, false
+	}
+	for {
+		p.ws()
+		p.expectEnd("object")
+		if p.b[p.i] != '"' {
+			p.fail(fmt.Sprintf("invalid character %s looking for beginning of object key string", quoteChar(p.b[p.i])))
+		}
+		ks, ke, esc := p.strSpan()
+		key := p.b[ks:ke]
+		if esc {
+			key = p.unescapeBytes(key, len(key))
+		}
+		match := string(key) == path[0]
+		p.ws()
+		p.expectEnd("object")
+		if p.b[p.i] != ':' {
+			p.fail(fmt.Sprintf("invalid character %s after object key", quoteChar(p.b[p.i])))
+		}
+		p.i++
+		p.ws()
+		start := p.i
+		switch {
+		case match && len(path) > 1:
+			// A repeated object adds to the one before, as encoding/json
+			// decodes it into one struct.
+			if f, k := p.fieldIn(path[1:], depth+1); k {
+				found, ok = f, true
+			}
+		case match:
+			p.value(depth+1, false, 0)
+			found, ok = p.b[start:p.i], true
+		default:
+			p.value(depth+1, false, 0)
+		}
+		if p.closes('}') {
+			return found, ok
+		}
+	}
+}
+
+// appendUnescaped appends the already checked string body s, decoded, to
+// out, up to about limit bytes, and returns it cut to limit.
+func appendUnescaped(out, s []byte, limit int) []byte {
 	for i := 0; i < len(s) && len(out) < limit; {
 		c := s[i]
 		if c != '\\' {
@@ -702,7 +946,6 @@ func (p *Parser) unescapeBytes(s []byte, limit int) []byte {
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	p.scratch = out
 	return out
 }
 

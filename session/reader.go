@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 )
 
 // Line is one line of a JSONL file. Raw excludes the line terminator and is
@@ -80,7 +81,12 @@ func (r *Reader) Next() bool {
 			r.beg = 0
 		}
 		if r.end == len(r.buf) {
-			nb := make([]byte, 2*len(r.buf))
+			// Twice the size, or just what is left of a file.
+			size := 2 * len(r.buf)
+			if rem := remaining(r.r); rem >= 0 && int64(r.end)+rem+1 < int64(size) {
+				size = r.end + int(rem) + 1
+			}
+			nb := make([]byte, size)
 			copy(nb, r.buf[:r.end])
 			r.buf = nb
 		} else if r.end < DefaultBufSize/2 && len(r.buf) > 4*DefaultBufSize {
@@ -98,6 +104,26 @@ func (r *Reader) Next() bool {
 			r.err = err
 		}
 	}
+}
+
+// remaining returns how many bytes src has left, or -1 when it cannot
+// tell.
+func remaining(src io.Reader) int64 {
+	switch s := src.(type) {
+	case interface{ Len() int }:
+		return int64(s.Len())
+	case *os.File:
+		fi, err := s.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		pos, err := s.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return max(fi.Size()-pos, 0)
+	}
+	return -1
 }
 
 func (r *Reader) emit(raw []byte, terminated bool) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/validate"
@@ -101,41 +102,37 @@ type message struct {
 // text the person wrote and whether it holds a tool result.
 type content struct{ text, result bool }
 
+// UnmarshalJSON reads message.content with session's parser: strings cut
+// to session.MaxString bytes are all notPrompt looks at, and a prompt of
+// hundreds of MB is neither decoded nor checked again (encoding/json
+// checked the line).
 func (c *content) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return nil
-	}
-	switch b[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(b, &s) == nil {
-			c.text = s != "" && !notPrompt(s)
-		}
-	case '[':
-		var blocks []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if json.Unmarshal(b, &blocks) == nil {
-			for _, bl := range blocks {
-				switch bl.Type {
-				case "text":
-					c.text = c.text || !notPrompt(bl.Text)
-				case "image":
-					c.text = true
-				case "tool_result":
-					c.result = true
-				}
+	p := parsers.Get().(*session.Parser)
+	defer parsers.Put(p)
+	switch v := p.Parse(b).Value.(type) {
+	case string:
+		c.text = v != "" && !notPrompt(v)
+	case []any:
+		for _, e := range v {
+			bl, _ := e.(map[string]any)
+			typ, _ := bl["type"].(string)
+			switch typ {
+			case "text":
+				text, _ := bl["text"].(string)
+				c.text = c.text || !notPrompt(text)
+			case "image":
+				c.text = true
+			case "tool_result":
+				c.result = true
 			}
 		}
 	}
 	return nil
 }
 
-// notPrompt tells the text of a user entry that Claude Code wrote, not the
-// person: a slash command's or a shell command's output (the command is
-// the prompt), or the mark of an interrupted request.
+// parsers holds the parsers content.UnmarshalJSON uses.
+var parsers = sync.Pool{New: func() any { return session.NewParser() }}
+
 func notPrompt(s string) bool {
 	for _, p := range []string{"<local-command-", "<bash-stdout>", "<bash-stderr>", "[Request interrupted by user"} {
 		if strings.HasPrefix(s, p) {
@@ -144,6 +141,10 @@ func notPrompt(s string) bool {
 	}
 	return false
 }
+
+// longLine is the length from which ReadLines reads a line's light tree
+// instead of decoding it whole.
+const longLine = 1 << 20
 
 // Read reads the transcript at path once: its stats, and (chain) the
 // parentUuid graph a resume is modelled on.
@@ -181,9 +182,22 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 	var order []string
 	var noID Usage
 	rd := session.NewReader(fh, nil)
+	p := session.NewParser()
 	dec := func(raw []byte) bool {
 		var v line
-		if json.Unmarshal(raw, &v) != nil {
+		if len(raw) > longLine {
+			// A line of MB (a pasted file): its light tree, made in one
+			// pass, holds all the stats read (strings cut to
+			// session.MaxString bytes).
+			pr := p.Parse(raw)
+			if pr.Err != nil || pr.GluedAt >= 0 {
+				return false
+			}
+			b, err := json.Marshal(pr.Value)
+			if err != nil || json.Unmarshal(b, &v) != nil {
+				return false
+			}
+		} else if json.Unmarshal(raw, &v) != nil {
 			return false
 		}
 		s.Entries++

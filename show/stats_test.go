@@ -1,6 +1,7 @@
 package show
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,5 +61,42 @@ func TestTurns(t *testing.T) {
 	}
 	if st.Prompts != 4 {
 		t.Errorf("%d turns, want 4 (a prompt, another, /model, ! ls)", st.Prompts)
+	}
+}
+
+// TestReadLongLines: the stats of a transcript are the same when its
+// lines are over a MB (read from their light trees) as when they are
+// short (decoded whole): entries, types, turns, models, versions, usage,
+// and glued records and lines not JSON told apart.
+func TestReadLongLines(t *testing.T) {
+	write := func(pad string) *Stats {
+		rec := func(uuid, typ, text, extra string) string {
+			return `{"type":"` + typ + `","uuid":"` + uuid + `","timestamp":"2026-01-0` + uuid[1:] + `T00:00:00Z","version":"2.1.88","cwd":"/w","sessionId":"s","message":{"role":"` + typ + `","model":"m-` + uuid + `","id":"id-` + uuid + `","usage":{"input_tokens":3,"output_tokens":4,"server_tool_use":{"web_search_requests":1}},"content":` + text + `}` + extra + `}`
+		}
+		lines := []string{
+			rec("u1", "user", `"`+pad+`hello"`, ``),
+			rec("u2", "assistant", `[{"type":"text","text":"`+pad+`"}]`, `,"isSidechain":true`),
+			rec("u3", "user", `[{"type":"tool_result","tool_use_id":"t","content":"`+pad+`"}]`, ``),
+			rec("u4", "user", `"<bash-stdout>`+pad+`</bash-stdout>"`, ``) + rec("u5", "user", `"again"`, ``),
+			`{"type":"user","message":{"content":"` + pad + `torn`,
+			rec("u6", "user", `"`+pad+`\u00e9\ud800"`, `,"slug":"a-slug"`),
+		}
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		st, err := Read(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.chain = nil
+		return st
+	}
+	short, long := write(""), write(strings.Repeat("x", 2*longLine))
+	if fmt.Sprintf("%+v", short) != fmt.Sprintf("%+v", long) {
+		t.Errorf("short lines: %+v\nlong lines: %+v", short, long)
+	}
+	if short.Entries != 6 || short.NotJSON != 1 {
+		t.Errorf("%d entries, %d not JSON; want 6, 1", short.Entries, short.NotJSON)
 	}
 }

@@ -47,6 +47,7 @@ var QuickCodes = map[string]string{
 	"line-torn":             "error",
 	"final-newline-missing": "warning",
 	"json-invalid":          "error",
+	"line-too-deep":         "warning",
 	"line-glued":            "error",
 	"nul-bytes":             "error",
 	"utf8-invalid":          "error",
@@ -399,6 +400,9 @@ func (gl *glancer) glance(g *Glance) {
 				if r.Err != nil {
 					return // torn: told below
 				}
+			case r.Err != nil && r.Err.Deep:
+				g.add("line-too-deep", n, fmt.Sprintf("line nests deeper than %d levels (from column %d): its syntax is checked, nothing in it", session.MaxNesting, r.Err.Offset+1))
+				return
 			case r.Err != nil:
 				g.add("json-invalid", n, "a line is not valid JSON: "+r.Err.Error())
 				return

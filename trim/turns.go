@@ -1,6 +1,7 @@
 package trim
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -22,8 +23,13 @@ type Turn struct {
 	Words string `json:"words"` // the prompt's first words
 }
 
-// maxWords is how much of a prompt Turns keeps.
-const maxWords = 72
+// maxWords is how much of a prompt Turns keeps; wordsRead how much of a
+// prompt's line it reads for them (a pasted file of hundreds of megabytes
+// is not read past it).
+const (
+	maxWords  = 72
+	wordsRead = 64 << 10
+)
 
 // Turns returns the turns of the transcript at path, in order.
 func Turns(path string) ([]Turn, error) {
@@ -45,15 +51,63 @@ func Turns(path string) ([]Turn, error) {
 		}
 		n := s.g.Nodes[gi]
 		out = append(out, Turn{N: len(out) + 1, UUID: n.UUID, Line: n.Line, Time: n.Time,
-			Words: promptWords(io.NewSectionReader(fh, l.off, int64(l.len)))})
+			Words: promptWords(io.NewSectionReader(fh, l.off, min(int64(l.len), wordsRead)))})
 	}
 	return out, nil
 }
 
 // promptWords reads a user entry's first text (message.content as a
 // string, or the first text of its blocks) and returns its first words
-// on one line, streamed from r: the rest of the line is not read.
+// on one line, streamed from r, which may end before the line does (a
+// text cut there gives its start).
 func promptWords(r io.Reader) string {
+	var seen bytes.Buffer
+	w, cut := promptTokens(io.TeeReader(r, &seen))
+	if w != "" || !cut {
+		return w
+	}
+	return cutText(seen.Bytes())
+}
+
+// cutText finds the first text of a user entry in the start of its line
+// (the line went on past what was read): the characters after the first
+// "content":" or "text":", unescaped as far as they go.
+func cutText(b []byte) string {
+	at := -1
+	for _, key := range []string{`"content":"`, `"text":"`} {
+		if i := bytes.Index(b, []byte(key)); i >= 0 && (at < 0 || i < at) {
+			at = i + len(key)
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	raw := b[at:]
+	end := len(raw)
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' {
+			i++
+			continue
+		}
+		if raw[i] == '"' {
+			end = i
+			break
+		}
+	}
+	raw = raw[:end]
+	for len(raw) > 0 {
+		var s string
+		if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) == nil {
+			return words(s)
+		}
+		raw = raw[:len(raw)-1] // a cut escape
+	}
+	return ""
+}
+
+// promptTokens walks the tokens of r to the first text (see promptWords);
+// cut reports that r ended before the entry did.
+func promptTokens(r io.Reader) (w string, cut bool) {
 	type frame struct {
 		object, wantKey bool
 		key             string
@@ -64,8 +118,11 @@ func promptWords(r io.Reader) string {
 	inContent := 0
 	for {
 		tok, err := d.Token()
+		if err == io.EOF {
+			return "", false
+		}
 		if err != nil {
-			return ""
+			return "", true
 		}
 		top := len(stack) - 1
 		switch v := tok.(type) {
@@ -78,7 +135,7 @@ func promptWords(r io.Reader) string {
 				stack = append(stack, frame{object: v == '{', wantKey: v == '{'})
 			default:
 				if len(stack) == inContent {
-					return "" // no text block
+					return "", false // no text block
 				}
 				stack = stack[:top]
 				if top > 0 && stack[top-1].object {
@@ -94,9 +151,9 @@ func promptWords(r io.Reader) string {
 			if str, ok := v.(string); ok && top >= 0 {
 				switch {
 				case top == 1 && stack[0].key == "message" && stack[1].key == "content":
-					return words(str)
+					return words(str), false
 				case inContent > 0 && top == inContent && stack[top].key == "text":
-					return words(str)
+					return words(str), false
 				}
 			}
 			if top >= 0 && stack[top].object {

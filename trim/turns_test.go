@@ -17,5 +17,11 @@ func TestPromptWords(t *testing.T) {
 		if got := promptWords(strings.NewReader(c.line)); got != c.want {
 			t.Errorf("promptWords(%.60s) = %q, want %q", c.line, got, c.want)
 		}
+		// Read no further than a cut of the line: the start of its text.
+		if cut := 40; len(c.line) > cut && c.want != "" && !strings.HasPrefix(c.want, "/") && strings.Contains(c.line[:cut], `"content":"`) {
+			if got := promptWords(strings.NewReader(c.line[:cut])); !strings.HasPrefix(c.want, strings.TrimSuffix(got, "…")) || got == "" {
+				t.Errorf("promptWords(cut %.40s) = %q, want a start of %q", c.line, got, c.want)
+			}
+		}
 	}
 }

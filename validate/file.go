@@ -155,6 +155,14 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 		raw = clean
 	}
 	pr := p.Parse(raw)
+	if pr.Err != nil && pr.Err.Deep {
+		// Valid JSON, too deep to look into: data, kept as it is.
+		add(LineTooDeep, "line nests deeper than %d levels (from column %d): its syntax is checked, nothing in it", session.MaxNesting, pr.Err.Offset+1)
+		if !ln.Terminated {
+			add(NoFinalNewline, "last line has no final newline")
+		}
+		return r
+	}
 	if pr.Err != nil {
 		if !ln.Terminated {
 			add(LineTorn, "last line is cut off after %d bytes (%s)", len(raw), pr.Err.Msg)

@@ -381,3 +381,25 @@ func TestGlanceFirstPromptReach(t *testing.T) {
 		t.Errorf("first prompt %.20q (title %.20q) read whole, %.20q (%.20q) not", g1.FirstPrompt, g1.Title, g2.FirstPrompt, g2.Title)
 	}
 }
+
+// TestGlanceDeepLine: the quick check calls a valid line nested past the
+// parser's limit line-too-deep, as validate does, not json-invalid.
+func TestGlanceDeepLine(t *testing.T) {
+	id := "11111111-2222-3333-4444-555555555555"
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	n := 20000
+	deep := `{"type":"user","message":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
+	last := `{"type":"user","uuid":"u","sessionId":"` + id + `","message":{"role":"user","content":"hi"}}`
+	if err := os.WriteFile(path, []byte(deep+"\n"+last+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	g := store.GlanceAt(store.File{Path: path, Project: "-w", Kind: store.KindSession, Session: id, Size: fi.Size(), ModTime: fi.ModTime()})
+	var codes []string
+	for _, q := range g.Quick {
+		codes = append(codes, fmt.Sprintf("%s:%d", q.Code, q.Line))
+	}
+	if len(codes) == 0 || codes[0] != "line-too-deep:1" {
+		t.Errorf("quick findings %v, want line-too-deep:1", codes)
+	}
+}

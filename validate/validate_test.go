@@ -232,3 +232,30 @@ func TestLiveSessionInProgress(t *testing.T) {
 		t.Error("live: the notices are gone")
 	}
 }
+
+// TestDeepLine: a line of valid JSON nested 100,000 deep is line-too-deep,
+// named with its file and line; the same line broken deep inside is
+// json-invalid at the broken byte. Neither takes more than one pass over
+// the line (before, a line of 100,000 nested objects took 49 s).
+func TestDeepLine(t *testing.T) {
+	n := 100000
+	valid := `{"type":"user","message":` + strings.Repeat(`{"a":`, n) + `1` + strings.Repeat(`}`, n+1)
+	broken := `{"type":"user","message":` + strings.Repeat(`[`, n) + `1,]` + strings.Repeat(`]`, n-1) + `}`
+	root := damage.CopyStore(t, damage.V88)
+	main := damage.MainFile(root)
+	ls := damage.Lines(t, main)
+	ls = append([][]byte{[]byte(valid), []byte(broken)}, ls...)
+	damage.WriteLines(t, main, ls, true)
+	codes := map[int]validate.Code{}
+	for _, f := range run(t, root, main).Findings {
+		if f.Line <= 2 {
+			codes[f.Line] = f.Code
+			if f.Path != main {
+				t.Errorf("line %d: finding names %s", f.Line, f.Path)
+			}
+		}
+	}
+	if codes[1] != validate.LineTooDeep || codes[2] != validate.JSONInvalid {
+		t.Errorf("findings %v, want line-too-deep on line 1, json-invalid on line 2", codes)
+	}
+}
