@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,18 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if agent {
 		x.used = map[string]bool{main.Path: true}
 	}
+	if !agent && fam.Loose == "" && opts.Format != "jsonl" {
+		// The turns are read first, in a pass of their own, and what that
+		// pass held goes back to the system before the export's own (a
+		// line of hundreds of megabytes is read by both).
+		if ts, err := trim.Turns(main.Path); err == nil {
+			x.turns = map[string]int{}
+			for _, tn := range ts {
+				x.turns[tn.UUID] = tn.N
+			}
+		}
+		debug.FreeOSMemory()
+	}
 	t, err := x.open(main, agent)
 	if err != nil {
 		return err
@@ -84,14 +97,6 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return &InputError{Msg: fmt.Sprintf("format %q: want one of %s", opts.Format, strings.Join(Formats, ", "))}
 	}
 	x.r = r
-	if !agent && !t.loose {
-		if ts, err := trim.Turns(main.Path); err == nil {
-			x.turns = map[string]int{}
-			for _, tn := range ts {
-				x.turns[tn.UUID] = tn.N
-			}
-		}
-	}
 	r.begin(x.header(t))
 	if err := x.conversation(t, 0); err != nil {
 		return err
