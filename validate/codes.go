@@ -95,6 +95,7 @@ const (
 	OrphanPaste      Code = "orphan-paste"
 	OrphanShellSnap  Code = "orphan-shell-snapshot"
 	SessionLive      Code = "session-live"
+	SessionPIDStale  Code = "session-pid-stale"
 	ReadFailed       Code = "read-failed"
 	FileNotJSONL     Code = "file-not-jsonl"
 )
@@ -171,6 +172,7 @@ var Codes = []CodeInfo{
 	{OrphanPaste, Warning, "paste-cache/<hash>.txt that no history.jsonl prompt names (older than an hour)"},
 	{OrphanShellSnap, Warning, "shell-snapshots/snapshot-*.sh made more than a day ago, before every running Claude Code process started: its process is gone (a normal exit removes it: 1.0.128 and 2.1.330 seen; a killed process leaves it)"},
 	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
+	{SessionPIDStale, Warning, "a sessions/<pid>.json whose session is not on disk (no transcript, no session folder) and whose pid runs no process, or runs another program than Claude Code (the pid reused; told from /proc/<pid>/cmdline on Linux) (anthropics/claude-code#93132): cfix would take the session for live; prune removes the file; the file of a running Claude Code is never a finding"},
 	{ReadFailed, Error, "a file or folder could not be read"},
 	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},
 }

@@ -37,6 +37,8 @@ func hintFor(f *Finding) string {
 		return "cfix prune --what paste-cache --apply"
 	case OrphanShellSnap:
 		return "cfix prune --what shell-snapshots --apply"
+	case SessionPIDStale:
+		return "cfix prune --what stale-pid-files --apply"
 	case IndexMissingFile, IndexUnindexed, IndexPath, IndexDrift:
 		return "cfix repair --only index --apply " + shell.Quote(filepath.Dir(f.Path))
 	case SessionEnvEmpty, OrphanSessionEnv:

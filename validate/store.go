@@ -348,6 +348,12 @@ func (s *storeCheck) live() {
 		return
 	}
 	for _, l := range ls {
+		if s.whole {
+			if why, stale := store.StalePIDFile(l, store.LayoutHolds(s.all(), l.SessionID)); stale {
+				s.add(SessionPIDStale, l.Path, 0, "names session %s, which is not on disk, and %s: the file of a process that is gone; prune removes it", l.SessionID, why)
+				continue
+			}
+		}
 		if !l.Running || l.SessionID == "" {
 			continue
 		}

@@ -1,0 +1,86 @@
+package damage
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// The damage of issue 20 seen in the field: sessions/<pid>.json files
+// left by processes that are gone.
+func init() { Cases = append(Cases, FieldCases...) }
+
+// NotOnDisk is the id of the session the stale pid files name: no store
+// holds it.
+const NotOnDisk = "5a5a5a5a-5a5a-4a5a-8a5a-5a5a5a5a5a5a"
+
+// PIDFile writes sessions/<pid>.json as 2.1.330 writes it at start, naming
+// session id, and returns its path.
+func PIDFile(t testing.TB, root string, pid int, id string) string {
+	t.Helper()
+	p := filepath.Join(root, "sessions", fmt.Sprintf("%d.json", pid))
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":"/home/dev/work/alpha","startedAt":%d,"kind":"interactive","entrypoint":"cli"}`, pid, id, OldTime.UnixMilli())
+	if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// GonePID returns the pid of a process that ran and exited.
+func GonePID(t testing.TB) int {
+	t.Helper()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return c.Process.Pid
+}
+
+// Running starts program (a copy of sleep named name, so that its command
+// line reads as that program's) and returns its pid; the process is
+// killed when the test ends.
+func Running(t testing.TB, name string) int {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep program")
+	}
+	prog := filepath.Join(t.TempDir(), name)
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, b, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(prog, "600")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	return c.Process.Pid
+}
+
+// FieldCases are the cases of this file.
+var FieldCases = []Case{
+	{"pid file of a gone process", V88, validate.SessionPIDStale, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// A Claude Code killed before its first prompt leaves its
+		// sessions/<pid>.json, naming a session it never wrote.
+		return PIDFile(t, root, GonePID(t), NotOnDisk), 0
+	}},
+	{"pid file of a reused pid", V88, validate.SessionPIDStale, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// The pid of that file now runs another program.
+		if runtime.GOOS != "linux" {
+			t.Skip("a reused pid is told from /proc/<pid>/cmdline")
+		}
+		return PIDFile(t, root, Running(t, "vim"), NotOnDisk), 0
+	}},
+}
