@@ -244,8 +244,17 @@ func (p *pruner) old(cutoff time.Time) error {
 	return nil
 }
 
-// emptySessions plans 0-byte and metadata-only session files.
+// emptySessions plans 0-byte and metadata-only session files. A
+// metadata-only one whose subagent transcripts survive stays: its
+// conversation was lost (validate's transcript-lost), and cfix rm removes
+// the whole session once export has read what is left.
 func (p *pruner) emptySessions() error {
+	agents := map[string]bool{}
+	for _, f := range p.layout.Files {
+		if f.Kind == store.KindAgent && !f.Side() {
+			agents[f.Session] = true
+		}
+	}
 	for _, f := range p.layout.Files {
 		if f.Kind != store.KindSession || p.live[f.Session] || p.planned[f.Path] {
 			continue
@@ -260,7 +269,7 @@ func (p *pruner) emptySessions() error {
 		if err != nil {
 			return err
 		}
-		if meta {
+		if meta && !agents[f.Session] {
 			reason := "session file holding only metadata lines, no conversation (kept in the backup)"
 			if title, _ := validate.MetaTitle(f.Path); title != "" {
 				reason = fmt.Sprintf("session file holding only metadata lines (titled %q), no conversation (kept in the backup)", title)

@@ -208,3 +208,15 @@ func TestPruneStalePIDFiles(t *testing.T) {
 		t.Errorf("--what todos plans %s", gone)
 	}
 }
+
+// TestPruneKeepsLostTranscript: a transcript rewritten to a stub whose
+// subagents survive is not an empty session: prune leaves it (cfix rm
+// removes the session, after export).
+func TestPruneKeepsLostTranscript(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	p := damage.StubTranscript(t, root)
+	age(t, root)
+	if op := planned(prune(t, repair.PruneOptions{Root: root}))[p]; op != "" {
+		t.Errorf("prune plans %s of %s", op, p)
+	}
+}

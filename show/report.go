@@ -44,6 +44,9 @@ type Report struct {
 	Sidecars []Sidecar          `json:"sidecars"`
 	Findings []validate.Finding `json:"findings"`
 	Counts   map[string]int     `json:"counts"`
+	// Left is what is left of a session whose conversation is gone while
+	// its subagents survive; nil for every other.
+	Left *Left `json:"left,omitempty"`
 }
 
 // File is one transcript of the family.
@@ -165,6 +168,11 @@ func Build(fam *Family) (*Report, error) {
 	if err := rep.sidecars(fam, slugs); err != nil {
 		return nil, err
 	}
+	left, err := leftOf(fam)
+	if err != nil {
+		return nil, err
+	}
+	rep.Left = left
 	var targets []string
 	for _, f := range fam.Layout.Files {
 		targets = append(targets, f.Path)
@@ -276,6 +284,7 @@ func resumeOf(c *validate.ChainReader) *Resume {
 			r.Branches++
 		}
 	}
+
 	return r
 }
 

@@ -67,6 +67,7 @@ const (
 	SessionStub      Code = "session-stub"
 	SessionUnwritten Code = "session-unwritten"
 	SessionHusk      Code = "session-husk"
+	TranscriptLost   Code = "transcript-lost"
 	TitleOutOfReach  Code = "title-out-of-reach"
 	SessionIDDup     Code = "session-id-duplicate"
 	SessionIDWrong   Code = "session-id-mismatch"
@@ -144,6 +145,7 @@ var Codes = []CodeInfo{
 	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},
 	{SessionUnwritten, Warning, "a session file holds only metadata lines (a title, queue operations, snapshots) and no file of the store holds its transcript: the conversation was never written; /resume lists a titled one and opens it empty (the message gives the title); prune removes it"},
 	{SessionHusk, Warning, "a session folder (<id>/ with tool-results/, custom-title.json, ...) of a session with no transcript anywhere in the store and no subagent transcript inside: disk used by nothing; prune removes it"},
+	{TranscriptLost, Warning, "a session file holds only metadata lines (a title, last-prompt, mode, queue operations) while the session's subagent transcripts survive: its conversation was written, then lost (rewritten to a stub at resume, anthropics/claude-code#79298); /resume opens it empty; the message says what is left (subagent transcripts, file-history backups, history.jsonl prompts): cfix export writes it, cfix rm removes the session; prune leaves it"},
 	{TitleOutOfReach, Warning, "a session's title (its last custom-title, else ai-title) sits beyond the first and last 64 KB of its transcript, all the /resume picker reads: the picker shows another name and /resume NAME finds nothing; repair appends the title line again at the end, as Claude Code itself does"},
 	{SessionIDDup, Warning, "the same session id has a transcript in more than one project folder"},
 	{SessionIDWrong, Warning, "entries of a main session carry a sessionId other than the file's name"},
@@ -153,7 +155,7 @@ var Codes = []CodeInfo{
 	{ProjectSymlink, Warning, "a project folder is a symbolic link (a project moved to another disk): cfix reads through it, Claude Code's /resume picker lists no session behind it, and planners write nothing through one that leads out of the store"},
 	{AgentIDMismatch, Error, "a subagent entry's agentId differs from the id in the file name"},
 	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session"},
-	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing"},
+	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing: when the session has no main transcript anywhere in the store, the message says what is left (subagent transcripts, file-history backups, history.jsonl prompts): cfix export writes it, cfix rm removes the session"},
 	{MetaInvalid, Error, "a subagent .meta.json is not a JSON object (0 bytes is fine)"},
 	{IndexInvalid, Error, "sessions-index.json cannot be parsed"},
 	{IndexMissingFile, Warning, "sessions-index.json lists a session whose file is gone"},

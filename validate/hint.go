@@ -64,6 +64,11 @@ func hintFor(f *Finding) string {
 // hints give it, with FILE standing for the file a finding names; "" when
 // no command fixes it safely.
 func FixFor(code Code) string {
+	if code == TranscriptLost || code == AgentOrphan {
+		// Set by describeLeft, with the session's id, when the session
+		// has no conversation anywhere in the store.
+		return "cfix export ID -o ID.md && cfix rm ID --apply (ID: the session, when no main transcript of it holds a conversation)"
+	}
 	for _, c := range Codes {
 		if c.Code == code {
 			f := &Finding{Code: code, Severity: c.Severity, Path: "FILE"}

@@ -1,6 +1,7 @@
 package damage
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,7 +13,8 @@ import (
 )
 
 // The damage of issue 20 seen in the field: sessions/<pid>.json files
-// left by processes that are gone.
+// left by processes that are gone; a transcript rewritten to a stub while
+// its subagents survive.
 func init() { Cases = append(Cases, FieldCases...) }
 
 // NotOnDisk is the id of the session the stale pid files name: no store
@@ -69,8 +71,44 @@ func Running(t testing.TB, name string) int {
 	return c.Process.Pid
 }
 
+// StubTranscript rewrites the 2.1.88 session's main transcript as
+// anthropics/claude-code#79298 shows it after a resume of 2.1.21x: the
+// metadata lines alone (queue operations, last-prompt, custom-title,
+// agent-name, permission-mode), no message; its subagents stay. It writes
+// what Claude Code keeps beside it: two prompts in history.jsonl (and one
+// of another session) and a file-history backup. It returns the main
+// transcript.
+func StubTranscript(t *testing.T, root string) string {
+	t.Helper()
+	p := MainFile(root)
+	var keep [][]byte
+	for _, l := range Lines(t, p) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m["type"] == "queue-operation" {
+			keep = append(keep, l)
+		}
+	}
+	id := V88Session
+	keep = append(keep,
+		[]byte(`{"type":"last-prompt","lastPrompt":"hello, first session","leafUuid":"0e3f54a1-6d7c-4b8e-9a51-2f1c7d9e8b40","sessionId":"`+id+`"}`),
+		TitleLine("the first session", id),
+		[]byte(`{"type":"agent-name","agentName":"the first session","sessionId":"`+id+`"}`),
+		[]byte(`{"type":"permission-mode","permissionMode":"default","sessionId":"`+id+`"}`))
+	WriteLines(t, p, keep, true)
+	hist := fmt.Sprintf(`{"display":"hello, first session","pastedContents":{},"timestamp":%d,"project":"/home/dev/work/alpha","sessionId":%q}
+{"display":"a prompt of another session","pastedContents":{},"timestamp":%d,"project":"/home/dev/work/beta","sessionId":"d835ba00-c046-4bde-985a-3c5515a11cc7"}
+{"display":"now spawn a subagent","pastedContents":{},"timestamp":%d,"project":"/home/dev/work/alpha","sessionId":%q}
+`, OldTime.UnixMilli(), id, OldTime.UnixMilli()+1000, OldTime.UnixMilli()+2000, id)
+	writeFile(t, filepath.Join(root, "history.jsonl"), []byte(hist))
+	writeFile(t, filepath.Join(root, "file-history", id, "3f2a9c1d0b7e4a55@v1"), []byte("package main\n"))
+	return p
+}
+
 // FieldCases are the cases of this file.
 var FieldCases = []Case{
+	{"transcript rewritten to a stub, subagents left", V88, validate.TranscriptLost, validate.Warning, func(t *testing.T, root string) (string, int) {
+		return StubTranscript(t, root), 0
+	}},
 	{"pid file of a gone process", V88, validate.SessionPIDStale, validate.Warning, func(t *testing.T, root string) (string, int) {
 		// A Claude Code killed before its first prompt leaves its
 		// sessions/<pid>.json, naming a session it never wrote.
