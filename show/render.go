@@ -111,6 +111,18 @@ func Text(w io.Writer, r *Report) error {
 			s = rel(r.Root, f.Path) + ": " + s
 		}
 		row("resume", s)
+		for k, br := range rs.OtherBranches {
+			if k == 5 {
+				fmt.Fprintf(b, "%12s and %d more branches (show --json lists %d)\n", "", rs.BranchCount-k, len(rs.OtherBranches))
+				break
+			}
+			from := "a root of its own"
+			if br.Fork > 0 {
+				from = fmt.Sprintf("off line %d", br.Fork)
+			}
+			fmt.Fprintf(b, "%12s branch %s, %s: %s, %s, last %s: cfix fork --at %s\n", "", br.Lines(), from,
+				plural(br.Entries, "entry"), plural(br.Messages, "message"), turnTime(br.Last), br.Leaf)
+		}
 	}
 	b.WriteString("\n")
 	tree(b, r)

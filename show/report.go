@@ -88,6 +88,11 @@ type Resume struct {
 	Dropped   int  `json:"dropped_tool_uses"`
 	Cut       bool `json:"cut"`
 	Cycle     bool `json:"cycle"`
+	// OtherBranches are the branches that hold messages a resume does not
+	// load, the newest first (at most 20; BranchCount counts them all):
+	// cfix fork --at a branch's leaf resumes it.
+	OtherBranches []validate.Branch `json:"branches"`
+	BranchCount   int               `json:"branch_count"`
 }
 
 // Sidecar is a file or folder of the session beside its transcripts.
@@ -284,7 +289,14 @@ func resumeOf(c *validate.ChainReader) *Resume {
 			r.Branches++
 		}
 	}
-
+	onList := make([]bool, len(g.Nodes))
+	for i := range on {
+		onList[i] = true
+	}
+	r.OtherBranches, r.BranchCount = validate.OtherBranches(g, onList, make([]bool, len(g.Nodes)), func(i int) bool {
+		n := &g.Nodes[i]
+		return !on[i] && !n.Sidechain && (n.Type == "user" || n.Type == "assistant")
+	}, 20)
 	return r
 }
 

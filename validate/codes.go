@@ -131,7 +131,7 @@ var Codes = []CodeInfo{
 	{ParentSelf, Error, "an entry is its own parent"},
 	{ChainCycle, Error, "parentUuid links form a cycle: resume hangs or truncates"},
 	{LeafMissing, Warning, "the leafUuid of a summary or last-prompt entry resolves to no entry anywhere in the store"},
-	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs)"},
+	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs, a resume that kept one child of a parent and left delivered replies on the other, anthropics/claude-code#88597): the message names the newest three branches (lines, the line they hang from, entries, messages, the time of the last message) and `cfix fork --at LEAF`, which makes one a session of its own (docs/trim.md)"},
 	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: error when the writing version's client sends it and the API answers 400; warning when that client drops the unanswered call itself, as every version measured does (a session stopped mid-tool; a parallel call whose result an older loader does not re-attach)"},
 	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: 1.0.x and 2.0.x send it and the API answers 400 (error); 2.1.x drops it or sends a text instead (warning)"},
 	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},

@@ -104,8 +104,47 @@ func StubTranscript(t *testing.T, root string) string {
 	return p
 }
 
+// KeepOtherBranch makes the 2.1.88 session's last prompt a fork, as
+// anthropics/claude-code#88597 shows a resume leave one: its parent gets a
+// second child (a prompt and its reply, written after every other line),
+// which a resume now loads, while the replies already delivered on the
+// first branch sit on a branch a resume leaves out. It returns the main
+// transcript, the line of the new leaf and the uuid of the old branch's
+// last message.
+func KeepOtherBranch(t testing.TB, root string) (string, int, string) {
+	t.Helper()
+	p := MainFile(root)
+	prompt := FindLast(t, p, func(m map[string]any) bool {
+		msg, _ := m["message"].(map[string]any)
+		_, text := msg["content"].(string)
+		return m["type"] == "user" && text && m["parentUuid"] != nil && m["isMeta"] == nil
+	})
+	oldLeaf := FindLast(t, p, func(m map[string]any) bool { return m["type"] == "assistant" })
+	ls := Lines(t, p)
+	var pm, leaf map[string]any
+	json.Unmarshal(ls[prompt-1], &pm)
+	json.Unmarshal(ls[oldLeaf-1], &leaf)
+	later := func(ms int) string { return earlier(t, leaf["timestamp"], -ms) }
+	u := map[string]any{}
+	for k, v := range pm {
+		u[k] = v
+	}
+	u["uuid"], u["timestamp"] = "b8859700-0000-4000-8000-000000000001", later(60000)
+	u["message"] = map[string]any{"role": "user", "content": "ask it another way"}
+	delete(u, "promptId")
+	a := entryLike(leaf, "b8859700-0000-4000-8000-000000000002", u["uuid"], "msg_b88597", map[string]any{"type": "text", "text": "the other answer"})
+	a["timestamp"] = later(61000)
+	ls = append(ls, marshal(t, u), marshal(t, a))
+	WriteLines(t, p, ls, true)
+	return p, len(ls), leaf["uuid"].(string)
+}
+
 // FieldCases are the cases of this file.
 var FieldCases = []Case{
+	{"a resume keeps the other child", V88, validate.ChainForks, validate.Notice, func(t *testing.T, root string) (string, int) {
+		p, n, _ := KeepOtherBranch(t, root)
+		return p, n
+	}},
 	{"transcript rewritten to a stub, subagents left", V88, validate.TranscriptLost, validate.Warning, func(t *testing.T, root string) (string, int) {
 		return StubTranscript(t, root), 0
 	}},
