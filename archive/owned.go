@@ -292,11 +292,15 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 		default:
 			return nil, &clone.InputError{Msg: fmt.Sprintf("%s names a %s, not a session: %s takes session ids or their .jsonl transcripts", arg, t.Kind, command)}
 		}
-		hasMain := false
+		hasMain, agents := false, false
 		for _, f := range l.Files {
 			hasMain = hasMain || f.Kind == store.KindSession && f.Session == id
+			agents = agents || f.Kind == store.KindAgent && f.Session == id
 		}
-		if !hasMain {
+		// rm takes a session whose main transcript is gone and whose
+		// subagents are left (validate's agent-orphan): export has read
+		// them; archive keeps sessions that resume, and refuses it.
+		if !hasMain && !(agents && command == "rm") {
 			return nil, &clone.InputError{Msg: fmt.Sprintf("session %s has no main transcript in the store %s", id, root)}
 		}
 		if !seen[id] {

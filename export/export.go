@@ -47,6 +47,9 @@ const maxDepth = 4
 
 // Write writes the family's conversation to w.
 func Write(w io.Writer, fam *show.Family, opts Options) error {
+	if stub, ok := leftOf(fam); ok {
+		return writeLeft(w, fam, stub, opts)
+	}
 	main, err := mainFile(fam)
 	if err != nil {
 		return err

@@ -30,11 +30,12 @@ const (
 	PruneUsageData     = "usage-data"
 	PrunePastes        = "paste-cache"
 	PruneShellSnaps    = "shell-snapshots"
+	PrunePIDFiles      = "stale-pid-files"
 )
 
 // PruneKinds lists the --what values, in the order prune plans them.
 var PruneKinds = []string{PruneSessionEnv, PruneFileHistory, PruneTodos, PruneDebug, PruneEmptySessions,
-	PruneHusks, PruneTasks, PrunePlans, PruneUsageData, PrunePastes, PruneShellSnaps}
+	PruneHusks, PruneTasks, PrunePlans, PruneUsageData, PrunePastes, PruneShellSnaps, PrunePIDFiles}
 
 // PruneOptions configure a prune plan.
 type PruneOptions struct {
@@ -108,7 +109,13 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 		return nil, err
 	}
 	p := &pruner{root: opts.Root, layout: l, cs: changeset.New(opts.Root, "prune"), live: map[string]bool{}, planned: map[string]bool{}}
+	var stale, running []store.LiveSession
 	for _, s := range live {
+		if _, ok := store.StalePIDFile(s, store.LayoutHolds(l, s.SessionID)); ok {
+			stale = append(stale, s)
+			continue
+		}
+		running = append(running, s)
 		if s.Running && s.SessionID != "" {
 			p.live[s.SessionID] = true
 		}
@@ -132,7 +139,17 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	if err := p.leftovers(what); err != nil {
 		return nil, err
 	}
-	p.liveList = live
+	p.liveList = running
+	if what[PrunePIDFiles] {
+		for _, s := range stale {
+			why, _ := store.StalePIDFile(s, false)
+			// No session on the op: the file's session is not on disk, and
+			// a reused pid would make apply take it for live.
+			if err := p.remove(s.Path, "", fmt.Sprintf("sessions/%d.json of session %s, which is not on disk: %s", s.PID, s.SessionID, why)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := p.sidecars(what, opts.Now); err != nil {
 		return nil, err
 	}
@@ -227,8 +244,17 @@ func (p *pruner) old(cutoff time.Time) error {
 	return nil
 }
 
-// emptySessions plans 0-byte and metadata-only session files.
+// emptySessions plans 0-byte and metadata-only session files. A
+// metadata-only one whose subagent transcripts survive stays: its
+// conversation was lost (validate's transcript-lost), and cfix rm removes
+// the whole session once export has read what is left.
 func (p *pruner) emptySessions() error {
+	agents := map[string]bool{}
+	for _, f := range p.layout.Files {
+		if f.Kind == store.KindAgent && !f.Side() {
+			agents[f.Session] = true
+		}
+	}
 	for _, f := range p.layout.Files {
 		if f.Kind != store.KindSession || p.live[f.Session] || p.planned[f.Path] {
 			continue
@@ -243,7 +269,7 @@ func (p *pruner) emptySessions() error {
 		if err != nil {
 			return err
 		}
-		if meta {
+		if meta && !agents[f.Session] {
 			reason := "session file holding only metadata lines, no conversation (kept in the backup)"
 			if title, _ := validate.MetaTitle(f.Path); title != "" {
 				reason = fmt.Sprintf("session file holding only metadata lines (titled %q), no conversation (kept in the backup)", title)

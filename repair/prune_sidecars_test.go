@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -17,6 +18,12 @@ import (
 var pruned = map[validate.Code]bool{
 	validate.SessionUnwritten: true, validate.SessionHusk: true, validate.OrphanTasks: true, validate.OrphanPlan: true,
 	validate.OrphanUsageData: true, validate.OrphanPaste: true, validate.OrphanShellSnap: true,
+	validate.SessionPIDStale: true,
+}
+
+// prunedCases are the damage cases of the codes prune removes.
+func prunedCases() []damage.Case {
+	return append(append([]damage.Case{}, damage.StoreCases...), damage.FieldCases...)
 }
 
 // TestPruneSidecarsRoundTrip: each store-level leftover of issue 10
@@ -29,7 +36,7 @@ var pruned = map[validate.Code]bool{
 // nothing, and undo gives back every byte and mtime.
 func TestPruneSidecarsRoundTrip(t *testing.T) {
 	covered := map[validate.Code]bool{}
-	for _, c := range damage.StoreCases {
+	for _, c := range prunedCases() {
 		if !pruned[c.Code] {
 			continue
 		}
@@ -92,7 +99,7 @@ func TestPruneSidecarsRoundTrip(t *testing.T) {
 func TestPruneWhatSidecars(t *testing.T) {
 	root := damage.CopyStore(t, damage.V88)
 	paths := map[string]string{}
-	for _, c := range damage.StoreCases {
+	for _, c := range prunedCases() {
 		if pruned[c.Code] {
 			p, _ := c.Damage(t, root)
 			paths[c.Name] = p
@@ -107,6 +114,7 @@ func TestPruneWhatSidecars(t *testing.T) {
 		repair.PruneUsageData:     "/insights summary of a gone session",
 		repair.PrunePastes:        "pasted text no prompt names",
 		repair.PruneShellSnaps:    "shell snapshot of a gone process",
+		repair.PrunePIDFiles:      "pid file of a gone process",
 	} {
 		ops := planned(prune(t, repair.PruneOptions{Root: root, What: []string{what}}))
 		if _, ok := ops[paths[name]]; !ok {
@@ -114,7 +122,7 @@ func TestPruneWhatSidecars(t *testing.T) {
 		}
 		for p := range ops {
 			for other, op := range paths {
-				if op == p && other != name && !(what == repair.PruneUsageData && other == "/insights facets of a gone session") {
+				if op == p && other != name && !(what == repair.PruneUsageData && other == "/insights facets of a gone session") && !(what == repair.PrunePIDFiles && other == "pid file of a reused pid") {
 					t.Errorf("--what %s plans %s (%s)", what, p, other)
 				}
 			}
@@ -169,5 +177,46 @@ func TestPruneSidecarsLive(t *testing.T) {
 		if ops[p] != "" {
 			t.Errorf("planned %s of a live session's %s", ops[p], p)
 		}
+	}
+}
+
+// TestPruneStalePIDFiles: prune removes the sessions/<pid>.json of a gone
+// or reused pid whose session is not on disk, and never the file of a
+// running Claude Code (a new session before its first prompt) nor one
+// whose session is on disk.
+func TestPruneStalePIDFiles(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the program of a pid is told from /proc/<pid>/cmdline")
+	}
+	root := damage.CopyStore(t, damage.V88)
+	gone := damage.PIDFile(t, root, damage.GonePID(t), damage.NotOnDisk)
+	reused := damage.PIDFile(t, root, damage.Running(t, "vim"), damage.NotOnDisk)
+	starting := damage.PIDFile(t, root, damage.Running(t, "claude"), damage.NotOnDisk)
+	onDisk := damage.PIDFile(t, root, damage.GonePID(t), damage.V88Session)
+	ops := planned(prune(t, repair.PruneOptions{Root: root}))
+	for _, p := range []string{gone, reused} {
+		if ops[p] == "" {
+			t.Errorf("prune does not plan %s", p)
+		}
+	}
+	for _, p := range []string{starting, onDisk} {
+		if ops[p] != "" {
+			t.Errorf("prune plans %s of %s", ops[p], p)
+		}
+	}
+	if ops := planned(prune(t, repair.PruneOptions{Root: root, What: []string{repair.PruneTodos}})); ops[gone] != "" {
+		t.Errorf("--what todos plans %s", gone)
+	}
+}
+
+// TestPruneKeepsLostTranscript: a transcript rewritten to a stub whose
+// subagents survive is not an empty session: prune leaves it (cfix rm
+// removes the session, after export).
+func TestPruneKeepsLostTranscript(t *testing.T) {
+	root := damage.CopyStore(t, damage.V88)
+	p := damage.StubTranscript(t, root)
+	age(t, root)
+	if op := planned(prune(t, repair.PruneOptions{Root: root}))[p]; op != "" {
+		t.Errorf("prune plans %s of %s", op, p)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/visible"
+	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -26,6 +27,20 @@ func Text(w io.Writer, r *Report) error {
 	} else {
 		fmt.Fprintf(b, "file %s\n", quoted(r.Files[0].Path))
 		row("resumable", "no: "+r.NotResumable)
+	}
+	if l := r.Left; l != nil {
+		what := "its main transcript is missing"
+		if l.Why == "stub" {
+			what = "its transcript holds only metadata lines, no message (rewritten to a stub at resume?)"
+		}
+		row("lost", what+"; left: "+store.Left(l.Subagents, l.Backups, len(l.Prompts))+" (cfix export writes them)")
+		for _, p := range l.Prompts {
+			ts := ""
+			if p.Timestamp > 0 {
+				ts = time.UnixMilli(p.Timestamp).UTC().Format("2006-01-02 15:04")
+			}
+			fmt.Fprintf(b, "%12s %16s  %s\n", "", ts, quotedWords(p.Display))
+		}
 	}
 	if len(r.Titles) > 0 {
 		var ts []string
@@ -96,6 +111,18 @@ func Text(w io.Writer, r *Report) error {
 			s = rel(r.Root, f.Path) + ": " + s
 		}
 		row("resume", s)
+		for k, br := range rs.OtherBranches {
+			if k == 5 {
+				fmt.Fprintf(b, "%12s and %d more branches (show --json lists %d)\n", "", rs.BranchCount-k, len(rs.OtherBranches))
+				break
+			}
+			from := "a root of its own"
+			if br.Fork > 0 {
+				from = fmt.Sprintf("off line %d", br.Fork)
+			}
+			fmt.Fprintf(b, "%12s branch %s, %s: %s, %s, last %s: cfix fork --at %s\n", "", br.Lines(), from,
+				plural(br.Entries, "entry"), plural(br.Messages, "message"), turnTime(br.Last), br.Leaf)
+		}
 	}
 	b.WriteString("\n")
 	tree(b, r)

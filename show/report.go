@@ -44,6 +44,9 @@ type Report struct {
 	Sidecars []Sidecar          `json:"sidecars"`
 	Findings []validate.Finding `json:"findings"`
 	Counts   map[string]int     `json:"counts"`
+	// Left is what is left of a session whose conversation is gone while
+	// its subagents survive; nil for every other.
+	Left *Left `json:"left,omitempty"`
 }
 
 // File is one transcript of the family.
@@ -85,6 +88,11 @@ type Resume struct {
 	Dropped   int  `json:"dropped_tool_uses"`
 	Cut       bool `json:"cut"`
 	Cycle     bool `json:"cycle"`
+	// OtherBranches are the branches that hold messages a resume does not
+	// load, the newest first (at most 20; BranchCount counts them all):
+	// cfix fork --at a branch's leaf resumes it.
+	OtherBranches []validate.Branch `json:"branches"`
+	BranchCount   int               `json:"branch_count"`
 }
 
 // Sidecar is a file or folder of the session beside its transcripts.
@@ -165,6 +173,11 @@ func Build(fam *Family) (*Report, error) {
 	if err := rep.sidecars(fam, slugs); err != nil {
 		return nil, err
 	}
+	left, err := leftOf(fam)
+	if err != nil {
+		return nil, err
+	}
+	rep.Left = left
 	var targets []string
 	for _, f := range fam.Layout.Files {
 		targets = append(targets, f.Path)
@@ -276,6 +289,14 @@ func resumeOf(c *validate.ChainReader) *Resume {
 			r.Branches++
 		}
 	}
+	onList := make([]bool, len(g.Nodes))
+	for i := range on {
+		onList[i] = true
+	}
+	r.OtherBranches, r.BranchCount = validate.OtherBranches(g, onList, make([]bool, len(g.Nodes)), func(i int) bool {
+		n := &g.Nodes[i]
+		return !on[i] && !n.Sidechain && (n.Type == "user" || n.Type == "assistant")
+	}, 20)
 	return r
 }
 

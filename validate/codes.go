@@ -68,6 +68,7 @@ const (
 	SessionStub      Code = "session-stub"
 	SessionUnwritten Code = "session-unwritten"
 	SessionHusk      Code = "session-husk"
+	TranscriptLost   Code = "transcript-lost"
 	TitleOutOfReach  Code = "title-out-of-reach"
 	SessionIDDup     Code = "session-id-duplicate"
 	SessionIDWrong   Code = "session-id-mismatch"
@@ -96,6 +97,7 @@ const (
 	OrphanPaste      Code = "orphan-paste"
 	OrphanShellSnap  Code = "orphan-shell-snapshot"
 	SessionLive      Code = "session-live"
+	SessionPIDStale  Code = "session-pid-stale"
 	ReadFailed       Code = "read-failed"
 	FileNotJSONL     Code = "file-not-jsonl"
 )
@@ -131,7 +133,7 @@ var Codes = []CodeInfo{
 	{ParentSelf, Error, "an entry is its own parent"},
 	{ChainCycle, Error, "parentUuid links form a cycle: resume hangs or truncates"},
 	{LeafMissing, Warning, "the leafUuid of a summary or last-prompt entry resolves to no entry anywhere in the store"},
-	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs)"},
+	{ChainForks, Notice, "entries on other branches than the one a resume loads (forks: retries, rewinds, abandoned tool runs, a resume that kept one child of a parent and left delivered replies on the other, anthropics/claude-code#88597): the message names the newest three branches (lines, the line they hang from, entries, messages, the time of the last message) and `cfix fork --at LEAF`, which makes one a session of its own (docs/trim.md)"},
 	{ToolResultMiss, Error, "on the resumed chain, a tool_use has no tool_result: error when the writing version's client sends it and the API answers 400; warning when that client drops the unanswered call itself, as every version measured does (a session stopped mid-tool; a parallel call whose result an older loader does not re-attach)"},
 	{ToolUseMiss, Error, "on the resumed chain, a tool_result answers no earlier tool_use: 1.0.x and 2.0.x send it and the API answers 400 (error); 2.1.x drops it or sends a text instead (warning)"},
 	{ToolUseDuplicate, Error, "on the resumed chain, two tool_use blocks share an id"},
@@ -145,6 +147,7 @@ var Codes = []CodeInfo{
 	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},
 	{SessionUnwritten, Warning, "a session file holds only metadata lines (a title, queue operations, snapshots) and no file of the store holds its transcript: the conversation was never written; /resume lists a titled one and opens it empty (the message gives the title); prune removes it"},
 	{SessionHusk, Warning, "a session folder (<id>/ with tool-results/, custom-title.json, ...) of a session with no transcript anywhere in the store and no subagent transcript inside: disk used by nothing; prune removes it"},
+	{TranscriptLost, Warning, "a session file holds only metadata lines (a title, last-prompt, mode, queue operations) while the session's subagent transcripts survive: its conversation was written, then lost (rewritten to a stub at resume, anthropics/claude-code#79298); /resume opens it empty; the message says what is left (subagent transcripts, file-history backups, history.jsonl prompts): cfix export writes it, cfix rm removes the session; prune leaves it"},
 	{TitleOutOfReach, Warning, "a session's title (its last custom-title, else ai-title) sits beyond the first and last 64 KB of its transcript, all the /resume picker reads: the picker shows another name and /resume NAME finds nothing; repair appends the title line again at the end, as Claude Code itself does"},
 	{SessionIDDup, Warning, "the same session id has a transcript in more than one project folder"},
 	{SessionIDWrong, Warning, "entries of a main session carry a sessionId other than the file's name"},
@@ -154,7 +157,7 @@ var Codes = []CodeInfo{
 	{ProjectSymlink, Warning, "a project folder is a symbolic link (a project moved to another disk): cfix reads through it, Claude Code's /resume picker lists no session behind it, and planners write nothing through one that leads out of the store"},
 	{AgentIDMismatch, Error, "a subagent entry's agentId differs from the id in the file name"},
 	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session"},
-	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing"},
+	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing: when the session has no main transcript anywhere in the store, the message says what is left (subagent transcripts, file-history backups, history.jsonl prompts): cfix export writes it, cfix rm removes the session"},
 	{MetaInvalid, Error, "a subagent .meta.json is not a JSON object (0 bytes is fine)"},
 	{IndexInvalid, Error, "sessions-index.json cannot be parsed"},
 	{IndexMissingFile, Warning, "sessions-index.json lists a session whose file is gone"},
@@ -173,6 +176,7 @@ var Codes = []CodeInfo{
 	{OrphanPaste, Warning, "paste-cache/<hash>.txt that no history.jsonl prompt names (older than an hour)"},
 	{OrphanShellSnap, Warning, "shell-snapshots/snapshot-*.sh made more than a day ago, before every running Claude Code process started: its process is gone (a normal exit removes it: 1.0.128 and 2.1.330 seen; a killed process leaves it)"},
 	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
+	{SessionPIDStale, Warning, "a sessions/<pid>.json whose session is not on disk (no transcript, no session folder) and whose pid runs no process, or runs another program than Claude Code (the pid reused; told from /proc/<pid>/cmdline on Linux) (anthropics/claude-code#93132): cfix would take the session for live; prune removes the file; the file of a running Claude Code is never a finding"},
 	{ReadFailed, Error, "a file or folder could not be read"},
 	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},
 }

@@ -538,14 +538,22 @@ func checkChain(res *fileResult, g *session.Graph) {
 		beside, _ = g.SiblingResults(summarized)
 	}
 	off := 0
-	for i := range g.Nodes {
+	isOff := func(i int) bool {
 		n := &g.Nodes[i]
-		if !on[i] && !reach[i] && !beside[i] && (n.Type == "user" || n.Type == "assistant") && (agentFile || !n.Sidechain) {
+		return !on[i] && !reach[i] && !beside[i] && (n.Type == "user" || n.Type == "assistant") && (agentFile || !n.Sidechain)
+	}
+	for i := range g.Nodes {
+		if isOff(i) {
 			off++
 		}
 	}
 	if off > 0 && ld.Leaf >= 0 {
-		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume by Claude Code %s starts from line %d and loads %d entries; %d messages sit on other branches", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off)
+		onList := make([]bool, len(g.Nodes))
+		for i := range on {
+			onList[i] = true
+		}
+		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume by Claude Code %s starts from line %d and loads %d entries; %d messages sit on other branches: %s", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off,
+			describeBranches(g, onList, reach, isOff))
 	}
 
 	// Where every tool_result of the file is, loaded or not: a loaded one

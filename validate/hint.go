@@ -37,6 +37,8 @@ func hintFor(f *Finding) string {
 		return "cfix prune --what paste-cache --apply"
 	case OrphanShellSnap:
 		return "cfix prune --what shell-snapshots --apply"
+	case SessionPIDStale:
+		return "cfix prune --what stale-pid-files --apply"
 	case IndexMissingFile, IndexUnindexed, IndexPath, IndexDrift:
 		return "cfix repair --only index --apply " + shell.Quote(filepath.Dir(f.Path))
 	case SessionEnvEmpty, OrphanSessionEnv:
@@ -62,6 +64,11 @@ func hintFor(f *Finding) string {
 // hints give it, with FILE standing for the file a finding names; "" when
 // no command fixes it safely.
 func FixFor(code Code) string {
+	if code == TranscriptLost || code == AgentOrphan {
+		// Set by describeLeft, with the session's id, when the session
+		// has no conversation anywhere in the store.
+		return "cfix export ID -o ID.md && cfix rm ID --apply (ID: the session, when no main transcript of it holds a conversation)"
+	}
 	for _, c := range Codes {
 		if c.Code == code {
 			f := &Finding{Code: code, Severity: c.Severity, Path: "FILE"}

@@ -32,6 +32,7 @@ type storeCheck struct {
 
 	allLayout  *store.Layout  // the whole store, for a targeted run (see all)
 	runningIDs map[string]int // session id → pid of the running process holding it
+	leftRefs   []leftRef      // findings of sessions whose conversation is gone
 }
 
 func (s *storeCheck) add(code Code, path string, line int, format string, args ...any) *Finding {
@@ -70,6 +71,7 @@ func (s *storeCheck) run() {
 	s.folders()
 	s.husks()
 	s.live()
+	s.describeLeft()
 	if s.whole {
 		s.history()
 		s.orphans()
@@ -145,6 +147,10 @@ func (s *storeCheck) leafs() {
 		}
 		if o := s.conversationOf(r); o != "" {
 			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; session %s has its transcript in %s", r.lines, r.file.Session, o)
+			continue
+		}
+		if s.agentsOf(r.file.Session) > 0 {
+			s.lost(r)
 			continue
 		}
 		s.unwritten(r)
@@ -258,6 +264,9 @@ func (s *storeCheck) subagents() {
 			if !reported[dir] {
 				reported[dir] = true
 				s.add(AgentOrphan, dir, 0, "subagent folder of session %s, whose transcript %s.jsonl is missing", f.Session, f.Session)
+				if store.IsUUID(f.Session) && !s.hasMain(f.Session) {
+					s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, f.Session})
+				}
 			}
 		case store.KindAgentFlat:
 			if r.sessionID != "" && !exists(f.Project, r.sessionID) {
@@ -348,6 +357,12 @@ func (s *storeCheck) live() {
 		return
 	}
 	for _, l := range ls {
+		if s.whole {
+			if why, stale := store.StalePIDFile(l, store.LayoutHolds(s.all(), l.SessionID)); stale {
+				s.add(SessionPIDStale, l.Path, 0, "names session %s, which is not on disk, and %s: the file of a process that is gone; prune removes it", l.SessionID, why)
+				continue
+			}
+		}
 		if !l.Running || l.SessionID == "" {
 			continue
 		}

@@ -1,0 +1,64 @@
+package validate
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cfix-dev/cfix/internal/shell"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// leftRef is a finding about a session whose conversation is gone: the
+// message is completed with what is left once the store is read.
+type leftRef struct {
+	finding int // index in s.findings
+	session string
+}
+
+// agentsOf counts the subagent transcripts of session id (side runs, such
+// as compactions, left out).
+func (s *storeCheck) agentsOf(id string) int {
+	n := 0
+	for _, f := range s.all().Files {
+		if f.Kind == store.KindAgent && f.Session == id && !f.Side() {
+			n++
+		}
+	}
+	return n
+}
+
+// lost reports a metadata-only main transcript whose subagent transcripts
+// survive: the conversation was written, then lost (rewritten to a stub
+// at resume, anthropics/claude-code#79298). Prune leaves it: its
+// subagents would be left an agent-orphan.
+func (s *storeCheck) lost(r *fileResult) {
+	_, types := MetaTitle(r.file.Path)
+	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %d metadata line(s) (%s) and no message, while its subagents ran; /resume opens it empty",
+		r.file.Session, r.lines, strings.Join(types, ", "))
+	s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, r.file.Session})
+}
+
+// describeLeft adds to each finding of leftRefs what is left of its
+// session (reading history.jsonl once) and the commands that read and
+// remove it.
+func (s *storeCheck) describeLeft() {
+	if len(s.leftRefs) == 0 {
+		return
+	}
+	ids := map[string]bool{}
+	for _, l := range s.leftRefs {
+		ids[l.session] = true
+	}
+	prompts, err := store.SessionPrompts(s.root, ids)
+	if err != nil {
+		s.add(ReadFailed, filepath.Join(s.root, "history.jsonl"), 0, "%v", err)
+	}
+	for _, l := range s.leftRefs {
+		f := &s.findings[l.finding]
+		f.Message += fmt.Sprintf("; left: %s: cfix export writes them, cfix rm removes the session",
+			store.Left(s.agentsOf(l.session), store.FileHistoryBackups(s.root, l.session), len(prompts[l.session])))
+		id := shell.Quote(l.session)
+		f.Hint = fmt.Sprintf("cfix export %s -o %s.md && cfix rm %s --apply", id, l.session, id)
+	}
+}
