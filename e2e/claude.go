@@ -151,6 +151,15 @@ func (r Result) MessageRequests() []fakeapi.Request {
 // on timeout the whole process group is killed.
 func (e *Env) Run(dir string, args ...string) Result {
 	e.t.Helper()
+	full := append(append([]string(nil), args...), "--allowedTools", strings.Join(AllowedTools, ","))
+	return e.RunProgram(e.Exe, dir, full...)
+}
+
+// RunProgram runs program as Run runs Claude Code: in dir, with the Env's
+// environment and fake API, recording the requests the API got meanwhile
+// (cfix resume, which starts the client itself).
+func (e *Env) RunProgram(program, dir string, full ...string) Result {
+	e.t.Helper()
 	dir = e.Dir(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		e.t.Fatal(err)
@@ -159,10 +168,9 @@ func (e *Env) Run(dir string, args ...string) Result {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	full := append(append([]string(nil), args...), "--allowedTools", strings.Join(AllowedTools, ","))
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Exe, full...)
+	cmd := exec.CommandContext(ctx, program, full...)
 	cmd.Dir = dir
 	cmd.Env = e.environ()
 	cmd.Stdin = nil // /dev/null: no TTY, nothing to read

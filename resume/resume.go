@@ -1,0 +1,150 @@
+// Package resume finds the session cfix resume opens, the working
+// directory Claude Code must run in to find it, and what a resume of it
+// would send: the check cfix resume makes before it starts the client.
+package resume
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// Target is the session to resume.
+type Target struct {
+	Session string // its id
+	Path    string // its main transcript
+	Project string // its project folder's name
+	Title   string // as /resume shows it
+	Version string // of the Claude Code that wrote it last
+	// Dir is the working directory Claude Code looks for the session
+	// from: the cwd its entries name that encodes to its project folder
+	// (the first one named, when none does). DirExists says whether it is
+	// on disk.
+	Dir       string
+	DirExists bool
+}
+
+// InputError is about what the user named: no session, several.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// Find resolves what the user named, as every command does (an id, a
+// unique prefix, a .jsonl path, latest) or, with title, the sessions whose
+// title (as /resume shows it) holds every word of title, case aside.
+func Find(root, arg, title string) (*Target, error) {
+	if title != "" {
+		return byTitle(root, title)
+	}
+	t, err := store.NewResolver(root, nil).Resolve(arg)
+	if err != nil {
+		return nil, err
+	}
+	var mains []store.File
+	for _, f := range t.Layout.Files {
+		if f.Kind == store.KindSession && (t.Session == "" || strings.EqualFold(f.Session, t.Session)) {
+			mains = append(mains, f)
+		}
+	}
+	switch {
+	case len(mains) == 0:
+		return nil, &InputError{Msg: fmt.Sprintf("%s names no session with a main transcript (cfix ls lists them)", arg)}
+	case len(mains) > 1 && t.Session == "":
+		return nil, &InputError{Msg: fmt.Sprintf("%s names %d sessions (a project folder?): name one by its id (cfix ls %s lists them)", arg, len(mains), arg)}
+	case len(mains) > 1:
+		var where []string
+		for _, f := range mains {
+			where = append(where, f.Path)
+		}
+		return nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
+	}
+	return target(root, mains[0]), nil
+}
+
+// byTitle finds the one session whose title holds every word of title.
+func byTitle(root, title string) (*Target, error) {
+	l, err := store.Scan(root)
+	if err != nil {
+		return nil, err
+	}
+	words := strings.Fields(strings.ToLower(title))
+	var found []store.SessionInfo
+	for _, s := range store.SessionsOf(l, nil) {
+		if s.Hidden() {
+			continue
+		}
+		t := strings.ToLower(s.Title)
+		ok := len(words) > 0
+		for _, w := range words {
+			ok = ok && strings.Contains(t, w)
+		}
+		if ok {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, &InputError{Msg: fmt.Sprintf("--title %q: no session's title holds it (cfix ls lists the titles)", title)}
+	case 1:
+		return target(root, found[0].File), nil
+	}
+	slices.SortFunc(found, func(a, b store.SessionInfo) int { return b.LastActive.Compare(a.LastActive) })
+	var lines []string
+	for _, s := range found {
+		lines = append(lines, fmt.Sprintf("  %s  %s  %s", s.Session[:8], s.LastActive.Local().Format("2006-01-02 15:04"), s.Title))
+	}
+	return nil, &InputError{Msg: fmt.Sprintf("--title %q: %d sessions' titles hold it; name one by its id:\n%s", title, len(found), strings.Join(lines, "\n"))}
+}
+
+// target glances at the main transcript f for its title, version and
+// working directory.
+func target(root string, f store.File) *Target {
+	g := store.GlanceAt(f)
+	t := &Target{Session: f.Session, Path: f.Path, Project: f.Project, Title: g.Title, Version: g.Version}
+	for _, c := range g.CWDs {
+		if store.FolderFor(root, c) == f.Project {
+			t.Dir = c
+			break
+		}
+	}
+	if t.Dir == "" && len(g.CWDs) > 0 {
+		t.Dir = g.CWDs[0]
+	}
+	if t.Dir != "" {
+		if fi, err := os.Stat(t.Dir); err == nil && fi.IsDir() {
+			t.DirExists = true
+		}
+	}
+	return t
+}
+
+// Check is what validate finds in the session's family that a resume by
+// the writing version's client fails on or loses history to: the findings
+// of severity error.
+func Check(root string, t *Target) ([]validate.Finding, error) {
+	rep, err := validate.Run(validate.Options{Root: root, Targets: []string{t.Path}})
+	if err != nil {
+		return nil, err
+	}
+	var out []validate.Finding
+	for _, f := range rep.Findings {
+		if f.Severity == validate.Error {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// Here reports whether dir, the directory cfix resume runs in, is where
+// Claude Code finds the session from: its project folder is the session's.
+func Here(root string, t *Target, dir string) bool {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return store.FolderFor(root, dir) == t.Project
+}
