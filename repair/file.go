@@ -677,11 +677,14 @@ func (x *fixer) relinkEvidence(i int) (line, passed int) {
 	n := &x.nodes[i]
 	firstRoot := -1 // the line of the first root an entry passed over goes back to
 	j := i - 1
-	for line = n.Line; ; {
+	for line, recs := n.Line, n.Rec; ; {
+		// Every record of the line (before the child's, on its own line)
+		// must be an entry of another chain.
 		for ; j >= 0 && x.nodes[j].Line == line; j-- {
 			if x.deleted[j] {
 				return 0, 0
 			}
+			recs--
 			root, ok := x.otherChain(j, i)
 			if !ok {
 				return 0, 0
@@ -691,10 +694,14 @@ func (x *fixer) relinkEvidence(i int) (line, passed int) {
 			}
 			passed++
 		}
+		if recs != 0 {
+			return 0, 0 // a record that is no chain entry
+		}
 		line--
 		if line < 1 {
 			return 0, 0
 		}
+		recs = x.records(line)
 		if x.notJSON[line] {
 			if firstRoot >= 0 && firstRoot <= line {
 				return 0, 0 // a chain of this one's, begun before the line
@@ -705,6 +712,15 @@ func (x *fixer) relinkEvidence(i int) (line, passed int) {
 			return 0, 0 // a line with no chain entry: no evidence
 		}
 	}
+}
+
+// records returns how many records line n holds as the file is read: one,
+// or those its line repair split it into.
+func (x *fixer) records(n int) int {
+	if fx, ok := x.fixes[n]; ok {
+		return len(fx.recs)
+	}
+	return 1
 }
 
 // otherChain reports whether node j is of another chain than node i: a

@@ -170,3 +170,35 @@ func TestRelinkOverSidechain(t *testing.T) {
 		})
 	}
 }
+
+// TestRelinkOverOtherRoot: entries of another root written between the
+// line that is not JSON and the child (another conversation of the file)
+// are passed over too, and the child is linked to the entry before the
+// removed line; an entry of the child's own chain between them (its root
+// written before the removed line) is not, and the missing parent is left
+// for --aggressive.
+func TestRelinkOverOtherRoot(t *testing.T) {
+	const v = "2.1.120"
+	for _, c := range []struct {
+		name, between, want string
+	}{
+		{"another root", rvUser(rvSessA, "b0", "", "2026-01-01T00:00:02.500Z", v), "a1"},
+		{"own chain", rvAsst(rvSessA, "b1", "a1", "2026-01-01T00:00:02.500Z", v), "ghost"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := rvLines(
+				rvUser(rvSessA, "a0", "", "2026-01-01T00:00:01.000Z", v),
+				rvAsst(rvSessA, "a1", "a0", "2026-01-01T00:00:01.500Z", v),
+				`this line is not JSON`, // it held "ghost", a1's child
+				c.between,
+				rvUser(rvSessA, "c1", "ghost", "2026-01-01T00:00:03.000Z", v),
+			)
+			root := rvStore(t, map[string]string{rvSessA + ".jsonl": a})
+			pa := rvPath(root, rvSessA+".jsonl")
+			apply(t, rvPlan(t, repair.Options{Root: root}), t.TempDir())
+			if p, _ := rvParentOf(t, pa, "c1"); p != c.want {
+				t.Errorf("c1's parentUuid is now %v, want %s", p, c.want)
+			}
+		})
+	}
+}
