@@ -659,6 +659,96 @@ func (x *fixer) descends(j, i int) bool {
 	return false
 }
 
+// before returns the entry written last before node i in file order, of
+// i's chain (sidechain or not), that does not descend from node of; -1 when
+// there is none.
+func (x *fixer) before(i, of int) int {
+	for j := i - 1; j >= 0; j-- {
+		if x.deleted[j] || x.nodes[j].Sidechain != x.nodes[i].Sidechain || x.descends(j, of) {
+			continue
+		}
+		return j
+	}
+	return -1
+}
+
+// relinkEvidence returns the line, removed because it was not JSON, that
+// sits right before node i when the entries between them are of other
+// chains (see otherChain), and how many entries it passed over; 0 when
+// there is no such line.
+func (x *fixer) relinkEvidence(i int) (line, passed int) {
+	n := &x.nodes[i]
+	firstRoot := -1 // the line of the first root an entry passed over goes back to
+	j := i - 1
+	for line, recs := n.Line, n.Rec; ; {
+		// Every record of the line (before the child's, on its own line)
+		// must be an entry of another chain.
+		for ; j >= 0 && x.nodes[j].Line == line; j-- {
+			if x.deleted[j] {
+				return 0, 0
+			}
+			recs--
+			root, ok := x.otherChain(j, i)
+			if !ok {
+				return 0, 0
+			}
+			if root > 0 && (firstRoot < 0 || root < firstRoot) {
+				firstRoot = root
+			}
+			passed++
+		}
+		if recs != 0 {
+			return 0, 0 // a record that is no chain entry
+		}
+		line--
+		if line < 1 {
+			return 0, 0
+		}
+		recs = x.records(line)
+		if x.notJSON[line] {
+			if firstRoot >= 0 && firstRoot <= line {
+				return 0, 0 // a chain of this one's, begun before the line
+			}
+			return line, passed
+		}
+		if j < 0 || x.nodes[j].Line != line {
+			return 0, 0 // a line with no chain entry: no evidence
+		}
+	}
+}
+
+// records returns how many records line n holds as the file is read: one,
+// or those its line repair split it into.
+func (x *fixer) records(n int) int {
+	if fx, ok := x.fixes[n]; ok {
+		return len(fx.recs)
+	}
+	return 1
+}
+
+// otherChain reports whether node j is of another chain than node i: a
+// sidechain entry beside a main-chain one (or the reverse), or an entry
+// that goes back to a root (parentUuid null); root is then that root's
+// line (0 for a sidechain entry).
+func (x *fixer) otherChain(j, i int) (root int, ok bool) {
+	if x.nodes[j].Sidechain != x.nodes[i].Sidechain {
+		return 0, true
+	}
+	seen := map[int]bool{}
+	for k := j; !seen[k]; {
+		seen[k] = true
+		if x.nodes[k].Parent == "" {
+			return x.nodes[k].Line, true
+		}
+		p, found := x.first[x.nodes[k].Parent]
+		if !found {
+			return 0, false
+		}
+		k = p
+	}
+	return 0, false
+}
+
 // remove drops node i and gives its children its parent.
 func (x *fixer) remove(i int, reason string) error {
 	n := &x.nodes[i]
@@ -685,7 +775,11 @@ func (x *fixer) chain() error {
 		return nil // side runs' transcripts are never resumed
 	}
 	pos := x.first
-	// Cycles: the entry whose parent comes later in the file is cut loose.
+	// Cycles: the entry whose parent comes later in the file is the wrong
+	// link. It is linked the way Claude Code wrote the file: to the entry
+	// written before it (of its chain: sidechain or not) that does not
+	// descend from it; a root only when there is none. Made a root, the
+	// entries before it would be cut off the chain a resume loads.
 	if x.allow(validate.ParentSelf) || x.allow(validate.ChainCycle) {
 		g, idx := x.graph()
 		for _, cyc := range g.Cycles() {
@@ -707,23 +801,33 @@ func (x *fixer) chain() error {
 			if !x.allow(code) {
 				continue
 			}
-			if err := x.setParent(cut, "", "break a parentUuid cycle: this entry becomes a root"); err != nil {
+			prev := x.before(cut, cut)
+			why := "break a parentUuid cycle: this entry becomes a root (no entry written before it that does not descend from it)"
+			parent := ""
+			if prev >= 0 {
+				parent = x.nodes[prev].UUID
+				why = fmt.Sprintf("break a parentUuid cycle: link to %s (line %d), the entry written before this one that does not descend from it, as the file order says Claude Code wrote them", parent, x.nodes[prev].Line)
+			}
+			if err := x.setParent(cut, parent, why); err != nil {
 				return err
 			}
 		}
 	}
-	// A parent written nowhere whose child, the first record of its line,
-	// sits right after a line that was not JSON (and goes) was on that
-	// line: the child is linked to the entry before it, as the removed
-	// line was. A parent in another transcript is a link Claude Code
-	// wrote, never touched; other parents written nowhere are re-parented
-	// only with --aggressive, a guess.
+	// A parent written nowhere whose child sits right after a line that
+	// was not JSON (and goes) was on that line: the child is linked to the
+	// entry before it, as the removed line was. Entries of other chains
+	// between them (a Task's sidechain, which 1.0.x writes between the
+	// tool_use and its result; another root) do not count. A parent in
+	// another transcript is a link Claude Code wrote, never touched; other
+	// parents written nowhere are re-parented only with --aggressive, a
+	// guess.
 	if x.allow(validate.ParentMissing) {
 		g, idx := x.graph()
 		for _, gi := range g.Dangling() {
 			i := idx[gi]
 			n := &x.nodes[i]
-			evidence := n.Rec == 0 && x.notJSON[n.Line-1]
+			removed, passed := x.relinkEvidence(i)
+			evidence := removed > 0
 			if !evidence && !x.aggressive {
 				if x.nowhere(n.Parent) {
 					x.unfixed[validate.ParentMissing]++
@@ -735,9 +839,16 @@ func (x *fixer) chain() error {
 			}
 			// The entry before, unless it descends from this one: the link
 			// would close a cycle (lines out of order). The evidence names
-			// the entry right before; a guess takes the nearest other.
+			// the entry right before the removed line; a guess takes the
+			// nearest other.
+			from := i
+			if evidence {
+				for from > 0 && x.nodes[from-1].Line >= removed {
+					from--
+				}
+			}
 			prev, closes := "", false
-			for j := i - 1; j >= 0; j-- {
+			for j := from - 1; j >= 0; j-- {
 				if x.deleted[j] || x.nodes[j].Sidechain != n.Sidechain {
 					continue
 				}
@@ -754,7 +865,10 @@ func (x *fixer) chain() error {
 			}
 			why := "re-parent an entry whose parent was never written to the previous entry (a guess: --aggressive)"
 			if evidence {
-				why = fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", n.Line-1)
+				why = fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", removed)
+				if passed > 0 {
+					why += fmt.Sprintf(" (the %d entries between are of other chains: a sidechain or another root)", passed)
+				}
 			}
 			if err := x.setParent(i, prev, why); err != nil {
 				return err

@@ -144,6 +144,100 @@ func orphanLastResult(t *testing.T, p string) (string, int) {
 	return p, res
 }
 
+// The 1.0.x corpus stores: 1.0.128's main session (compacted, a Task
+// call with its sidechain inline before the compaction) and 1.0.51's
+// session whose chain a resume loads holds a Task call with its sidechain
+// inline, between the call and its result.
+const (
+	V128        = "1.0.128"
+	V128Session = "e08a945a-5a3e-434e-8f69-9e8721080cda"
+	V51         = "1.0.51"
+	V51Session  = "2082941e-3c50-4cab-b968-290519d6ca6b"
+)
+
+// V128File returns the main transcript of the 1.0.128 store at root.
+func V128File(root string) string {
+	return filepath.Join(root, "projects", "-home-dev-work-alpha", V128Session+".jsonl")
+}
+
+// V51File returns the 1.0.51 transcript with a Task call on its chain.
+func V51File(root string) string {
+	return filepath.Join(root, "projects", "-home-dev-work-alpha", V51Session+".jsonl")
+}
+
+// Cycle points the entry on line n of path at its first child (the first
+// entry written after it that names it as parent): a parentUuid cycle of
+// two whose wrong link is line n's. It returns n.
+func Cycle(t testing.TB, path string, n int) int {
+	t.Helper()
+	var uuid string
+	EditLine(t, path, n, func(m map[string]any) { uuid, _ = m["uuid"].(string) })
+	var child string
+	for _, l := range Lines(t, path)[n:] {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m["parentUuid"] == uuid && uuid != "" {
+			child, _ = m["uuid"].(string)
+			break
+		}
+	}
+	if child == "" {
+		t.Fatalf("%s:%d: no child written after the entry", path, n)
+	}
+	EditLine(t, path, n, func(m map[string]any) { m["parentUuid"] = child })
+	return n
+}
+
+// TearTaskCall cuts in half the line of the last Task tool_use of path
+// (of the main chain) whose sidechain entries (isSidechain, the Task's
+// subagent, as 1.0.x writes them inline) sit between it and its result,
+// keeping the line's newline: a line that is not JSON in mid-file. It
+// returns the call's line and its result's.
+func TearTaskCall(t testing.TB, path string) (call, result int) {
+	t.Helper()
+	ls := Lines(t, path)
+	for n := len(ls); n >= 1; n-- {
+		var m map[string]any
+		if json.Unmarshal(ls[n-1], &m) != nil || m["isSidechain"] == true {
+			continue
+		}
+		var id string
+		for _, b := range Blocks(m) {
+			if bm, _ := b.(map[string]any); bm["type"] == "tool_use" && bm["name"] == "Task" {
+				id, _ = bm["id"].(string)
+			}
+		}
+		if id == "" || n >= len(ls) {
+			continue
+		}
+		var next map[string]any
+		if json.Unmarshal(ls[n], &next) != nil || next["isSidechain"] != true {
+			continue
+		}
+		for k := n + 1; k < len(ls); k++ {
+			var r map[string]any
+			if json.Unmarshal(ls[k], &r) != nil {
+				continue
+			}
+			for _, b := range Blocks(r) {
+				if bm, _ := b.(map[string]any); bm["type"] == "tool_result" && bm["tool_use_id"] == id {
+					result = k + 1
+				}
+			}
+			if result > 0 {
+				break
+			}
+		}
+		if result == 0 {
+			continue
+		}
+		ls[n-1] = ls[n-1][:len(ls[n-1])/2]
+		WriteLines(t, path, ls, true)
+		return n, result
+	}
+	t.Fatalf("%s: no Task call with its sidechain written before its result", path)
+	return 0, 0
+}
+
 // EditLine decodes line n, lets edit change it, and writes it back.
 func EditLine(t testing.TB, path string, n int, edit func(m map[string]any)) {
 	t.Helper()
@@ -348,21 +442,18 @@ var Cases = []Case{
 	}},
 	{"cycle", V88, validate.ChainCycle, validate.Error, func(t *testing.T, root string) (string, int) {
 		p := MainFile(root)
-		a := FindLine(t, p, IsType("assistant"))
-		var aUUID string
-		EditLine(t, p, a, func(m map[string]any) { aUUID = m["uuid"].(string) })
-		// The entry after a points to a; make a point to it.
-		ls := Lines(t, p)
-		var child string
-		for _, l := range ls[a:] {
-			var m map[string]any
-			if json.Unmarshal(l, &m) == nil && m["parentUuid"] == aUUID {
-				child = m["uuid"].(string)
-				break
-			}
-		}
-		EditLine(t, p, a, func(m map[string]any) { m["parentUuid"] = child })
-		return p, a
+		return p, Cycle(t, p, FindLine(t, p, IsType("assistant")))
+	}},
+	{"cycle, 1.0.x", V128, validate.ChainCycle, validate.Error, func(t *testing.T, root string) (string, int) {
+		// On the chain a resume loads: the last tool result points at the
+		// answer written after it.
+		p := V128File(root)
+		return p, Cycle(t, p, FindLast(t, p, HasBlock("tool_result")))
+	}},
+	{"torn Task call before its sidechain, 1.0.x", V51, validate.JSONInvalid, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := V51File(root)
+		call, _ := TearTaskCall(t, p)
+		return p, call
 	}},
 	{"leafUuid nowhere", "2.1.330", validate.LeafMissing, validate.Warning, func(t *testing.T, root string) (string, int) {
 		p := filepath.Join(root, "projects", "-home-dev-work-delta", "fb63f81e-6720-45fb-a12f-9f5cf3f5a117.jsonl")
