@@ -27,7 +27,7 @@ type resumeOptions struct {
 func newResumeCmd() *cobra.Command {
 	o := &resumeOptions{}
 	cmd := &cobra.Command{
-		Use:   "resume [SESSION | --title TEXT] [-- CLAUDE-ARGS...]",
+		Use:   "resume [SESSION] [-- CLAUDE-ARGS...]",
 		Short: "Check a session, offer to repair it, then open it in Claude Code from wherever you are",
 		Long: `Resume opens a session in Claude Code from any directory: it finds the session
 (an id, a unique prefix of one, a .jsonl path or latest; or --title, the words
