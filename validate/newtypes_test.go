@@ -1,12 +1,15 @@
 package validate_test
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -65,6 +68,37 @@ func appendLines(t *testing.T, path string, lines ...string) {
 	for _, l := range lines {
 		if _, err := f.WriteString(l + "\n"); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestWildNewEntryTypes: the skeleton of a real store of 2.1.207 to
+// 2.1.232 holds the four types, and validate knows each of them.
+func TestWildNewEntryTypes(t *testing.T) {
+	const name = "2.1.207-2.1.232"
+	root := wild.Root(name)
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		for _, typ := range []string{"bridge-session", "file-history-delta", "fork-context-ref", "frame-link"} {
+			if bytes.Contains(b, []byte(`"type":"`+typ+`"`)) {
+				seen[typ] = true
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 4 {
+		t.Fatalf("the store holds %v, want the four types", seen)
+	}
+	for _, f := range run(t, root).Findings {
+		if f.Code == validate.TypeUnknown || f.Code == validate.SchemaInvalid {
+			t.Errorf("%s:%d %s: %s", f.Path, f.Line, f.Code, f.Message)
 		}
 	}
 }
