@@ -163,6 +163,20 @@ func TestLoadSiblingResults(t *testing.T) {
 			t.Errorf("%s (%s): chain %v, want %v", c.version, LoaderFor(c.version).Name, got, c.want)
 		}
 	}
+	// A recovered result may have a branch of its own (measured with
+	// 2.1.68): the result comes back, the branch does not.
+	g = graphOf(
+		tnode{"u1", "", "user", "T01", "", nil},
+		tnode{"a1", "u1", "assistant", "T02", "m1", calls},
+		tnode{"r1", "a1", "user", "T03", "", result("t1")},
+		tnode{"r2", "a1", "user", "T04", "", result("t2")},
+		tnode{"r3", "a1", "user", "T05", "", result("t3")},
+		tnode{"b1", "r1", "assistant", "T06", "m3", nil},
+		tnode{"a2", "r3", "assistant", "T07", "m2", nil},
+	)
+	if got, want := uuids(g, g.Load(LoaderFor("2.1.68"), false).Chain), []string{"u1", "a1", "r1", "r2", "r3", "a2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a result with a branch: chain %v, want %v", got, want)
+	}
 	// A walked child of the calls' entry that is not a tool result (the
 	// next call's entry, progress) brings back no sibling.
 	g = graphOf(
