@@ -183,6 +183,9 @@ type transcript struct {
 	loose   bool
 	agent   bool // a subagent's transcript
 	stats   *show.Stats
+	// fork is a forked subagent's fork-context-ref: its context is its
+	// session's conversation, which its transcript does not copy.
+	fork *session.ForkRef
 }
 
 func (t *transcript) close() { t.fh.Close() }
@@ -244,6 +247,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 	}
 	t.stats = st
 	t.g = c.Graph
+	t.fork = c.Graph.Fork
 	loaded, ld := c.Load(agent)
 	t.version, t.loader, t.cut, t.loaded = loaded.Version, loaded.Loader, loaded.Cut, len(ld.Chain)
 	g := t.g
@@ -521,6 +525,12 @@ func (x *exporter) header(t *transcript) header {
 	return h
 }
 
+// forkNote says what a fork-context-ref gives a subagent's load.
+func forkNote(f *session.ForkRef) string {
+	return fmt.Sprintf("This subagent was forked from the conversation of session %s: a load of it first reads that session's transcript up to entry %s (%d %s of context when it was forked, line %d of this file) and puts them before what follows. They are not repeated here: the session's export holds them.",
+		f.ParentSession, f.ParentLast, f.Length, plural(f.Length, "message", "messages"), f.Line)
+}
+
 func orNone(v string) string {
 	if v == "" {
 		return "no version"
@@ -530,6 +540,12 @@ func orNone(v string) string {
 
 // conversation writes the selected entries of a transcript.
 func (x *exporter) conversation(t *transcript, depth int) error {
+	if t.agent && t.fork != nil {
+		// A forked subagent's context: a folded note, not the session's
+		// entries again (the export of the session holds them).
+		x.last = ""
+		x.r.note("forked context", forkNote(t.fork), "", false)
+	}
 	for _, i := range t.sel {
 		e, err := t.entry(i)
 		if err != nil && t.loose && t.g.Nodes[i].UUID == fmt.Sprintf("line %d", t.g.Nodes[i].Line) {

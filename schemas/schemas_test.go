@@ -30,8 +30,9 @@ var corpusTypes = []string{
 var allTypes = []string{
 	"agent-name", "ai-title", "api-request", "api-request-blob",
 	"api-request-shape", "assistant", "atis-latch", "attachment",
-	"content-replacement", "cost-state", "custom-title",
-	"file-history-snapshot", "last-prompt", "mode", "permission-mode",
+	"bridge-session", "content-replacement", "cost-state", "custom-title",
+	"file-history-delta", "file-history-snapshot", "fork-context-ref",
+	"frame-link", "last-prompt", "mode", "permission-mode",
 	"pr-link", "progress", "queue-operation", "summary", "system", "tag",
 	"tools-used", "user", "worktree-state",
 }
@@ -543,6 +544,15 @@ func TestSynthetic(t *testing.T) {
 		"permission-mode":       `{"type":"permission-mode","permissionMode":"plan","sessionId":"s"}`,
 		"worktree-state":        `{"type":"worktree-state","sessionId":"s"}`,
 		"content-replacement":   `{"type":"content-replacement","sessionId":"s","replacements":[]}`,
+		// As 2.1.207 to 2.1.232 wrote them (testdata/wild's skeleton of
+		// that store), and frame-link as 2.1.332 writes it.
+		"bridge-session":     `{"type":"bridge-session","sessionId":"1240745b-0001-4e08-a589-bed6e137a069","bridgeSessionId":"xxxxxxxxxxxxxxxxxxxxxxxxxxxx","lastSequenceNum":0,"ownerAccountUuid":"x","ownerOrganizationUuid":"y"}`,
+		"file-history-delta": `{"type":"file-history-delta","messageId":"ac1f8b81-3ea5-4407-8e86-c97909e45501","snapshotMessageId":"77faf9aa-49ac-425e-9ec7-d862c3be03b7","trackingPath":"xxxx","backup":{"backupFileName":null,"version":1,"backupTime":"2026-08-05T09:02:57.526Z","realParentDir":"xxxx"},"timestamp":"2026-08-05T09:02:57.544Z"}`,
+		"fork-context-ref":   `{"type":"fork-context-ref","agentId":"ausrbinsnmpwalk-v2c-c-da0830f979acd02a","parentSessionId":"719f12f0-d8aa-4d12-9ac6-a5bd544bb57c","parentLastUuid":"906771bd-252c-4d21-8650-df7279851d01","contextLength":1038}`,
+		"frame-link":         `{"type":"frame-link","sessionId":"d8fbf478-f4fe-4f9b-b738-eb5019b102dd","path":"xxxx","frameUrl":"xxxx","title":"xxxx","timestamp":"2026-08-12T06:22:34.454Z"}`,
+	}
+	if err := Validate("frame-link", obj(`{"type":"frame-link","artifactCount":2,"sessionId":"s","timestamp":"2026-11-20T00:00:00Z"}`)); err != nil {
+		t.Errorf("frame-link of 2.1.332: %v", err)
 	}
 	for typ, s := range good {
 		if err := Validate(typ, obj(s)); err != nil {
@@ -565,6 +575,12 @@ func TestSynthetic(t *testing.T) {
 		{"tag", `{"type":"tag","sessionId":5}`, "/sessionId: expected string"},
 		{"pr-link", `{"type":"tag"}`, `/type: value must be "pr-link"`},
 		{"worktree-state", `[]`, "(root): expected object"},
+		{"bridge-session", `{"type":"bridge-session","sessionId":"s","bridgeSessionId":"b","lastSequenceNum":"1"}`, "/lastSequenceNum: expected integer"},
+		{"file-history-delta", `{"type":"file-history-delta","messageId":"m","snapshotMessageId":"n","trackingPath":"p"}`, "/backup: missing required field"},
+		{"file-history-delta", `{"type":"file-history-delta","messageId":"m","snapshotMessageId":"n","trackingPath":"p","backup":{"backupFileName":5}}`, "/backup/backupFileName: expected"},
+		{"fork-context-ref", `{"type":"fork-context-ref","parentSessionId":"s"}`, "/parentLastUuid: missing required field"},
+		{"fork-context-ref", `{"type":"fork-context-ref","parentSessionId":"s","parentLastUuid":"u","contextLength":"9"}`, "/contextLength: expected integer"},
+		{"frame-link", `{"type":"frame-link","sessionId":"s","artifactCount":"2"}`, "/artifactCount: expected integer"},
 	}
 	for _, c := range bad {
 		checkErr(t, c.typ, Validate(c.typ, decode(t, []byte(c.entry), false)), c.want)

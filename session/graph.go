@@ -58,6 +58,10 @@ type Graph struct {
 	// no message is written after the line (see Loader.LeafLastPrompt).
 	LastPrompt     string
 	LastPromptLine int
+	// Fork is the file's fork-context-ref (a forked subagent's): the
+	// context its load puts before its chain (see ForkRef). Nil for
+	// others.
+	Fork *ForkRef
 }
 
 // Meta takes in what the graph needs of a metadata entry (one that is not

@@ -45,6 +45,13 @@ type Loader struct {
 	// last entry of that message (recoverOrphanedParallelToolResults,
 	// 2.1.80 and later).
 	RecoverParallel bool
+	// RecoverSiblings: after the walk, tool results that share their
+	// parent with a tool result on the chain (the results of the calls of
+	// one assistant entry, each written as a child of it: three calls in
+	// one entry, as some non-Anthropic endpoints stream them) are put back
+	// right before it, in the order of the calls they answer (2.1.30 to
+	// 2.1.79; RecoverParallel puts them back from 2.1.80 on).
+	RecoverSiblings bool
 	// DropsUnanswered: before sending, the client removes tool_use blocks
 	// that have no tool_result (the request is accepted; the call is gone
 	// from what the model sees). Without it the client would send them and
@@ -67,7 +74,8 @@ var Loaders = []struct {
 }{
 	{"0", Loader{Name: "1.0.x", LeafSidechain: true, DropsUnanswered: true}},
 	{"2.0.0", Loader{Name: "2.0.x", DropsUnanswered: true}},
-	{"2.1.0", Loader{Name: "2.1.0-2.1.79", WalkProgress: true, LeafProgress: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.0", Loader{Name: "2.1.0-2.1.29", WalkProgress: true, LeafProgress: true, DropsUnanswered: true, DropsOrphanResults: true}},
+	{"2.1.30", Loader{Name: "2.1.30-2.1.79", WalkProgress: true, LeafProgress: true, RecoverSiblings: true, DropsUnanswered: true, DropsOrphanResults: true}},
 	{"2.1.80", Loader{Name: "2.1.80-2.1.84", WalkProgress: true, LeafProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
 	{"2.1.85", Loader{Name: "2.1.85-2.1.90", WalkProgress: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
 	{"2.1.91", Loader{Name: "2.1.91-2.1.100", WalkProgress: true, RelinkRecent: true, RecoverParallel: true, DropsUnanswered: true, DropsOrphanResults: true}},
@@ -235,10 +243,73 @@ func (g *Graph) Load(l Loader, agent bool) Load {
 	}
 	ld.Walked = len(walk)
 	ld.Chain = walk
-	if l.RecoverParallel {
+	switch {
+	case l.RecoverParallel:
 		ld.Chain, ld.Recovered = g.recoverParallel(l, walk, seen)
+	case l.RecoverSiblings:
+		ld.Chain, ld.Recovered = g.recoverSiblings(l, walk, seen)
 	}
 	return ld
+}
+
+// recoverSiblings puts back, right before each tool result on the walk,
+// the tool results off it that share its parent, in the order of the
+// calls of that parent they answer (then in file order).
+func (g *Graph) recoverSiblings(l Loader, walk []int, seen map[int]bool) ([]int, map[int]bool) {
+	at := map[int]int{} // parent → the walked tool result under it
+	for _, i := range walk {
+		if n := &g.Nodes[i]; n.Type == "user" && n.hasResult() {
+			if p := g.parentOf(l, i); p >= 0 {
+				if _, ok := at[p]; !ok {
+					at[p] = i
+				}
+			}
+		}
+	}
+	if len(at) == 0 {
+		return walk, nil
+	}
+	inserts := map[int][]int{} // walked result → siblings put before it
+	recovered := map[int]bool{}
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if seen[i] || n.Type != "user" || n.Parent == "" || !n.hasResult() {
+			continue
+		}
+		p := g.parentOf(l, i)
+		w, ok := at[p]
+		if p < 0 || !ok || n.Sidechain != g.Nodes[w].Sidechain {
+			continue
+		}
+		inserts[w] = append(inserts[w], i)
+		recovered[i] = true
+	}
+	if len(recovered) == 0 {
+		return walk, nil
+	}
+	out := make([]int, 0, len(walk)+len(recovered))
+	for _, i := range walk {
+		if sibs := inserts[i]; len(sibs) > 0 {
+			calls := g.Nodes[g.parentOf(l, i)].Blocks
+			pos := func(j int) int {
+				for _, b := range g.Nodes[j].Blocks {
+					if b.Type != "tool_result" {
+						continue
+					}
+					for k, c := range calls {
+						if c.ID != "" && c.ID == b.ToolUseID {
+							return k
+						}
+					}
+				}
+				return len(calls)
+			}
+			sort.SliceStable(sibs, func(a, b int) bool { return pos(sibs[a]) < pos(sibs[b]) })
+			out = append(out, sibs...)
+		}
+		out = append(out, i)
+	}
+	return out, recovered
 }
 
 // recentBefore returns the message written right before node i in the

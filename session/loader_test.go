@@ -130,3 +130,65 @@ func TestLoadNewerRules(t *testing.T) {
 		t.Errorf("2.1.136, a message after the last-prompt: leaf %d, want the last written (3)", ld.Leaf)
 	}
 }
+
+// TestLoadSiblingResults: three calls in one assistant entry (as some
+// non-Anthropic endpoints stream them), each result written as a child of
+// that entry, the next answer under the last one written. Measured with
+// the real clients (a crafted transcript, the requests the fake API got):
+// 2.1.29 sends only the walked result and drops the other two calls;
+// 2.1.30 to 2.1.79 send all three results, the recovered ones first in
+// the order of the calls; 2.1.80 on put them back by message.id.
+func TestLoadSiblingResults(t *testing.T) {
+	calls := []Block{{Type: "tool_use", ID: "t1"}, {Type: "tool_use", ID: "t2"}, {Type: "tool_use", ID: "t3"}}
+	g := graphOf(
+		tnode{"u1", "", "user", "T01", "", nil},
+		tnode{"a1", "u1", "assistant", "T02", "m1", calls},
+		tnode{"r3", "a1", "user", "T03", "", result("t3")},
+		tnode{"r1", "a1", "user", "T04", "", result("t1")},
+		tnode{"r2", "a1", "user", "T05", "", result("t2")},
+		tnode{"a2", "r2", "assistant", "T06", "m2", nil},
+	)
+	for _, c := range []struct {
+		version string
+		want    []string
+	}{
+		{"2.1.29", []string{"u1", "a1", "r2", "a2"}},
+		{"2.1.30", []string{"u1", "a1", "r1", "r3", "r2", "a2"}},
+		{"2.1.68", []string{"u1", "a1", "r1", "r3", "r2", "a2"}},
+		{"2.1.79", []string{"u1", "a1", "r1", "r3", "r2", "a2"}},
+		{"2.1.100", []string{"u1", "a1", "r3", "r1", "r2", "a2"}},
+	} {
+		ld := g.Load(LoaderFor(c.version), false)
+		if got := uuids(g, ld.Chain); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s (%s): chain %v, want %v", c.version, LoaderFor(c.version).Name, got, c.want)
+		}
+	}
+	// A recovered result may have a branch of its own (measured with
+	// 2.1.68): the result comes back, the branch does not.
+	g = graphOf(
+		tnode{"u1", "", "user", "T01", "", nil},
+		tnode{"a1", "u1", "assistant", "T02", "m1", calls},
+		tnode{"r1", "a1", "user", "T03", "", result("t1")},
+		tnode{"r2", "a1", "user", "T04", "", result("t2")},
+		tnode{"r3", "a1", "user", "T05", "", result("t3")},
+		tnode{"b1", "r1", "assistant", "T06", "m3", nil},
+		tnode{"a2", "r3", "assistant", "T07", "m2", nil},
+	)
+	if got, want := uuids(g, g.Load(LoaderFor("2.1.68"), false).Chain), []string{"u1", "a1", "r1", "r2", "r3", "a2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a result with a branch: chain %v, want %v", got, want)
+	}
+	// A walked child of the calls' entry that is not a tool result (the
+	// next call's entry, progress) brings back no sibling.
+	g = graphOf(
+		tnode{"u1", "", "user", "T01", "", nil},
+		tnode{"a1", "u1", "assistant", "T02", "m1", use("t1")},
+		tnode{"a2", "a1", "assistant", "T03", "m1", use("t2")},
+		tnode{"r1", "a1", "user", "T04", "", result("t1")},
+		tnode{"r2", "a2", "user", "T05", "", result("t2")},
+		tnode{"a3", "r2", "assistant", "T06", "m2", nil},
+	)
+	ld := g.Load(LoaderFor("2.1.68"), false)
+	if got, want := uuids(g, ld.Chain), []string{"u1", "a1", "a2", "r2", "a3"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("split calls: chain %v, want %v", got, want)
+	}
+}

@@ -151,7 +151,7 @@ var Codes = []CodeInfo{
 	{TitleOutOfReach, Warning, "a session's title (its last custom-title, else ai-title) sits beyond the first and last 64 KB of its transcript, all the /resume picker reads: the picker shows another name and /resume NAME finds nothing; repair appends the title line again at the end, as Claude Code itself does"},
 	{SessionIDDup, Warning, "the same session id has a transcript in more than one project folder"},
 	{SessionIDWrong, Warning, "entries of a main session carry a sessionId other than the file's name"},
-	{CWDMismatch, Warning, "entries' cwd does not encode to the project folder they sit in (warning when none does, notice when only some do)"},
+	{CWDMismatch, Warning, "entries' cwd does not encode to the project folder they sit in (warning when none does, notice when only some do); none for a subagent transcript whose every cwd is one of its session's (a subagent runs where its session runs), and a subagent's finding names no command (move and clone take its session)"},
 	{ProjectDirNamed, Notice, "a project folder named by CLAUDE_CODE_PROJECT_DIR_NAME (2.1.234 and 2.1.330 honour it only when CLAUDE_CONFIG_DIR is set): its sessions' cwds never encode to its name, by design; the message lists them, and no cwd-mismatch is reported there"},
 	{ProjectShared, Notice, "two or more working directories encode to one project folder (non-ASCII characters, or '.', '_' and '-', all become '-'): their sessions share the folder and its /resume list; the message lists them"},
 	{ProjectSymlink, Warning, "a project folder is a symbolic link (a project moved to another disk): cfix reads through it, Claude Code's /resume picker lists no session behind it, and planners write nothing through one that leads out of the store"},

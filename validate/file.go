@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,6 +55,7 @@ type fileResult struct {
 	findings  []Finding
 	uuids     []string  // chain entry uuids
 	leafs     []leafRef // leafUuids of metadata entries not found in this file
+	cwds      []string  // the distinct cwds of its entries (a file has a few)
 	lines     int
 	chain     int    // chain entries
 	messages  int    // user and assistant entries
@@ -332,6 +334,9 @@ func (c *checker) check(f store.File) *fileResult {
 				if e.CWD != lastCWD {
 					// A file's entries share a few cwds: encode each once.
 					lastCWD, lastMatch = e.CWD, store.FolderMatches(f.Project, e.CWD)
+					if !slices.Contains(res.cwds, e.CWD) {
+						res.cwds = append(res.cwds, e.CWD)
+					}
 				}
 				if lastMatch {
 					cwdMatch++

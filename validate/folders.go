@@ -190,6 +190,31 @@ func namedFolder(name string) bool {
 		!strings.HasPrefix(name, "-") && !driveRE.MatchString(name)
 }
 
+// agentCWDs drops the cwd-mismatch of a subagent transcript whose every
+// cwd is also a cwd of its session: a subagent runs where its session
+// runs (the session's own finding, if any, says what is amiss).
+func (s *storeCheck) agentCWDs() {
+	for _, r := range s.results {
+		if r.file.Kind == store.KindSession || len(r.cwds) == 0 {
+			continue
+		}
+		id := r.file.Session
+		if r.file.Kind == store.KindAgentFlat {
+			id = r.sessionID
+		}
+		parent := map[string]bool{}
+		for _, p := range s.sessions[id] {
+			for _, c := range p.cwds {
+				parent[c] = true
+			}
+		}
+		if len(parent) == 0 || slices.ContainsFunc(r.cwds, func(c string) bool { return !parent[c] }) {
+			continue
+		}
+		r.findings = slices.DeleteFunc(r.findings, func(f Finding) bool { return f.Code == CWDMismatch })
+	}
+}
+
 // folders reports project folders named by CLAUDE_CODE_PROJECT_DIR_NAME
 // (their sessions' cwds never encode to their name: no cwd-mismatch
 // there) and folders two working directories share.

@@ -50,14 +50,24 @@ func hintFor(f *Finding) string {
 	case OrphanDebug:
 		return "cfix prune --what debug --apply"
 	case SessionIDDup, CWDMismatch:
-		if f.Severity > Notice {
+		// A subagent transcript goes with its session: move refuses one.
+		if f.Severity > Notice && !subagentFile(f.Path) {
 			return "cfix move " + q + " --to DIR"
 		}
 	case SessionName:
 		// A clone gets a UUID; move would keep the name.
+		if subagentFile(f.Path) {
+			break
+		}
 		return "cfix clone " + q + " --to DIR"
 	}
 	return ""
+}
+
+// subagentFile reports whether path names a subagent transcript (beside
+// its sessions before 2.1.2, under its session's folder after).
+func subagentFile(path string) bool {
+	return strings.HasPrefix(filepath.Base(path), "agent-")
 }
 
 // FixFor returns the command that fixes findings of code, as validate's

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,9 @@ func (c *ChainReader) Line(ln session.Line) {
 		}
 		if !c.e.IsChain() {
 			c.Graph.Meta(&c.e, ln.N)
+			if c.e.Type == "fork-context-ref" {
+				c.forkRef(raw, r.Spans, k, ln.N)
+			}
 			continue
 		}
 		if c.e.Version != "" {
@@ -96,6 +100,21 @@ func (c *ChainReader) Line(ln session.Line) {
 				n.Off, n.Len = ln.Offset+int64(start), end-start
 			}
 		}
+	}
+}
+
+// forkRef records the fork-context-ref of record k of a line (the
+// parser keeps only the header fields: the line is read again, rarely).
+func (c *ChainReader) forkRef(raw []byte, spans [][2]int, k, line int) {
+	if len(spans) > 1 && k < len(spans) {
+		raw = raw[spans[k][0]:spans[k][1]]
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	if f, ok := session.ForkRefOf(v, line); ok {
+		c.Graph.Fork = &f
 	}
 }
 

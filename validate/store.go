@@ -68,6 +68,7 @@ func (s *storeCheck) run() {
 	s.metas()
 	s.indexes()
 	s.titleReach()
+	s.agentCWDs()
 	s.folders()
 	s.husks()
 	s.live()

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cfix-dev/cfix/internal/wild"
+	"github.com/cfix-dev/cfix/validate"
+)
+
+// TestHintsRun: every hint validate gives on the corpus and wild stores
+// names a command that accepts what it names: run as a dry run (without
+// --apply) on a copy of the store, each exits 0. A hint that names a
+// command that refuses (cfix move of a subagent transcript) fails here.
+func TestHintsRun(t *testing.T) {
+	for _, src := range wild.AllRoots(t) {
+		name := filepath.Base(filepath.Dir(src))
+		t.Run(name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), ".claude")
+			if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
+				t.Fatalf("copy: %v\n%s", err, out)
+			}
+			if out, err := exec.Command("chmod", "-R", "u+w", root).CombinedOutput(); err != nil {
+				t.Fatalf("chmod: %v\n%s", err, out)
+			}
+			rep, err := validate.Run(validate.Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			dir := t.TempDir()
+			for _, f := range rep.Findings {
+				if f.Hint == "" || seen[f.Hint] {
+					continue
+				}
+				seen[f.Hint] = true
+				words := shellWords(f.Hint)
+				if len(words) < 2 || words[0] != "cfix" {
+					t.Errorf("%s: hint %q is not a cfix command line", f.Code, f.Hint)
+					continue
+				}
+				args := []string{"--root", root}
+				for _, w := range words[1:] {
+					switch w {
+					case "--apply":
+						continue
+					case "DIR":
+						w = dir
+					}
+					args = append(args, w)
+				}
+				if out, errOut, code := cliErr(args...); code != exitOK {
+					t.Errorf("%s: hint %q: exit %d\n%s%s", f.Code, f.Hint, code, out, errOut)
+				}
+			}
+		})
+	}
+}
+
+// cliErr runs cfix with args and returns its stdout, stderr and exit status.
+func cliErr(args ...string) (string, string, int) {
+	root := newRootCmd()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetIn(strings.NewReader(""))
+	root.SetArgs(args)
+	code := exitOK
+	if err := root.Execute(); err != nil {
+		code = exitUsage
+		if ee, ok := err.(*exitError); ok {
+			code = ee.code
+		}
+		errOut.WriteString(err.Error())
+	}
+	return out.String(), errOut.String(), code
+}
