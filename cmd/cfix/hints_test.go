@@ -37,23 +37,37 @@ func TestHintsRun(t *testing.T) {
 					continue
 				}
 				seen[f.Hint] = true
-				words := shellWords(f.Hint)
-				if len(words) < 2 || words[0] != "cfix" {
-					t.Errorf("%s: hint %q is not a cfix command line", f.Code, f.Hint)
-					continue
-				}
-				args := []string{"--root", root}
-				for _, w := range words[1:] {
-					switch w {
-					case "--apply":
-						continue
-					case "DIR":
-						w = dir
+				// A hint may chain commands (export, then rm): each runs.
+				var cmds [][]string
+				for _, w := range shellWords(f.Hint) {
+					if w == "&&" || len(cmds) == 0 {
+						cmds = append(cmds, nil)
+						if w == "&&" {
+							continue
+						}
 					}
-					args = append(args, w)
+					cmds[len(cmds)-1] = append(cmds[len(cmds)-1], w)
 				}
-				if out, errOut, code := cliErr(args...); code != exitOK {
-					t.Errorf("%s: hint %q: exit %d\n%s%s", f.Code, f.Hint, code, out, errOut)
+				for _, words := range cmds {
+					if len(words) < 2 || words[0] != "cfix" {
+						t.Errorf("%s: hint %q is not a cfix command line", f.Code, f.Hint)
+						continue
+					}
+					args := []string{"--root", root}
+					for k, w := range words[1:] {
+						switch {
+						case w == "--apply":
+							continue
+						case w == "DIR":
+							w = dir
+						case k > 0 && words[k] == "-o":
+							w = filepath.Join(dir, w) // an output file: not in the test's folder
+						}
+						args = append(args, w)
+					}
+					if out, errOut, code := cliErr(args...); code != exitOK {
+						t.Errorf("%s: hint %q: %s: exit %d\n%s%s", f.Code, f.Hint, strings.Join(words, " "), code, out, errOut)
+					}
 				}
 			}
 		})
