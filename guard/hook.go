@@ -129,7 +129,11 @@ func sessionStart(input Input, out io.Writer, run *Run) error {
 // wrong, and the commands that fix it.
 func Warning(path string, found []validate.Finding) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cfix: the session being resumed (%s) has %d %s that make this resume fail or lose history:\n", path, len(found), plural(len(found), "problem"))
+	verb := "make"
+	if len(found) == 1 {
+		verb = "makes"
+	}
+	fmt.Fprintf(&b, "cfix: the session being resumed (%s) has %d %s that %s this resume fail or lose history:\n", path, len(found), plural(len(found), "problem"), verb)
 	fixes := map[string]bool{}
 	var order []string
 	for i, f := range found {
