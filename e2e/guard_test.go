@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corpusdamage "github.com/cfix-dev/cfix/internal/damage"
 )
@@ -20,8 +21,10 @@ const guardSince = "2.1.205"
 // hooks; a session is written, damaged (a parentUuid cycle at its last tool
 // result: a resume loses history), and resumed with -r ID -p: cfix's
 // SessionStart hook answers, and its warning is in what the client sends
-// the model. cfix guard uninstall then gives settings.json back byte for
-// byte. It logs the fields each hook got (the measurement docs quote).
+// the model. A session last active 60 days ago is archived (and gone from
+// the store) after the start of a new session, as cfix's SessionStart hook
+// starts cfix archive in the background. cfix guard uninstall then gives
+// settings.json back byte for byte. It logs the fields each hook got (the measurement docs quote).
 func TestGuard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Claude Code")
@@ -54,6 +57,19 @@ func guardResume(t *testing.T, version string) {
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("%v\n%s", err, res)
 	}
+	// A session last active 60 days ago: the next sweep deletes it.
+	oldRes := env.Run("old", "-p", "hello", "--output-format", "json")
+	oldOut, err := oldRes.Output()
+	if err != nil || oldRes.ExitCode != 0 {
+		t.Fatalf("%v\n%s", err, oldRes)
+	}
+	ageSession(t, env.ClaudeDir(), oldOut.SessionID, 60*24*time.Hour)
+	oldDir, err := ProjectDir(env.ClaudeDir(), env.Dir("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldPath := filepath.Join(oldDir, oldOut.SessionID+".jsonl")
+
 	// Another tool's hooks: they record what the client sends.
 	seen := filepath.Join(env.Home, "hooks-seen.jsonl")
 	settings := filepath.Join(env.ClaudeDir(), "settings.json")
@@ -112,11 +128,49 @@ func guardResume(t *testing.T, version string) {
 		t.Logf("%s guard state: %s", version, b)
 	}
 
+	// A new session's start archives the old session in the background
+	// (a resume does not: it is still in the store).
+	if _, err := os.Stat(oldPath); err != nil {
+		t.Fatalf("the resume moved the old session: %v", err)
+	}
+	res = env.Run("proj", "-p", "hello again")
+	if res.ExitCode != 0 {
+		t.Fatalf("%s", res)
+	}
+	archived := filepath.Join(env.Home, ".local", "share", "cfix", "archive", oldOut.SessionID+".tar.zst")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		_, aerr := os.Stat(archived)
+		_, serr := os.Stat(oldPath)
+		if aerr == nil && os.IsNotExist(serr) {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(filepath.Join(env.Home, ".local", "state", "cfix", "guard.log"))
+			t.Fatalf("the old session was not archived: %v, %v\nguard.log: %s", aerr, serr, b)
+		}
+	}
+
 	if r := RunCfix(t, journal, "guard", "uninstall", "--root", env.ClaudeDir(), "--apply", "--yes"); r.ExitCode != 0 {
 		t.Fatalf("%s", r)
 	}
 	if b, _ := os.ReadFile(settings); string(b) != other {
 		t.Errorf("settings.json after uninstall:\n%s\nwant:\n%s", b, other)
+	}
+}
+
+// ageSession sets the mtime of every file of the store whose path names
+// the session id to age ago.
+func ageSession(t *testing.T, claudeDir, id string, age time.Duration) {
+	t.Helper()
+	when := time.Now().Add(-age)
+	err := filepath.WalkDir(claudeDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !strings.Contains(p, id) {
+			return err
+		}
+		return os.Chtimes(p, when, when)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

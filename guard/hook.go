@@ -57,7 +57,7 @@ func Hook(dir, event string, in io.Reader, out io.Writer) error {
 	var err error
 	switch event {
 	case "SessionStart":
-		err = sessionStart(input, out, &run)
+		err = sessionStart(dir, input, out, &run)
 	case "SessionEnd":
 		err = sessionEnd(input, &run)
 	default:
@@ -96,12 +96,35 @@ func transcript(input Input) (root, path string, err error) {
 	return root, t.Path, nil
 }
 
+// storeOf is the store of the transcript the input names (which a new
+// session has not written yet), or the default store.
+func storeOf(input Input) (string, error) {
+	if p := filepath.Dir(filepath.Dir(input.TranscriptPath)); input.TranscriptPath != "" && filepath.Base(p) == "projects" {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return filepath.Dir(p), nil
+		}
+	}
+	return store.Resolve("")
+}
+
 // problems are the findings of severity error in the session's family.
 func problems(root, path string) ([]validate.Finding, error) {
 	return resume.Check(root, &resume.Target{Path: path})
 }
 
-func sessionStart(input Input, out io.Writer, run *Run) error {
+func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
+	if input.Source == "startup" {
+		root, err := storeOf(input)
+		if err != nil {
+			return err
+		}
+		st, _ := ReadState(dir)
+		var last time.Time
+		if st.Archived != nil {
+			last = st.Archived.At
+		}
+		return archiveBeforeSweep(dir, root, last, run)
+	}
 	if input.Source != "resume" {
 		return nil
 	}

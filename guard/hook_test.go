@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"io"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -143,5 +144,52 @@ func TestLogRotates(t *testing.T) {
 	if !strings.HasSuffix(string(b), " next\n") || len(b) > 100 || !strings.Contains(string(old), big) {
 		t.Errorf("log %d bytes, old %d", len(b), len(old))
 	}
-	_ = filepath.Join
+}
+
+// archived records what the hook asked Archiver to run.
+var archived [][]string
+
+func TestMain(m *testing.M) {
+	Archiver = func(args []string, _ string) error {
+		archived = append(archived, args)
+		return nil
+	}
+	os.Exit(m.Run())
+}
+
+func TestHookStartupArchivesBeforeSweep(t *testing.T) {
+	root := damage.CopyStore(t, "2.1.88")
+	state := t.TempDir()
+	newPath := filepath.Join(root, "projects", "-home-dev-work-alpha", "7f8d1b52-0000-4000-8000-000000000001.jsonl")
+	start := func(source string) {
+		t.Helper()
+		var out bytes.Buffer
+		if err := Hook(state, "SessionStart", input("SessionStart", source, newPath, "7f8d1b52-0000-4000-8000-000000000001"), &out); err != nil || out.Len() != 0 {
+			t.Fatalf("%v %q", err, out.String())
+		}
+	}
+	archived = nil
+	start("startup")
+	want := fmt.Sprint([]string{"archive", "--older-than", "25d", "--root", root, "--apply", "--yes"})
+	if len(archived) != 1 || fmt.Sprint(archived[0]) != want {
+		t.Fatalf("archived %v, want %s", archived, want)
+	}
+	// Once a day; never on a resume.
+	start("startup")
+	Hook(state, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard)
+	if len(archived) != 1 {
+		t.Errorf("archived %v", archived)
+	}
+	st, _ := ReadState(state)
+	if st.Archived == nil || st.Archived.Archive != "25d" {
+		t.Errorf("state %+v", st)
+	}
+	// cleanupPeriodDays of settings.json; none at or below the margin.
+	for days, want := range map[string]string{"40": "35d", "5": "", "0": ""} {
+		os.WriteFile(filepath.Join(root, "settings.json"), []byte(`{"cleanupPeriodDays": `+days+`}`), 0o644)
+		got := ArchiveArgs(root)
+		if (want == "") != (got == nil) || got != nil && got[2] != want {
+			t.Errorf("cleanupPeriodDays %s: %v", days, got)
+		}
+	}
 }

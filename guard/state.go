@@ -38,6 +38,8 @@ type Run struct {
 	Path     string    `json:"path,omitempty"`     // the transcript, when it has problems
 	Problems []string  `json:"problems,omitempty"` // codes of the findings of severity error
 	Error    string    `json:"error,omitempty"`
+	// Archive is the --older-than of the archive the run started.
+	Archive string `json:"archive,omitempty"`
 }
 
 // State is the state file: the last run of each hook, and the last run
@@ -45,6 +47,8 @@ type Run struct {
 type State struct {
 	Last     map[string]Run `json:"last"`
 	Problems map[string]Run `json:"last_problems,omitempty"`
+	// Archived is the last run that started an archive.
+	Archived *Run `json:"last_archive,omitempty"`
 }
 
 // ReadState reads the state file in dir (empty when there is none).
@@ -79,6 +83,9 @@ func Record(dir, event string, run Run) error {
 	st.Last[event] = run
 	if len(run.Problems) > 0 {
 		st.Problems[event] = run
+	}
+	if run.Archive != "" {
+		st.Archived = &run
 	}
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
 	"github.com/cfix-dev/cfix/internal/shell"
@@ -193,6 +194,15 @@ func guardStatus(cmd *cobra.Command, root string) error {
 		}
 		fmt.Fprintf(w, "  %-12s %s%s\n", h.Event, h.Command, note)
 	}
+	if len(hooks) > 0 {
+		if args := guard.ArchiveArgs(root); args != nil {
+			adir, _ := archive.DefaultDir()
+			fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %s ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them (cfix archive --list lists them)\n",
+				args[2], guard.CleanupDays(root), guard.Margin, adir)
+		} else {
+			fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", guard.CleanupDays(root))
+		}
+	}
 	dir, err := guard.StateDir()
 	if err != nil {
 		return nil
@@ -210,6 +220,9 @@ func guardStatus(cmd *cobra.Command, root string) error {
 			continue
 		}
 		fmt.Fprintf(w, "  %-12s %s  session %s%s\n", ev, r.At.Local().Format(time.DateTime), r.Session, runNote(r))
+		if a := st.Archived; ev == "SessionStart" && a != nil {
+			fmt.Fprintf(w, "  %-12s last archive started %s (--older-than %s)\n", "", a.At.Local().Format(time.DateTime), a.Archive)
+		}
 		if p, ok := st.Problems[ev]; ok && !p.At.Equal(r.At) {
 			fmt.Fprintf(w, "  %-12s last problem %s  session %s%s\n", "", p.At.Local().Format(time.DateTime), p.Session, runNote(p))
 		}

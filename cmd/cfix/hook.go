@@ -28,6 +28,13 @@ additionalContext), naming what is wrong and the command that fixes it.
 SessionEnd checks the session just written (a torn last line, a tool call
 left without result) and records what it found for cfix guard status.
 
+SessionStart of a new session (source startup) also starts, once a day and
+in the background, cfix archive --older-than N --apply --yes, N being the
+store's cleanupPeriodDays (30 by default) less 5 days: Claude Code sweeps
+the sessions older than cleanupPeriodDays after the first prompt of an
+interactive session (never in -p mode), and what it would delete soon is
+in the archive first (cfix restore puts it back). A resume starts none.
+
 Hook is silent when there is nothing to say, and always exits 0: what goes
 wrong goes to its log ($XDG_STATE_HOME/cfix/guard.log, else
 ~/.local/state/cfix/guard.log, moved to guard.log.1 at 1 MiB).`,
