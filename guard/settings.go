@@ -111,7 +111,8 @@ func ourGroup(bin, event string) group {
 // Install adds cfix's hooks (run by bin) to the settings raw read from
 // path, editing the text: the bytes of everything else are kept, and what
 // is added is indented as the file is (compact, on one line, in a file of one line).
-// An event that already has a hook of cfix is left as it is. It refuses a
+// An event that already has a hook of cfix gets this binary in its command
+// line (the rest of the entry is left as it is). It refuses a
 // file that is not a JSON object, a hooks field that is not an object
 // (null among them: Claude Code rejects the whole file), and an event
 // whose value is not an array.
@@ -152,12 +153,43 @@ func Install(path string, raw []byte, bin string) ([]byte, error) {
 		if err != nil {
 			return nil, &SettingsError{Path: path, Msg: err.Error()}
 		}
-		if len(ours(out, elems, ev)) > 0 {
+		if mine := ours(out, elems, ev); len(mine) > 0 {
+			// cfix's hook of another binary (cfix moved) runs this one.
+			if out, err = setCommand(out, elems[mine[0]], Command(bin, ev)); err != nil {
+				return nil, &SettingsError{Path: path, Msg: err.Error()}
+			}
 			continue
 		}
 		out = appendElement(out, f.Start, ourGroup(bin, ev))
 	}
 	return out, nil
+}
+
+// setCommand sets the command of the hook of the group at span (one of
+// cfix's) to command, leaving every other byte.
+func setCommand(raw []byte, span [2]int, command string) ([]byte, error) {
+	g, _, err := session.Fields(raw, span[0])
+	if err != nil {
+		return nil, err
+	}
+	hs := field(g, "hooks")
+	hooks, _, err := session.Elements(raw, hs.Start)
+	if err != nil {
+		return nil, err
+	}
+	h, _, err := session.Fields(raw, hooks[0][0])
+	if err != nil {
+		return nil, err
+	}
+	c := field(h, "command")
+	var cur string
+	if json.Unmarshal(raw[c.Start:c.End], &cur) == nil && cur == command {
+		return raw, nil
+	}
+	b, _ := json.Marshal(command)
+	out := append([]byte(nil), raw[:c.Start]...)
+	out = append(out, b...)
+	return append(out, raw[c.End:]...), nil
 }
 
 // Uninstall removes from raw the hooks of cfix: each entry install added,

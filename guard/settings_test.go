@@ -67,3 +67,22 @@ func TestInstallRefuses(t *testing.T) {
 		}
 	}
 }
+
+func TestInstallMovesBinary(t *testing.T) {
+	in := "{\n  \"model\": \"opus\"\n}\n"
+	first, err := Install("settings.json", []byte(in), "/old/cfix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, err := Install("settings.json", first, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.ReplaceAll(string(first), "/old/cfix", "'"+bin+"'")
+	if string(moved) != want {
+		t.Fatalf("got\n%s\nwant\n%s", moved, want)
+	}
+	if back, _ := Uninstall("settings.json", moved); string(back) != in {
+		t.Errorf("uninstall gave %q", back)
+	}
+}

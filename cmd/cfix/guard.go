@@ -53,8 +53,8 @@ settings.json, as a plan like every change cfix makes (a dry run unless
 --apply; cfix undo takes it back). The file's text is edited, not rewritten:
 every byte of the rest is kept, and what is added is indented as the file
 is (one line in a file of one line). A missing or empty file is written
-with two-space indentation. An event that already has cfix's hook is left
-as it is. A file that is not valid JSON is refused, and so is a hooks field
+with two-space indentation. An event that already has cfix's hook gets
+this binary in its command line. A file that is not valid JSON is refused, and so is a hooks field
 that is not an object (a hooks of null makes Claude Code reject the whole
 file: fix it first).
 
@@ -123,7 +123,7 @@ func runGuardChange(opts *guardOptions, install bool) error {
 	}
 	exists := err == nil
 	var out []byte
-	reason := "add cfix's hooks (" + shell.Quote(bin) + " hook EVENT)"
+	reason := "add cfix's hooks, run by " + shell.Quote(bin) + " (hook EVENT)"
 	if install {
 		out, err = guard.Install(path, raw, bin)
 	} else {
@@ -190,7 +190,7 @@ func guardStatus(cmd *cobra.Command, root string) error {
 	for _, h := range hooks {
 		note := ""
 		if fi, err := os.Stat(h.Binary); err != nil || fi.IsDir() {
-			note = "  (missing: run cfix guard install again)"
+			note = "  (missing: cfix guard install --apply, run by the cfix to use, makes the hooks run it)"
 		}
 		fmt.Fprintf(w, "  %-12s %s%s\n", h.Event, h.Command, note)
 	}
