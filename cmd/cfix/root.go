@@ -73,7 +73,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd())
-	root.AddCommand(newVersionCmd(), newManCmd())
+	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/archive"
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/guard"
+	"github.com/cfix-dev/cfix/internal/shell"
+)
+
+type guardOptions struct {
+	planFlags
+	project bool
+	bin     string
+}
+
+func newGuardCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use: "guard (install | uninstall | status)",
+		Example: `  cfix guard install
+  cfix guard install --apply
+  cfix guard status
+  cfix guard uninstall --apply`,
+		Short: "Install (or remove) cfix's hooks in Claude Code's settings.json, or say what they did",
+		Long: `Guard sets cfix up to run by itself from Claude Code's hooks: install adds
+to the store's settings.json (~/.claude/settings.json, or
+$CLAUDE_CONFIG_DIR/settings.json) a SessionStart and a SessionEnd hook that
+run cfix hook EVENT with this cfix binary (see cfix hook --help); uninstall
+removes them; status says what is installed and when each hook last ran.`,
+	}
+	cmd.AddCommand(newGuardChangeCmd(true), newGuardChangeCmd(false), newGuardStatusCmd())
+	return cmd
+}
+
+func newGuardChangeCmd(install bool) *cobra.Command {
+	opts := &guardOptions{}
+	cmd := &cobra.Command{
+		Use: "install",
+		Example: `  cfix guard install
+  cfix guard install --apply --yes
+  cfix guard install --cfix /usr/local/bin/cfix`,
+		Short: "Plan (and with --apply, make) the addition of cfix's hooks to settings.json",
+		Long: `Install adds cfix's SessionStart and SessionEnd hooks to the store's
+settings.json, as a plan like every change cfix makes (a dry run unless
+--apply; cfix undo takes it back). The file's text is edited, not rewritten:
+every byte of the rest is kept, and what is added is indented as the file
+is (one line in a file of one line). A missing or empty file is written
+with two-space indentation. An event that already has cfix's hook gets
+this binary in its command line. A file that is not valid JSON is refused, and so is a hooks field
+that is not an object (a hooks of null makes Claude Code reject the whole
+file: fix it first).
+
+The hooks run this cfix binary (--cfix names another).
+
+` + plannerExitStatus,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.streams(cmd)
+			return runGuardChange(opts, install)
+		},
+	}
+	if !install {
+		cmd.Use = "uninstall"
+		cmd.Example = `  cfix guard uninstall
+  cfix guard uninstall --apply --yes`
+		cmd.Short = "Plan (and with --apply, make) the removal of cfix's hooks from settings.json"
+		cmd.Long = `Uninstall removes from the store's settings.json exactly what cfix guard
+install added: cfix's entries, then an event's list they leave empty, then a
+hooks field left empty. After an install, it gives back the file byte for
+byte (an empty hooks field, {}, that was there before goes too). A dry run
+unless --apply; cfix undo takes it back.
+
+` + plannerExitStatus
+	}
+	opts.register(cmd, false)
+	cmd.Flags().BoolVar(&opts.project, "project", false, "the .claude/settings.json of the current directory (refused: it lies outside the store; the hooks to add by hand are printed)")
+	if install {
+		cmd.Flags().StringVar(&opts.bin, "cfix", "", "the cfix binary the hooks run (default: this one)")
+	}
+	return cmd
+}
+
+// hookBinary is the absolute path of the cfix binary the hooks run.
+func hookBinary(flag string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return exe, nil
+}
+
+func runGuardChange(opts *guardOptions, install bool) error {
+	bin, err := hookBinary(opts.bin)
+	if err != nil {
+		return usageError(fmt.Errorf("cfix binary: %v", err))
+	}
+	if opts.project {
+		wd, _ := os.Getwd()
+		return usageError(fmt.Errorf("--project: %s lies outside the store, where cfix does not write; add the hooks to it by hand:\n%s", filepath.Join(wd, ".claude", "settings.json"), guard.Fresh(bin)))
+	}
+	root, err := resolveRoot(opts.root)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(root, "settings.json")
+	raw, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: exitFound, err: fmt.Errorf("settings %s: %v", path, err)}
+	}
+	exists := err == nil
+	var out []byte
+	reason := "add cfix's hooks, run by " + shell.Quote(bin) + " (hook EVENT)"
+	if install {
+		out, err = guard.Install(path, raw, bin)
+	} else {
+		out, err = guard.Uninstall(path, raw)
+		reason = "remove cfix's hooks"
+	}
+	if err != nil {
+		return usageError(err)
+	}
+	cs := changeset.New(root, "guard "+map[bool]string{true: "install", false: "uninstall"}[install])
+	if string(out) != string(raw) || (install && !exists) {
+		fp, err := changeset.FingerprintOf(path)
+		if err != nil {
+			return &exitError{code: exitFound, err: err}
+		}
+		op := changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: out, HasData: true, Reason: reason}
+		if !exists {
+			op.Action = changeset.Create
+		}
+		cs.Add(op)
+	} else if !opts.json {
+		if install {
+			fmt.Fprintf(opts.out, "%s: cfix's hooks are installed already\n", path)
+		} else {
+			fmt.Fprintf(opts.out, "%s: holds no hook of cfix\n", path)
+		}
+	}
+	return runPlan(&opts.planFlags, cs)
+}
+
+func newGuardStatusCmd() *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use: "status",
+		Example: `  cfix guard status
+  cfix guard status --root /tmp/store/.claude`,
+		Short: "Say which of cfix's hooks are installed, with which cfix, and when each last ran",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := resolveRoot(root)
+			if err != nil {
+				return err
+			}
+			return guardStatus(cmd, r)
+		},
+	}
+	cmd.Flags().StringVar(&root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	return cmd
+}
+
+func guardStatus(cmd *cobra.Command, root string) error {
+	w := cmd.OutOrStdout()
+	path := filepath.Join(root, "settings.json")
+	raw, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: exitFound, err: fmt.Errorf("settings %s: %v", path, err)}
+	}
+	hooks := guard.List(raw)
+	if len(hooks) == 0 {
+		fmt.Fprintf(w, "%s: no hook of cfix (cfix guard install adds them)\n", path)
+	} else {
+		fmt.Fprintf(w, "%s:\n", path)
+	}
+	for _, h := range hooks {
+		note := ""
+		if fi, err := os.Stat(h.Binary); err != nil || fi.IsDir() {
+			note = "  (missing: cfix guard install --apply, run by the cfix to use, makes the hooks run it)"
+		}
+		fmt.Fprintf(w, "  %-12s %s%s\n", h.Event, h.Command, note)
+	}
+	if len(hooks) > 0 {
+		if args := guard.ArchiveArgs(root); args != nil {
+			adir, _ := archive.DefaultDir()
+			fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %s ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them (cfix archive --list lists them)\n",
+				args[2], guard.CleanupDays(root), guard.Margin, adir)
+		} else {
+			fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", guard.CleanupDays(root))
+		}
+	}
+	dir, err := guard.StateDir()
+	if err != nil {
+		return nil
+	}
+	st, err := guard.ReadState(dir)
+	if err != nil {
+		fmt.Fprintf(w, "state: %v\n", err)
+		return nil
+	}
+	fmt.Fprintf(w, "last runs (%s):\n", dir)
+	for _, ev := range guard.Events {
+		r, ok := st.Last[ev]
+		if !ok {
+			fmt.Fprintf(w, "  %-12s never\n", ev)
+			continue
+		}
+		fmt.Fprintf(w, "  %-12s %s  session %s%s\n", ev, r.At.Local().Format(time.DateTime), r.Session, runNote(r))
+		if a := st.Archived; ev == "SessionStart" && a != nil {
+			fmt.Fprintf(w, "  %-12s last archive started %s (--older-than %s)\n", "", a.At.Local().Format(time.DateTime), a.Archive)
+		}
+		if p, ok := st.Problems[ev]; ok && !p.At.Equal(r.At) {
+			fmt.Fprintf(w, "  %-12s last problem %s  session %s%s\n", "", p.At.Local().Format(time.DateTime), p.Session, runNote(p))
+		}
+	}
+	return nil
+}
+
+func runNote(r guard.Run) string {
+	switch {
+	case r.Error != "":
+		return "  failed: " + r.Error
+	case len(r.Problems) > 0:
+		return fmt.Sprintf("  %d problem(s): %v (cfix repair %s)", len(r.Problems), r.Problems, shell.Quote(r.Path))
+	}
+	return "  ok"
+}

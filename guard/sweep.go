@@ -1,0 +1,87 @@
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// Margin is how many days before Claude Code's sweep would delete a
+// session the SessionStart hook archives it.
+const Margin = 5
+
+// DefaultCleanupDays is cleanupPeriodDays when settings.json sets none.
+const DefaultCleanupDays = 30
+
+// archiveEvery is how often the hook starts an archive: Claude Code
+// sweeps at most once a day (.last-cleanup) too.
+const archiveEvery = 24 * time.Hour
+
+// CleanupDays is the cleanupPeriodDays of the store's settings.json
+// (DefaultCleanupDays when unset or unreadable).
+func CleanupDays(root string) int {
+	var s struct {
+		CleanupPeriodDays *float64 `json:"cleanupPeriodDays"`
+	}
+	b, err := os.ReadFile(filepath.Join(root, "settings.json"))
+	if err != nil || json.Unmarshal(b, &s) != nil || s.CleanupPeriodDays == nil {
+		return DefaultCleanupDays
+	}
+	return int(*s.CleanupPeriodDays)
+}
+
+// ArchiveArgs are the cfix arguments that archive, in the store at root,
+// every session the sweep deletes within Margin days; nil when
+// cleanupPeriodDays leaves no such age (Margin days or fewer).
+func ArchiveArgs(root string) []string {
+	days := CleanupDays(root) - Margin
+	if days <= 0 {
+		return nil
+	}
+	return []string{"archive", "--older-than", fmt.Sprintf("%dd", days), "--root", root, "--apply", "--yes"}
+}
+
+// Archiver starts cfix with args in the background, its output going to
+// the log at logPath, and does not wait for it (a hook has a short
+// budget). Tests replace it.
+var Archiver = func(args []string, logPath string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// archiveBeforeSweep starts the archive of the sessions the next sweep
+// deletes, once a day at most, at the start of a new session: Claude Code
+// sweeps after the first prompt of an interactive session, never in -p
+// mode (measured with 2.1.205 and 2.1.332). A resumed session is left
+// alone: it may be one the archive would take.
+func archiveBeforeSweep(dir, root string, last time.Time, run *Run) error {
+	if time.Since(last) < archiveEvery {
+		return nil
+	}
+	args := ArchiveArgs(root)
+	if args == nil {
+		return nil
+	}
+	if err := Log(dir, fmt.Sprintf("archive: cfix %v", args)); err != nil {
+		return err
+	}
+	run.Archive = args[2]
+	return Archiver(args, LogPath(dir))
+}
