@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -26,6 +27,9 @@ func TestHintsRun(t *testing.T) {
 			if out, err := exec.Command("chmod", "-R", "u+w", root).CombinedOutput(); err != nil {
 				t.Fatalf("chmod: %v\n%s", err, out)
 			}
+			// A fresh clone's files were all written just now: as live
+			// sessions, planners would refuse them.
+			damage.Age(t, root)
 			rep, err := validate.Run(validate.Options{Root: root})
 			if err != nil {
 				t.Fatal(err)
