@@ -418,7 +418,18 @@ func match(hay string, words []string) int {
 	return how
 }
 
+// subsequence reports whether the letters of w are found in order in one
+// of the fields of hay.
 func subsequence(hay, w string) bool {
+	for f := range strings.SplitSeq(hay, "\x00") {
+		if inOrder(f, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func inOrder(hay, w string) bool {
 	for _, r := range w {
 		i := strings.IndexRune(hay, r)
 		if i < 0 {
@@ -524,7 +535,8 @@ func (m *Model) render() string {
 		return b.String()
 	}
 	if m.help {
-		b.WriteString(helpText)
+		lines := strings.Split(ansi.Wrap(helpText, max(10, w), " "), "\n")
+		b.WriteString(strings.Join(lines[:min(len(lines), max(1, m.height-1))], "\n"))
 		return b.String()
 	}
 	// The list.
@@ -694,17 +706,18 @@ func marks(r *Row) string {
 }
 
 const helpText = `Keys
-  typing        filters the list (title, first prompt, project path, id)
-  esc           from the filter to the action keys; there, clears the filter
-  backspace     removes a letter of the filter
-  up/down       move (pgup/pgdown, home/end; j/k in actions)
-  shift+up/down scroll the preview (or the mouse wheel over it)
-  tab           this directory's project / every project
-  enter         resume the session (as cfix resume: check, offer repair)
-  r             repair: show the plan, apply on y (journaled: cfix undo)
-  d             rm: show the plan, apply on y (journaled: cfix undo)
-  /             back to the filter
-  q, ctrl+c     quit
+  typing     filters: title, first prompt, project, id
+  backspace  removes a letter of the filter
+  esc        from the filter to the action keys;
+             there, clears the filter
+  up/down    move (pgup/pgdown, home/end; j/k)
+  shift+up/down, the wheel: scroll the preview
+  tab        this directory's project / every project
+  enter      resume it (as cfix resume: check, repair)
+  r          repair: the plan, applied on y (journaled)
+  d          rm: the plan, applied on y (journaled)
+  /          back to the filter
+  q, ctrl+c  quit
 
-any key closes this help
+any key closes this help; cfix undo takes a change back
 `
