@@ -546,7 +546,7 @@ func (m *Model) render() string {
 			b.WriteString("\n")
 			continue
 		}
-		line := m.row(&m.all[m.shown[i]], w-2)
+		line := m.row(&m.all[m.shown[i]], w-2, i == m.cursor)
 		if i == m.cursor {
 			b.WriteString(selStyle.Render(fit("> "+line, w)) + "\n")
 		} else {
@@ -587,8 +587,9 @@ func (m *Model) countScope() int {
 	return n
 }
 
-// row is a session's line of the list, w columns at most.
-func (m *Model) row(r *Row, w int) string {
+// row is a session's line of the list, w columns at most; the selected
+// one is left unstyled (the line is shown reversed).
+func (m *Model) row(r *Row, w int, selected bool) string {
 	var b strings.Builder
 	b.WriteString(short(r.Session) + "  " + stamp(r.LastActive) + "  ")
 	if w >= 90 {
@@ -606,7 +607,11 @@ func (m *Model) row(r *Row, w int) string {
 	}
 	title := visible.String(strings.Join(strings.Fields(r.Title), " "))
 	if w >= 90 {
-		title += dimStyle.Render("  " + visible.String(r.ProjectPath))
+		path := "  " + visible.String(r.ProjectPath)
+		if !selected {
+			path = dimStyle.Render(path)
+		}
+		title += path
 	}
 	b.WriteString(title)
 	return ansi.Truncate(b.String(), w, "…")
