@@ -10,6 +10,7 @@ package browse
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -30,9 +31,21 @@ type Action string
 
 // The actions that change the store.
 const (
-	Repair Action = "repair"
-	Remove Action = "rm"
+	Repair  Action = "repair"
+	Remove  Action = "rm"
+	Archive Action = "archive"
+	Undo    Action = "undo"
 )
+
+// Planned is a plan to show, and what applies it.
+type Planned struct {
+	ChangeSet *changeset.ChangeSet
+	// Apply applies it, under the store's lock and with its journal (as
+	// --apply does), and says what it did.
+	Apply func() (string, error)
+	// Show, when set, shows the plan (else changeset.Show).
+	Show func(w io.Writer) error
+}
 
 // Options are what a browse needs.
 type Options struct {
@@ -40,11 +53,9 @@ type Options struct {
 	// Here is the project folder of the directory browse runs in: Tab
 	// shows its sessions only.
 	Here string
-	// Plan plans action on the session whose main transcript is path.
-	Plan func(a Action, path string) (*changeset.ChangeSet, error)
-	// Apply applies a plan, under the store's lock and with its journal,
-	// and says what it did.
-	Apply func(cs *changeset.ChangeSet) (string, error)
+	// Plan plans action a on the session whose main transcript is path
+	// (for Undo, of the store's last change: path is "").
+	Plan func(a Action, path string) (*Planned, error)
 }
 
 // Model is the browser.
@@ -80,9 +91,13 @@ type dialog struct {
 	action Action
 	path   string
 	cs     *changeset.ChangeSet
+	apply  func() (string, error)
 	view   viewport.Model
 	// result is what the apply said (the dialog then only closes).
 	result string
+	// applying: the apply runs; no key closes the dialog, Ctrl+C quits
+	// once it is done.
+	applying, quit bool
 }
 
 // New returns the browser of opts.Root.
@@ -101,7 +116,7 @@ func (m *Model) Init() tea.Cmd { return scanCmd(m.opts.Root) }
 type planMsg struct {
 	action Action
 	path   string
-	cs     *changeset.ChangeSet
+	plan   *Planned
 	err    error
 }
 
@@ -150,11 +165,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = visible.String(msg.err.Error())
 			return m, nil
 		}
-		d := &dialog{action: msg.action, path: msg.path, cs: msg.cs, view: viewport.New()}
+		d := &dialog{action: msg.action, path: msg.path, cs: msg.plan.ChangeSet, apply: msg.plan.Apply, view: viewport.New()}
 		d.view.MouseWheelEnabled = true
 		d.view.SoftWrap = true
 		var b bytes.Buffer
-		if err := changeset.Show(&b, msg.cs); err != nil {
+		show := func(w io.Writer) error { return changeset.Show(w, d.cs) }
+		if msg.plan.Show != nil {
+			show = msg.plan.Show
+		}
+		if err := show(&b); err != nil {
 			fmt.Fprintf(&b, "%v\n", err)
 		}
 		d.view.SetContent(sanitize(b.String()))
@@ -165,6 +184,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case appliedMsg:
 		if m.dialog == nil {
 			return m, nil
+		}
+		m.dialog.applying = false
+		if m.dialog.quit {
+			return m, tea.Quit
 		}
 		if msg.err != nil {
 			m.dialog.result = "not applied: " + visible.String(msg.err.Error())
@@ -197,6 +220,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // key handles a key press.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
+	m.status = ""
+	if m.dialog != nil && m.dialog.applying {
+		// An apply is not cut short: Ctrl+C quits when it is done.
+		m.dialog.quit = m.dialog.quit || s == "ctrl+c"
+		return nil
+	}
 	if s == "ctrl+c" {
 		return tea.Quit
 	}
@@ -273,6 +302,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.plan(Repair)
 		case "d":
 			return m.plan(Remove)
+		case "a":
+			return m.plan(Archive)
+		case "u":
+			return m.plan(Undo)
 		case "/":
 			m.typing = true
 			return nil
@@ -295,10 +328,10 @@ func (m *Model) dialogKey(s string) tea.Cmd {
 			return m.closeDialog()
 		}
 		if s == "y" {
-			d.result = "applying…"
-			cs, apply := d.cs, m.opts.Apply
+			d.result, d.applying = "applying…", true
+			apply := d.apply
 			return func() tea.Msg {
-				out, err := apply(cs)
+				out, err := apply()
 				return appliedMsg{out: out, err: err}
 			}
 		}
@@ -332,6 +365,14 @@ func (m *Model) closeDialog() tea.Cmd {
 // plan plans a on the selected session, in a command.
 func (m *Model) plan(a Action) tea.Cmd {
 	r := m.current()
+	if a == Undo && m.opts.Plan != nil {
+		plan := m.opts.Plan
+		m.status = "planning the undo of the last change…"
+		return func() tea.Msg {
+			p, err := plan(a, "")
+			return planMsg{action: a, plan: p, err: err}
+		}
+	}
 	switch {
 	case r == nil:
 		return nil
@@ -344,8 +385,8 @@ func (m *Model) plan(a Action) tea.Cmd {
 	path, plan := r.Path, m.opts.Plan
 	m.status = "planning " + string(a) + " of " + short(r.Session) + "…"
 	return func() tea.Msg {
-		cs, err := plan(a, path)
-		return planMsg{action: a, path: path, cs: cs, err: err}
+		p, err := plan(a, path)
+		return planMsg{action: a, path: path, plan: p, err: err}
 	}
 }
 
@@ -565,7 +606,7 @@ func (m *Model) render() string {
 	b.WriteString(m.preview.View() + "\n")
 	status := "esc: actions · tab: scope · enter: resume · ?: help · ctrl+c: quit"
 	if !m.typing {
-		status = "enter resume · r repair · d rm · / filter · tab scope · ? help · q quit"
+		status = "enter resume · r repair · d rm · a archive · u undo · / filter · tab · ? help · q quit"
 	}
 	if m.status != "" {
 		status = m.status
@@ -619,8 +660,10 @@ func (m *Model) row(r *Row, w int, selected bool) string {
 
 func (m *Model) renderDialog() string {
 	d := m.dialog
-	r := "session " + short(sessionOf(d.path))
-	head := fmt.Sprintf("cfix %s %s: the plan", d.action, r)
+	head := fmt.Sprintf("cfix %s session %s: the plan", d.action, short(sessionOf(d.path)))
+	if d.path == "" {
+		head = fmt.Sprintf("cfix %s of the last change: the plan", d.action)
+	}
 	body := boldStyle.Render(fit(head, m.width-4)) + "\n" + d.view.View() + "\n" + d.foot(m.width-4)
 	return boxStyle.Width(max(20, m.width)).Render(body)
 }
@@ -721,6 +764,8 @@ const helpText = `Keys
   enter      resume it (as cfix resume: check, repair)
   r          repair: the plan, applied on y (journaled)
   d          rm: the plan, applied on y (journaled)
+  a          archive: the plan, applied on y
+  u          undo the store's last change: its plan, on y
   /          back to the filter
   q, ctrl+c  quit
 

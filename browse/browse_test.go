@@ -220,13 +220,32 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 	}
 }
 
-// realPlan plans as cfix browse does.
-func realPlan(root string) func(Action, string) (*changeset.ChangeSet, error) {
-	return func(a Action, path string) (*changeset.ChangeSet, error) {
-		if a == Remove {
-			return archive.Rm(archive.RmOptions{Root: root, Sessions: []string{path}})
+// realPlan plans as cfix browse does, and applies with changeset.Apply
+// (journals in journals), counting the applies in applied.
+func realPlan(t *testing.T, root string, applied *int) func(Action, string) (*Planned, error) {
+	journals := t.TempDir()
+	return func(a Action, path string) (*Planned, error) {
+		var cs *changeset.ChangeSet
+		var err error
+		switch a {
+		case Remove:
+			cs, err = archive.Rm(archive.RmOptions{Root: root, Sessions: []string{path}})
+		case Repair:
+			cs, err = repair.Plan(repair.Options{Root: root, Targets: []string{path}})
+		default:
+			return nil, fmt.Errorf("no %s here", a)
 		}
-		return repair.Plan(repair.Options{Root: root, Targets: []string{path}})
+		if err != nil {
+			return nil, err
+		}
+		return &Planned{ChangeSet: cs, Apply: func() (string, error) {
+			*applied++
+			res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: journals})
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("applied %d changes; backup journal: %s", res.Applied, res.Journal), nil
+		}}, nil
 	}
 }
 
@@ -266,17 +285,7 @@ func TestRepairShowsThePlanAndAppliesOnYes(t *testing.T) {
 		t.Fatal("the torn session has no error")
 	}
 	var applied int
-	m := open(t, root, 80, 30, Options{
-		Plan: realPlan(root),
-		Apply: func(cs *changeset.ChangeSet) (string, error) {
-			applied++
-			res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("applied %d changes; backup journal: %s", res.Applied, res.Journal), nil
-		},
-	})
+	m := open(t, root, 80, 30, Options{Plan: realPlan(t, root, &applied)})
 	press(t, m, "hello", "esc")
 	if s := screen(m); !strings.Contains(s, "1E") {
 		t.Errorf("the torn session's health:\n%s", s)
@@ -307,7 +316,7 @@ func TestLiveSessionIsNotChanged(t *testing.T) {
 	root := corpus88(t)
 	damage.PIDFile(t, root, os.Getpid(), damage.V88Session)
 	planned := false
-	m := open(t, root, 100, 30, Options{Plan: func(Action, string) (*changeset.ChangeSet, error) { planned = true; return nil, nil }})
+	m := open(t, root, 100, 30, Options{Plan: func(Action, string) (*Planned, error) { planned = true; return nil, nil }})
 	press(t, m, "hello", "esc", "d")
 	s := screen(m)
 	if planned || m.dialog != nil || !strings.Contains(s, "is live") || !strings.Contains(s, "[live]") {
@@ -342,7 +351,8 @@ func TestQuitKeys(t *testing.T) {
 
 func TestFitsSixtyColumns(t *testing.T) {
 	root := corpus88(t)
-	m := open(t, root, 60, 20, Options{Plan: realPlan(root)})
+	var applied int
+	m := open(t, root, 60, 20, Options{Plan: realPlan(t, root, &applied)})
 	check := func(what string) {
 		lines := strings.Split(m.View().Content, "\n")
 		if len(lines) > 20 {
@@ -380,5 +390,33 @@ func TestMouseWheelMovesTheList(t *testing.T) {
 	}
 	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion || !v.AltScreen {
 		t.Errorf("the view asks for mouse mode %v, alt screen %v", v.MouseMode, v.AltScreen)
+	}
+}
+
+func TestNoKeyCutsAnApplyShort(t *testing.T) {
+	root := corpus88(t)
+	tear(t, root)
+	var applied int
+	m := open(t, root, 100, 30, Options{Plan: realPlan(t, root, &applied)})
+	press(t, m, "hello", "esc", "r")
+	if m.dialog == nil {
+		t.Fatalf("no dialog:\n%s", screen(m))
+	}
+	_, apply := m.Update(tea.KeyPressMsg(tea.Key{Code: 'y', Text: "y"}))
+	if apply == nil {
+		t.Fatal("y started no apply")
+	}
+	// While it runs, enter does not close the dialog and Ctrl+C waits.
+	for _, k := range []string{"enter", "esc", "ctrl+c"} {
+		if press(t, m, k) || m.dialog == nil {
+			t.Fatalf("%s during the apply closed the dialog or quit", k)
+		}
+	}
+	_, cmd := m.Update(apply())
+	if applied != 1 || cmd == nil {
+		t.Fatalf("applied %d times; after it, no quit", applied)
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Error("the Ctrl+C pressed during the apply did not quit after it")
 	}
 }

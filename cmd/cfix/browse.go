@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -33,9 +34,10 @@ cfix export writes it, its last messages in view.
 Enter resumes the selected session as cfix resume does (the check, the
 repair it offers, then claude --resume in the session's directory;
 arguments after -- go to claude). Esc leaves the filter for the action
-keys: r repairs, d removes the session; each shows its plan and applies it
-only on y, with the same journal as the command line (cfix undo takes it
-back). A live session is not changed. ? lists the keys; q or Ctrl+C quits.
+keys: r repairs, d removes, a archives the session, u undoes the store's
+last change; each shows its plan and applies it only on y, as the command
+does with --apply (the lock, the journal: cfix undo takes it back). A live
+session is not changed. ? lists the keys; q or Ctrl+C quits.
 
 Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
 stdout is not a terminal.`,
@@ -78,10 +80,9 @@ func runBrowse(o *resumeOptions, extra []string) error {
 		here = store.FolderFor(root, wd)
 	}
 	m := browse.New(browse.Options{
-		Root:  root,
-		Here:  here,
-		Plan:  func(a browse.Action, path string) (*changeset.ChangeSet, error) { return browsePlan(root, a, path) },
-		Apply: func(cs *changeset.ChangeSet) (string, error) { return browseApply(root, cs) },
+		Root: root,
+		Here: here,
+		Plan: func(a browse.Action, path string) (*browse.Planned, error) { return browsePlan(root, a, path) },
 	})
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out))
 	if _, err := p.Run(); err != nil {
@@ -94,22 +95,82 @@ func runBrowse(o *resumeOptions, extra []string) error {
 	return runResume(o, []string{m.Chosen}, extra)
 }
 
-// browsePlan plans an action of browse as its command does.
-func browsePlan(root string, a browse.Action, path string) (*changeset.ChangeSet, error) {
+// browsePlan plans an action of browse as its command does; what applies
+// it is the command's own --apply --yes path (the lock, the journal).
+func browsePlan(root string, a browse.Action, path string) (*browse.Planned, error) {
 	switch a {
 	case browse.Repair:
-		return repair.Plan(repair.Options{Root: root, Targets: []string{path}})
+		cs, err := repair.Plan(repair.Options{Root: root, Targets: []string{path}})
+		return planned(root, cs, err)
 	case browse.Remove:
-		return archive.Rm(archive.RmOptions{Root: root, Sessions: []string{path}})
+		cs, err := archive.Rm(archive.RmOptions{Root: root, Sessions: []string{path}})
+		return planned(root, cs, err)
+	case browse.Archive:
+		dir, err := archiveDir("")
+		if err != nil {
+			return nil, err
+		}
+		p, err := archive.Archive(archive.Options{Root: root, Dir: dir, Sessions: []string{path}})
+		if err != nil {
+			return nil, err
+		}
+		p.Cleanup()
+		// The archive files are built when it is applied: planned again,
+		// as cfix archive --apply plans it.
+		return &browse.Planned{ChangeSet: p.ChangeSet, Show: func(w io.Writer) error { return showArchive(w, p.ChangeSet, p) }, Apply: func() (string, error) {
+			o := &archiveOptions{planFlags: applyFlags(root)}
+			err := runArchive(o, []string{path})
+			return o.out.(*bytes.Buffer).String(), err
+		}}, nil
+	case browse.Undo:
+		base, err := changeset.DefaultJournalDir()
+		if err != nil {
+			return nil, err
+		}
+		js, err := changeset.ListJournals(base, root)
+		if err != nil {
+			return nil, err
+		}
+		dir := ""
+		for _, j := range js {
+			if j.State != "undone" && j.State != "rolled-back" && j.Command != "undo" {
+				dir = j.Dir
+				break
+			}
+		}
+		if dir == "" {
+			return nil, errors.New("no journal to undo for store " + root)
+		}
+		cs, err := changeset.Undo(dir)
+		if err != nil {
+			return nil, fmt.Errorf("journal %s: %w", dir, err)
+		}
+		// Applied as cfix undo --apply JOURNAL: under the lock, the
+		// journal marked undone.
+		return &browse.Planned{ChangeSet: cs, Apply: func() (string, error) {
+			o := &undoOptions{planFlags: applyFlags(root)}
+			err := runUndo(o, []string{dir})
+			return o.out.(*bytes.Buffer).String(), err
+		}}, nil
 	}
 	return nil, fmt.Errorf("browse: no action %q", a)
 }
 
-// browseApply applies a plan the user confirmed in browse, as --apply
-// --yes does (the lock, the journal), and returns what it printed.
-func browseApply(root string, cs *changeset.ChangeSet) (string, error) {
+// planned is a change set and its apply, as --apply --yes applies it.
+func planned(root string, cs *changeset.ChangeSet, err error) (*browse.Planned, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &browse.Planned{ChangeSet: cs, Apply: func() (string, error) {
+		f := applyFlags(root)
+		err := runPlan(&f, cs)
+		return f.out.(*bytes.Buffer).String(), err
+	}}, nil
+}
+
+// applyFlags are the flags of an apply browse makes: --apply --yes
+// --stat, its output kept for the dialog.
+func applyFlags(root string) planFlags {
 	var b bytes.Buffer
-	f := planFlags{root: root, apply: true, yes: true, stat: true, out: &b, errOut: &b}
-	err := runPlan(&f, cs)
-	return b.String(), err
+	return planFlags{root: root, apply: true, yes: true, stat: true, out: &b, errOut: &b}
 }

@@ -107,7 +107,8 @@ func TestBrowseInATerminal(t *testing.T) {
 	bin := buildCfix(t)
 	tmp := t.TempDir()
 	root := damage.CopyStoreTo(t, damage.V88, tmp)
-	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "CFIX_ARCHIVE_DIR=" + filepath.Join(tmp, "archive"),
+		"XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
 	// The last answer of the alpha session, planted; then its last line torn.
 	p := damage.MainFile(root)
 	n := damage.FindLast(t, p, damage.IsType("assistant"))
@@ -134,7 +135,7 @@ func TestBrowseInATerminal(t *testing.T) {
 	}
 	client := filepath.Join(tmp, "claude")
 	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
-	for _, m := range []string{"", "NO_COLOR=1"} {
+	for _, m := range []string{"NO_COLOR=1", ""} {
 		t.Run("color="+fmt.Sprint(m == ""), func(t *testing.T) {
 			e := env
 			if m != "" {
@@ -173,14 +174,44 @@ func TestBrowseInATerminal(t *testing.T) {
 				if out, err := v.CombinedOutput(); err != nil {
 					t.Errorf("validate after the repair: %v\n%s", err, out)
 				}
-				// Enter on the clone, in a directory that exists.
-				// Still among the action keys: Esc clears the filter.
+				// u: the undo of that repair, planned, then applied.
+				tm.keys("u")
+				tm.waitFor("the undo dialog", "cfix undo of the last change: the plan", "apply these changes? [y] yes")
+				tm.keys("y")
+				tm.waitFor("the undo", "applied 1 change")
+				tm.keys("Enter")
+				tm.waitFor("the list after the undo", "hello, first session", "1E")
+				// a: the archive of the second project's session, planned,
+				// declined, then applied.
 				tm.keys("Escape")
 				tm.waitFor("the whole list", "5/5")
 				tm.keys("/")
 				tm.waitFor("the filter", "esc: actions")
+				tm.typed("second project")
+				tm.waitFor("the filtered list", "1/5")
+				tm.keys("Escape")
+				tm.waitFor("the action keys", "r repair")
+				tm.keys("a")
+				tm.waitFor("the archive dialog", "cfix archive session faa4037a: the plan", "apply these changes? [y] yes")
+				tm.keys("n")
+				tm.waitFor("the dialog declined", "second project", "r repair")
+				tm.keys("a")
+				tm.waitFor("the archive dialog", "cfix archive session faa4037a: the plan")
+				tm.keys("y")
+				tm.waitFor("the archive", "applied 2 changes")
+				tm.keys("Enter")
+				tm.waitFor("the list after the archive", "0/4")
+				if m, _ := filepath.Glob(filepath.Join(tmp, "archive", "*")); len(m) == 0 {
+					t.Errorf("no archive file in %s", filepath.Join(tmp, "archive"))
+				}
+				// Enter on the clone, in a directory that exists.
+				// Still among the action keys: Esc clears the filter.
+				tm.keys("Escape")
+				tm.waitFor("the whole list", "4/4")
+				tm.keys("/")
+				tm.waitFor("the filter", "esc: actions")
 				tm.typed(filepath.Base(work))
-				tm.waitFor("the clone", "1/5", "a fresh one in gamma", work)
+				tm.waitFor("the clone", "1/4", "a fresh one in gamma", work)
 				tm.keys("Enter")
 			} else {
 				tm.keys("Escape")
