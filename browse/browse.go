@@ -196,6 +196,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.layout()
 		return m, nil
+	case exportedMsg:
+		if msg.err != nil {
+			m.status = "export: " + visible.String(msg.err.Error())
+			return m, nil
+		}
+		return m, pagerCmd(msg.file)
+	case pagedMsg:
+		m.status = "exported to " + visible.String(msg.file)
+		if msg.err != nil {
+			m.status += " (the pager: " + visible.String(msg.err.Error()) + ")"
+		}
+		return m, nil
 	case tea.MouseWheelMsg:
 		if m.dialog != nil {
 			var cmd tea.Cmd
@@ -304,6 +316,12 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.plan(Remove)
 		case "a":
 			return m.plan(Archive)
+		case "e":
+			if r := m.current(); r != nil {
+				m.status = "exporting " + short(r.Session) + "…"
+				return exportCmd(m.opts.Root, r.Path, r.Session)
+			}
+			return nil
 		case "u":
 			return m.plan(Undo)
 		case "/":
@@ -606,7 +624,7 @@ func (m *Model) render() string {
 	b.WriteString(m.preview.View() + "\n")
 	status := "esc: actions · tab: scope · enter: resume · ?: help · ctrl+c: quit"
 	if !m.typing {
-		status = "enter resume · r repair · d rm · a archive · u undo · / filter · tab · ? help · q quit"
+		status = "enter resume · r repair · d rm · a archive · u undo · e export · / filter · tab · ? help · q quit"
 	}
 	if m.status != "" {
 		status = m.status
@@ -765,6 +783,7 @@ const helpText = `Keys
   r          repair: the plan, applied on y (journaled)
   d          rm: the plan, applied on y (journaled)
   a          archive: the plan, applied on y
+  e          export as Markdown, open it in $PAGER
   u          undo the store's last change: its plan, on y
   /          back to the filter
   q, ctrl+c  quit

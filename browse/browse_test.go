@@ -420,3 +420,19 @@ func TestNoKeyCutsAnApplyShort(t *testing.T) {
 		t.Error("the Ctrl+C pressed during the apply did not quit after it")
 	}
 }
+
+func TestExportWritesTheSessionOutsideTheStore(t *testing.T) {
+	root := corpus88(t)
+	t.Setenv("TMPDIR", t.TempDir())
+	msg := exportCmd(root, damage.MainFile(root), damage.V88Session)().(exportedMsg)
+	if msg.err != nil {
+		t.Fatal(msg.err)
+	}
+	b, err := os.ReadFile(msg.file)
+	if err != nil || !strings.Contains(string(b), "# Session "+damage.V88Session) || !strings.Contains(string(b), alphaTitle) {
+		t.Errorf("export file %s: %v\n%.300s", msg.file, err, b)
+	}
+	if strings.HasPrefix(msg.file, root) {
+		t.Errorf("the export %s is in the store", msg.file)
+	}
+}

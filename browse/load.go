@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -212,3 +214,53 @@ func sanitize(text string) string {
 }
 
 var _ io.Writer = (*tail)(nil)
+
+// exportedMsg says where the export of a session was written.
+type exportedMsg struct {
+	file string
+	err  error
+}
+
+// pagedMsg: the pager showing file ended.
+type pagedMsg struct {
+	file string
+	err  error
+}
+
+// exportCmd writes the session at path as Markdown (as cfix export
+// writes it) into a new file of the temporary folder, outside the store.
+func exportCmd(root, path, id string) tea.Cmd {
+	return func() tea.Msg {
+		fam, err := show.Resolve(root, path)
+		if err != nil {
+			return exportedMsg{err: err}
+		}
+		f, err := os.CreateTemp("", "cfix-"+short(id)+"-*.md")
+		if err != nil {
+			return exportedMsg{err: err}
+		}
+		err = export.Write(f, fam, export.Options{Format: "md"})
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return exportedMsg{err: err}
+		}
+		return exportedMsg{file: f.Name()}
+	}
+}
+
+// pagerCmd shows file in $CFIX_PAGER, else $PAGER, else less, with the
+// terminal handed to it (the browser comes back when it ends).
+func pagerCmd(file string) tea.Cmd {
+	pager := os.Getenv("CFIX_PAGER")
+	if pager == "" {
+		pager = os.Getenv("PAGER")
+	}
+	if pager == "" {
+		pager = "less"
+	}
+	c := exec.Command("sh", "-c", pager+` "$1"`, "sh", file)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return pagedMsg{file: file, err: err} })
+}

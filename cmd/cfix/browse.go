@@ -34,10 +34,11 @@ cfix export writes it, its last messages in view.
 Enter resumes the selected session as cfix resume does (the check, the
 repair it offers, then claude --resume in the session's directory;
 arguments after -- go to claude). Esc leaves the filter for the action
-keys: r repairs, d removes, a archives the session, u undoes the store's
-last change; each shows its plan and applies it only on y, as the command
-does with --apply (the lock, the journal: cfix undo takes it back). A live
-session is not changed. ? lists the keys; q or Ctrl+C quits.
+keys: e exports the session as Markdown into the temporary folder and
+opens it in $CFIX_PAGER, else $PAGER, else less; r repairs, d removes, a
+archives the session, u undoes the store's last change: each shows its
+plan and applies it only on y, as the command does with --apply (the lock,
+the journal: cfix undo takes it back). A live session is not changed. ? lists the keys; q or Ctrl+C quits.
 
 Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
 stdout is not a terminal.`,

@@ -77,6 +77,18 @@ func (tm *tmuxTerm) waitFor(what string, want ...string) string {
 	return ""
 }
 
+// waitUntil waits until ok says yes of the screen.
+func (tm *tmuxTerm) waitUntil(what string, ok func(screen string) bool) {
+	tm.t.Helper()
+	var s string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if s = tm.screen(); ok(s) {
+			return
+		}
+	}
+	tm.t.Fatalf("%s: never on the screen:\n%s", what, s)
+}
+
 // flags reads tmux's format variables of the pane.
 func (tm *tmuxTerm) flags() string {
 	return strings.TrimSpace(tm.run("display-message", "-p", "-t", "0", "alt=#{alternate_on} mouse=#{mouse_any_flag} cursor=#{cursor_flag}"))
@@ -133,6 +145,11 @@ func TestBrowseInATerminal(t *testing.T) {
 	if out, err := clone.CombinedOutput(); err != nil {
 		t.Fatalf("cfix clone: %v\n%s", err, out)
 	}
+	// A pager that keeps what it was given to show.
+	pager := filepath.Join(tmp, "pager")
+	paged := filepath.Join(tmp, "paged.md")
+	os.WriteFile(pager, []byte("#!/bin/sh\ncp \"$1\" "+shell.Quote(paged)+"\n"), 0o755)
+	env = append(env, "CFIX_PAGER="+pager)
 	client := filepath.Join(tmp, "claude")
 	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
 	for _, m := range []string{"NO_COLOR=1", ""} {
@@ -165,10 +182,10 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("y")
 				tm.waitFor("the apply", "applied 1 change", "backup journal")
 				tm.keys("Enter")
-				s = tm.waitFor("the list after the repair", "hello, first session")
-				if strings.Contains(s, "1E") {
-					t.Errorf("after the repair the session is not healthy:\n%s", s)
-				}
+				// The list read again: the session is healthy.
+				tm.waitUntil("the list after the repair", func(s string) bool {
+					return strings.Contains(s, "hello, first session") && !strings.Contains(s, "1E") && !strings.Contains(s, "loading")
+				})
 				v := exec.Command(bin, "validate", "--root", root, p)
 				v.Env = append(os.Environ(), env...)
 				if out, err := v.CombinedOutput(); err != nil {
@@ -180,7 +197,9 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("y")
 				tm.waitFor("the undo", "applied 1 change")
 				tm.keys("Enter")
-				tm.waitFor("the list after the undo", "hello, first session", "1E")
+				tm.waitUntil("the list after the undo", func(s string) bool {
+					return strings.Contains(s, "hello, first session") && strings.Contains(s, "1E") && !strings.Contains(s, "loading")
+				})
 				// a: the archive of the second project's session, planned,
 				// declined, then applied.
 				tm.keys("Escape")
@@ -216,6 +235,15 @@ func TestBrowseInATerminal(t *testing.T) {
 			} else {
 				tm.keys("Escape")
 				tm.waitFor("the action keys", "r repair")
+				// e: the export, opened in the pager.
+				tm.keys("e")
+				tm.waitFor("the export", "exported to ")
+				if b, err := os.ReadFile(paged); err != nil || !strings.Contains(string(b), "PLANTED-IN-THE-PREVIEW") || !strings.Contains(string(b), "# Session "+damage.V88Session) {
+					t.Errorf("the pager was given %q (%v)", b, err)
+				}
+				if got := tm.flags(); !strings.Contains(got, "alt=1") || !strings.Contains(got, "mouse=1") {
+					t.Errorf("after the pager, browse runs with %s", got)
+				}
 				tm.keys("q")
 			}
 			s = tm.waitFor("the exit", "EXITED")
