@@ -388,6 +388,17 @@ func TestMouseWheelMovesTheList(t *testing.T) {
 	if m.cursor != 0 {
 		t.Errorf("the wheel up left the cursor at %d", m.cursor)
 	}
+	// Over the preview, the wheel scrolls it (it opens at its end).
+	press(t, m, "hello")
+	at := m.preview.YOffset()
+	if at == 0 {
+		t.Fatalf("the preview of a long session opens at its top:\n%s", screen(m))
+	}
+	_, cmd = m.Update(tea.MouseWheelMsg{X: 5, Y: 25, Button: tea.MouseWheelUp})
+	run(t, m, cmd)
+	if m.preview.YOffset() >= at || m.current().Session != damage.V88Session {
+		t.Errorf("the wheel over the preview: offset %d, was %d; selected %s", m.preview.YOffset(), at, m.current().Session)
+	}
 	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion || !v.AltScreen {
 		t.Errorf("the view asks for mouse mode %v, alt screen %v", v.MouseMode, v.AltScreen)
 	}
