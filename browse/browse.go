@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -622,15 +623,25 @@ func (m *Model) render() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.preview.View() + "\n")
-	status := "esc: actions · tab: scope · enter: resume · ?: help · ctrl+c: quit"
-	if !m.typing {
-		status = "enter resume · r repair · d rm · a archive · u undo · e export · / filter · tab · ? help · q quit"
-	}
+	status := m.helpBar()
 	if m.status != "" {
 		status = m.status
 	}
 	b.WriteString(dimStyle.Render(fit(status, w)))
 	return b.String()
+}
+
+// helpBar is the keys of the moment, in the width there is.
+func (m *Model) helpBar() string {
+	switch {
+	case m.typing && m.width >= 80:
+		return "esc: actions · tab: scope · enter: resume · ?: all keys · ctrl+c: quit"
+	case m.typing:
+		return "esc actions · tab scope · enter resume · ? keys"
+	case m.width >= 104:
+		return "enter resume · e export · r repair · d rm · a archive · u undo · / filter · tab · ? keys · q quit"
+	}
+	return "enter resume · r repair · d rm · a archive · ? keys · q quit"
 }
 
 func (m *Model) countScope() int {
@@ -700,10 +711,7 @@ func (d *dialog) foot(w int) string {
 	return ansi.Wrap(foot, max(10, w), " ")
 }
 
-func sessionOf(path string) string {
-	i := strings.LastIndexByte(path, '/')
-	return strings.TrimSuffix(path[i+1:], ".jsonl")
-}
+func sessionOf(path string) string { return strings.TrimSuffix(filepath.Base(path), ".jsonl") }
 
 // fit cuts s to w columns.
 func fit(s string, w int) string { return ansi.Truncate(s, max(0, w), "…") }

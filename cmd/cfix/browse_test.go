@@ -298,7 +298,7 @@ func TestBrowseWildInATerminal(t *testing.T) {
 	tmp := t.TempDir()
 	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
 	tm := newTmux(t, 60, 24, env, fmt.Sprintf("%s browse --root %s", bin, shell.Quote(root)))
-	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8])
+	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8], "esc actions · tab scope · enter resume · ? keys")
 	// The mouse wheel (as the terminal sends it, SGR) over the list, down
 	// a row and up again.
 	tm.typed("\x1b[<65;10;3M")
@@ -312,6 +312,12 @@ func TestBrowseWildInATerminal(t *testing.T) {
 			t.Errorf("a line wider than the terminal: %q", line)
 		}
 	}
+	tm.keys("Escape")
+	tm.waitFor("the action keys at 60 columns", "enter resume · r repair · d rm · a archive · ? keys · q quit")
+	tm.keys("?")
+	tm.waitFor("the keys", "u          undo", "e          export")
+	tm.keys("x")
+	tm.waitFor("the help closed", "? keys · q quit")
 	tm.keys("C-c")
 	s = tm.waitFor("the exit", "EXITED 0")
 	if got := tm.flags(); !strings.Contains(got, "alt=0") || !strings.Contains(got, "mouse=0") {
