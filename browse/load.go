@@ -1,0 +1,266 @@
+package browse
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/internal/visible"
+	"github.com/cfix-dev/cfix/show"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// Row is a session of the list.
+type Row struct {
+	store.SessionInfo
+	// ProjectPath is the real path of its project (the folder's name
+	// when none is known).
+	ProjectPath string
+	// Detailed is false while only the scan (no glance) is known.
+	Detailed bool
+	// hay is what the filter matches: title, first prompt, project path
+	// and id, lowercased.
+	hay string
+}
+
+func (r *Row) index() {
+	r.hay = strings.ToLower(r.Title + "\x00" + r.FirstPrompt + "\x00" + r.ProjectPath + "\x00" + r.Session)
+}
+
+// scannedMsg is the list as the scan of projects/ has it: ids, sizes and
+// modification times, before any transcript is read.
+type scannedMsg struct {
+	layout *store.Layout
+	rows   []Row
+	err    error
+}
+
+// detailsMsg is the list with what the glance at each transcript says.
+type detailsMsg struct {
+	rows []Row
+	err  error
+}
+
+// scanCmd scans the store.
+func scanCmd(root string) tea.Cmd {
+	return func() tea.Msg {
+		l, err := store.Scan(root)
+		if err != nil {
+			return scannedMsg{err: fmt.Errorf("store %s: %w", root, err)}
+		}
+		var rows []Row
+		for _, f := range l.Files {
+			if f.Kind != store.KindSession || f.Size == 0 {
+				continue
+			}
+			r := Row{ProjectPath: f.Project}
+			r.File = f
+			r.LastActive = f.ModTime
+			r.Title = f.Session
+			r.index()
+			rows = append(rows, r)
+		}
+		sortRows(rows)
+		return scannedMsg{layout: l, rows: rows}
+	}
+}
+
+// detailsCmd glances at every session of l (head and tail of each
+// transcript only), as cfix ls does.
+func detailsCmd(l *store.Layout) tea.Cmd {
+	return func() tea.Msg {
+		live, err := liveSessions(l.Root)
+		if err != nil {
+			return detailsMsg{err: err}
+		}
+		ss := store.SessionsOf(l, live)
+		paths := map[string]string{}
+		for _, p := range store.ProjectsOf(l, ss) {
+			if len(p.Paths) > 0 {
+				paths[p.Folder] = strings.Join(p.Paths, ", ")
+			}
+		}
+		rows := make([]Row, 0, len(ss))
+		for _, s := range ss {
+			if s.Hidden() {
+				continue
+			}
+			r := Row{SessionInfo: s, ProjectPath: paths[s.Project], Detailed: true}
+			if r.ProjectPath == "" {
+				r.ProjectPath = s.Project
+			}
+			r.index()
+			rows = append(rows, r)
+		}
+		sortRows(rows)
+		return detailsMsg{rows: rows}
+	}
+}
+
+// sortRows sorts newest first.
+func sortRows(rows []Row) {
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		if c := b.LastActive.Compare(a.LastActive); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+}
+
+func liveSessions(root string) (map[string]bool, error) {
+	ls, err := store.LiveSessions(root)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]bool{}
+	for _, l := range ls {
+		if l.Running && l.SessionID != "" {
+			m[l.SessionID] = true
+		}
+	}
+	return m, nil
+}
+
+// PreviewCap bounds what a preview holds of a conversation: its last
+// PreviewCap bytes as cfix export writes it.
+const PreviewCap = 256 << 10
+
+// previewMsg is the preview of the session at path.
+type previewMsg struct {
+	gen  uint64
+	path string
+	text string
+	cut  bool
+	err  error
+}
+
+var errStale = errors.New("preview no longer wanted")
+
+// tail keeps the last n bytes written to it; it stops the writer once
+// its generation is no longer the wanted one.
+type tail struct {
+	buf  []byte
+	n    int
+	cut  bool
+	gen  uint64
+	want *atomic.Uint64
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	if t.want != nil && t.want.Load() != t.gen {
+		return 0, errStale
+	}
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*t.n {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tail) text() string {
+	b := t.buf
+	if len(b) > t.n {
+		b, t.cut = b[len(b)-t.n:], true
+	}
+	if t.cut {
+		// Start at a whole line.
+		if i := strings.IndexByte(string(b), '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	return string(b)
+}
+
+// previewCmd exports the session at path as Markdown into a bounded
+// buffer: a session of any size is read as a stream, and only the last
+// PreviewCap bytes of its export are kept.
+func previewCmd(root, path string, gen uint64, want *atomic.Uint64) tea.Cmd {
+	return func() tea.Msg {
+		msg := previewMsg{gen: gen, path: path}
+		fam, err := show.Resolve(root, path)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		t := &tail{n: PreviewCap, gen: gen, want: want}
+		if err := export.Write(t, fam, export.Options{Format: "md"}); err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.text = sanitize(t.text())
+		msg.cut = t.cut
+		return msg
+	}
+}
+
+// sanitize writes the control characters of text (but tabs and
+// newlines) as escapes, so nothing of a transcript reaches the terminal
+// as an escape sequence.
+func sanitize(text string) string {
+	lines := strings.Split(strings.ReplaceAll(text, "\t", "    "), "\n")
+	for i, l := range lines {
+		lines[i] = visible.String(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+var _ io.Writer = (*tail)(nil)
+
+// exportedMsg says where the export of a session was written.
+type exportedMsg struct {
+	file string
+	err  error
+}
+
+// pagedMsg: the pager showing file ended.
+type pagedMsg struct {
+	file string
+	err  error
+}
+
+// exportCmd writes the session at path as Markdown (as cfix export
+// writes it) into a new file of the temporary folder, outside the store.
+func exportCmd(root, path, id string) tea.Cmd {
+	return func() tea.Msg {
+		fam, err := show.Resolve(root, path)
+		if err != nil {
+			return exportedMsg{err: err}
+		}
+		f, err := os.CreateTemp("", "cfix-"+short(id)+"-*.md")
+		if err != nil {
+			return exportedMsg{err: err}
+		}
+		err = export.Write(f, fam, export.Options{Format: "md"})
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return exportedMsg{err: err}
+		}
+		return exportedMsg{file: f.Name()}
+	}
+}
+
+// pagerCmd shows file in $CFIX_PAGER, else $PAGER, else less, with the
+// terminal handed to it (the browser comes back when it ends).
+func pagerCmd(file string) tea.Cmd {
+	pager := os.Getenv("CFIX_PAGER")
+	if pager == "" {
+		pager = os.Getenv("PAGER")
+	}
+	if pager == "" {
+		pager = "less"
+	}
+	c := exec.Command("sh", "-c", pager+` "$1"`, "sh", file)
+	return tea.ExecProcess(c, func(err error) tea.Msg { return pagedMsg{file: file, err: err} })
+}

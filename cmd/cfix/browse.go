@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/archive"
+	"github.com/cfix-dev/cfix/browse"
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/store"
+)
+
+func newBrowseCmd() *cobra.Command {
+	o := &resumeOptions{}
+	cmd := &cobra.Command{
+		Use:   "browse [-- CLAUDE-ARGS...]",
+		Short: "Browse every session of the store, preview it, repair or remove it, and resume it",
+		Long: `Browse is a full-screen browser of every session of every project, newest
+first, with what cfix ls shows of each (last activity, messages, size,
+subagents, health, live and stub marks). Typing filters the list (the words
+are found in the title, the first prompt, the project path or the id, as
+they are or with letters between); Tab switches between this directory's
+project and the whole store. Below the list, the selected conversation as
+cfix export writes it, its last messages in view.
+
+Enter resumes the selected session as cfix resume does (the check, the
+repair it offers, then claude --resume in the session's directory;
+arguments after -- go to claude). Esc leaves the filter for the action
+keys: e exports the session as Markdown into the temporary folder and
+opens it in $CFIX_PAGER, else $PAGER, else less; r repairs, d removes, a
+archives the session, u undoes the store's last change: each shows its
+plan and applies it only on y, as the command does with --apply (the lock,
+the journal: cfix undo takes it back). A live session is not changed. ? lists the keys; q or Ctrl+C quits.
+
+Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
+stdout is not a terminal.`,
+		Example: `  cfix browse
+  cfix browse --root /backup/.claude
+  cfix browse -- --fork-session`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.streams(cmd)
+			var extra []string
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				args, extra = args[:at], args[at:]
+			}
+			if len(args) > 0 {
+				return usageError(fmt.Errorf("browse takes no session (%s): cfix resume SESSION opens one", args[0]))
+			}
+			return runBrowse(o, extra)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	f.StringVar(&o.claude, "claude", "", "the Claude Code program Enter starts (default $CFIX_CLAUDE, else claude from PATH)")
+	return cmd
+}
+
+func runBrowse(o *resumeOptions, extra []string) error {
+	root, err := resolveRoot(o.root)
+	if err != nil {
+		return err
+	}
+	in, iok := o.in.(*os.File)
+	out, ook := o.out.(*os.File)
+	if !iok || !ook || !isTerminal(in) || !isTerminal(out) {
+		return usageError(errors.New("browse needs a terminal (cfix ls lists the sessions)"))
+	}
+	here := ""
+	if wd, err := os.Getwd(); err == nil {
+		if real, err := filepath.EvalSymlinks(wd); err == nil {
+			wd = real
+		}
+		here = store.FolderFor(root, wd)
+	}
+	m := browse.New(browse.Options{
+		Root: root,
+		Here: here,
+		Plan: func(a browse.Action, path string) (*browse.Planned, error) { return browsePlan(root, a, path) },
+	})
+	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out))
+	if _, err := p.Run(); err != nil {
+		return &exitError{code: exitFound, err: fmt.Errorf("browse: %w", err)}
+	}
+	if m.Chosen == "" {
+		return nil
+	}
+	o.root = root
+	return runResume(o, []string{m.Chosen}, extra)
+}
+
+// browsePlan plans an action of browse as its command does; what applies
+// it is the command's own --apply --yes path (the lock, the journal).
+func browsePlan(root string, a browse.Action, path string) (*browse.Planned, error) {
+	switch a {
+	case browse.Repair:
+		cs, err := repair.Plan(repair.Options{Root: root, Targets: []string{path}})
+		return planned(root, cs, err)
+	case browse.Remove:
+		cs, err := archive.Rm(archive.RmOptions{Root: root, Sessions: []string{path}})
+		return planned(root, cs, err)
+	case browse.Archive:
+		dir, err := archiveDir("")
+		if err != nil {
+			return nil, err
+		}
+		p, err := archive.Archive(archive.Options{Root: root, Dir: dir, Sessions: []string{path}})
+		if err != nil {
+			return nil, err
+		}
+		p.Cleanup()
+		// The archive files are built when it is applied: planned again,
+		// as cfix archive --apply plans it.
+		return &browse.Planned{ChangeSet: p.ChangeSet, Show: func(w io.Writer) error { return showArchive(w, p.ChangeSet, p) }, Apply: func() (string, error) {
+			o := &archiveOptions{planFlags: applyFlags(root)}
+			err := runArchive(o, []string{path})
+			return o.out.(*bytes.Buffer).String(), err
+		}}, nil
+	case browse.Undo:
+		base, err := changeset.DefaultJournalDir()
+		if err != nil {
+			return nil, err
+		}
+		js, err := changeset.ListJournals(base, root)
+		if err != nil {
+			return nil, err
+		}
+		dir := ""
+		for _, j := range js {
+			if j.State != "undone" && j.State != "rolled-back" && j.Command != "undo" {
+				dir = j.Dir
+				break
+			}
+		}
+		if dir == "" {
+			return nil, errors.New("no journal to undo for store " + root)
+		}
+		cs, err := changeset.Undo(dir)
+		if err != nil {
+			return nil, fmt.Errorf("journal %s: %w", dir, err)
+		}
+		// Applied as cfix undo --apply JOURNAL: under the lock, the
+		// journal marked undone.
+		return &browse.Planned{ChangeSet: cs, Apply: func() (string, error) {
+			o := &undoOptions{planFlags: applyFlags(root)}
+			err := runUndo(o, []string{dir})
+			return o.out.(*bytes.Buffer).String(), err
+		}}, nil
+	}
+	return nil, fmt.Errorf("browse: no action %q", a)
+}
+
+// planned is a change set and its apply, as --apply --yes applies it.
+func planned(root string, cs *changeset.ChangeSet, err error) (*browse.Planned, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &browse.Planned{ChangeSet: cs, Apply: func() (string, error) {
+		f := applyFlags(root)
+		err := runPlan(&f, cs)
+		return f.out.(*bytes.Buffer).String(), err
+	}}, nil
+}
+
+// applyFlags are the flags of an apply browse makes: --apply --yes
+// --stat, its output kept for the dialog.
+func applyFlags(root string) planFlags {
+	var b bytes.Buffer
+	return planFlags{root: root, apply: true, yes: true, stat: true, out: &b, errOut: &b}
+}

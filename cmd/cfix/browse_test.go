@@ -1,0 +1,326 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/shell"
+	"github.com/cfix-dev/cfix/internal/wild"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// tmuxTerm is a terminal of tmux running one command, read as a person
+// sees it.
+type tmuxTerm struct {
+	t      *testing.T
+	socket string
+}
+
+// newTmux starts command in a w×h terminal of a tmux server of its own;
+// the pane stays after the command ends.
+func newTmux(t *testing.T, w, h int, env []string, command string) *tmuxTerm {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	tm := &tmuxTerm{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	args := []string{"new-session", "-d", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "env"}
+	args = append(args, env...)
+	args = append(args, "sh", "-c", command+`; echo "EXITED $?"; sleep 600`)
+	tm.run(args...)
+	tm.run("set-option", "-g", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+	return tm
+}
+
+func (tm *tmuxTerm) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys types text (tmux key names: Enter, Escape, Tab, C-c).
+func (tm *tmuxTerm) keys(keys ...string) {
+	tm.run(append([]string{"send-keys", "-t", "0"}, keys...)...)
+}
+
+func (tm *tmuxTerm) typed(text string) { tm.run("send-keys", "-t", "0", "-l", text) }
+
+func (tm *tmuxTerm) screen() string { return tm.run("capture-pane", "-p", "-J", "-t", "0") }
+
+// waitFor waits until the screen shows every one of want, and returns it.
+func (tm *tmuxTerm) waitFor(what string, want ...string) string {
+	tm.t.Helper()
+	var s string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		s = tm.screen()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(s, w)
+		}
+		if ok {
+			return s
+		}
+	}
+	tm.t.Fatalf("%s: the screen never showed %q:\n%s", what, want, s)
+	return ""
+}
+
+// waitUntil waits until ok says yes of the screen.
+func (tm *tmuxTerm) waitUntil(what string, ok func(screen string) bool) {
+	tm.t.Helper()
+	var s string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if s = tm.screen(); ok(s) {
+			return
+		}
+	}
+	tm.t.Fatalf("%s: never on the screen:\n%s", what, s)
+}
+
+// flags reads tmux's format variables of the pane.
+func (tm *tmuxTerm) flags() string {
+	return strings.TrimSpace(tm.run("display-message", "-p", "-t", "0", "alt=#{alternate_on} mouse=#{mouse_any_flag} cursor=#{cursor_flag}"))
+}
+
+// buildCfix builds the cfix binary for a test that runs it in a terminal.
+func buildCfix(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cfix")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBrowseInATerminal drives cfix browse in a real terminal (tmux) on a
+// copy of the 2.1.88 corpus store: the list, the filtered list, the
+// preview's planted text, the repair dialog of a torn session and its
+// apply, then Enter on a session whose directory exists, which runs the
+// client there after the terminal is given back.
+func TestBrowseInATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cfix and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	bin := buildCfix(t)
+	tmp := t.TempDir()
+	root := damage.CopyStoreTo(t, damage.V88, tmp)
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "CFIX_ARCHIVE_DIR=" + filepath.Join(tmp, "archive"),
+		"XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
+	// The last answer of the alpha session, planted; then its last line torn.
+	p := damage.MainFile(root)
+	n := damage.FindLast(t, p, damage.IsType("assistant"))
+	damage.EditLine(t, p, n, func(m map[string]any) {
+		m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "PLANTED-IN-THE-PREVIEW"}}
+	})
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","message":{"role":"us`)
+	f.Close()
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	// A clone of the gamma session into a directory that exists, and a
+	// client that says how it was started.
+	work := filepath.Join(tmp, "moved-here")
+	os.Mkdir(work, 0o755)
+	gamma := "d835ba00"
+	clone := exec.Command(bin, "clone", gamma, "--to", work, "--root", root, "--apply", "--yes")
+	clone.Env = append(os.Environ(), env...)
+	if out, err := clone.CombinedOutput(); err != nil {
+		t.Fatalf("cfix clone: %v\n%s", err, out)
+	}
+	// A pager that keeps what it was given to show.
+	pager := filepath.Join(tmp, "pager")
+	paged := filepath.Join(tmp, "paged.md")
+	os.WriteFile(pager, []byte("#!/bin/sh\ncp \"$1\" "+shell.Quote(paged)+"\n"), 0o755)
+	env = append(env, "CFIX_PAGER="+pager)
+	client := filepath.Join(tmp, "claude")
+	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
+	for _, m := range []string{"NO_COLOR=1", ""} {
+		t.Run("color="+fmt.Sprint(m == ""), func(t *testing.T) {
+			e := env
+			if m != "" {
+				e = append(e, m)
+			}
+			tm := newTmux(t, 100, 30, e, fmt.Sprintf("cd / && %s browse --root %s --claude %s", bin, shell.Quote(root), shell.Quote(client)))
+			tm.waitFor("the list", "5/5", "hello, first session", "a fresh one in gamma", "second project")
+			if got := tm.flags(); !strings.Contains(got, "alt=1") || !strings.Contains(got, "mouse=1") {
+				t.Errorf("browse runs with %s, want the alternate screen and the mouse", got)
+			}
+			if m != "" {
+				esc := tm.run("capture-pane", "-p", "-e", "-t", "0")
+				if regexp.MustCompile(`\x1b\[[0-9;]*(3[0-7]|38;|9[0-7])[;m]`).MatchString(esc) {
+					t.Errorf("with NO_COLOR, the screen has colours:\n%q", esc)
+				}
+			}
+			tm.typed("hello")
+			s := tm.waitFor("the filtered list", "1/5", "PLANTED-IN-THE-PREVIEW", "hello, first session")
+			if strings.Contains(s, "a fresh one in gamma") || m == "" && !strings.Contains(s, "1E") {
+				t.Errorf("filtered by hello:\n%s", s)
+			}
+			if m == "" {
+				tm.keys("Escape")
+				tm.waitFor("the action keys", "r repair")
+				tm.keys("r")
+				tm.waitFor("the plan dialog", "cfix repair session 3ba86ea1: the plan", "drop the torn last line", "apply these changes? [y] yes")
+				tm.keys("y")
+				tm.waitFor("the apply", "applied 1 change", "backup journal")
+				tm.keys("Enter")
+				// The list read again: the session is healthy.
+				tm.waitUntil("the list after the repair", func(s string) bool {
+					return strings.Contains(s, "hello, first session") && !strings.Contains(s, "1E") && !strings.Contains(s, "loading")
+				})
+				v := exec.Command(bin, "validate", "--root", root, p)
+				v.Env = append(os.Environ(), env...)
+				if out, err := v.CombinedOutput(); err != nil {
+					t.Errorf("validate after the repair: %v\n%s", err, out)
+				}
+				// u: the undo of that repair, planned, then applied.
+				tm.keys("u")
+				tm.waitFor("the undo dialog", "cfix undo of the last change: the plan", "apply these changes? [y] yes")
+				tm.keys("y")
+				tm.waitFor("the undo", "applied 1 change")
+				tm.keys("Enter")
+				tm.waitUntil("the list after the undo", func(s string) bool {
+					return strings.Contains(s, "hello, first session") && strings.Contains(s, "1E") && !strings.Contains(s, "loading")
+				})
+				// a: the archive of the second project's session, planned,
+				// declined, then applied.
+				tm.keys("Escape")
+				tm.waitFor("the whole list", "5/5")
+				tm.keys("/")
+				tm.waitFor("the filter", "esc: actions")
+				tm.typed("second project")
+				tm.waitFor("the filtered list", "1/5")
+				tm.keys("Escape")
+				tm.waitFor("the action keys", "r repair")
+				tm.keys("a")
+				tm.waitFor("the archive dialog", "cfix archive session faa4037a: the plan", "apply these changes? [y] yes")
+				tm.keys("n")
+				tm.waitFor("the dialog declined", "second project", "r repair")
+				tm.keys("a")
+				tm.waitFor("the archive dialog", "cfix archive session faa4037a: the plan")
+				tm.keys("y")
+				tm.waitFor("the archive", "applied 2 changes")
+				tm.keys("Enter")
+				tm.waitFor("the list after the archive", "0/4")
+				if m, _ := filepath.Glob(filepath.Join(tmp, "archive", "*")); len(m) == 0 {
+					t.Errorf("no archive file in %s", filepath.Join(tmp, "archive"))
+				}
+				// Enter on the clone, in a directory that exists.
+				// Still among the action keys: Esc clears the filter.
+				tm.keys("Escape")
+				tm.waitFor("the whole list", "4/4")
+				tm.keys("/")
+				tm.waitFor("the filter", "esc: actions")
+				tm.typed(filepath.Base(work))
+				tm.waitFor("the clone", "1/4", "a fresh one in gamma", work)
+				tm.keys("Enter")
+			} else {
+				tm.keys("Escape")
+				tm.waitFor("the action keys", "r repair")
+				// e: the export, opened in the pager.
+				tm.keys("e")
+				tm.waitFor("the export", "exported to ")
+				if b, err := os.ReadFile(paged); err != nil || !strings.Contains(string(b), "PLANTED-IN-THE-PREVIEW") || !strings.Contains(string(b), "# Session "+damage.V88Session) {
+					t.Errorf("the pager was given %q (%v)", b, err)
+				}
+				if got := tm.flags(); !strings.Contains(got, "alt=1") || !strings.Contains(got, "mouse=1") {
+					t.Errorf("after the pager, browse runs with %s", got)
+				}
+				tm.keys("q")
+			}
+			s = tm.waitFor("the exit", "EXITED")
+			if strings.Contains(s, "cfix browse ·") {
+				t.Errorf("the browser's screen stayed:\n%s", s)
+			}
+			if got := tm.flags(); !strings.Contains(got, "alt=0") || !strings.Contains(got, "mouse=0") || !strings.Contains(got, "cursor=1") {
+				t.Errorf("after browse the terminal is left %s", got)
+			}
+			if m == "" {
+				if !regexp.MustCompile(`CLIENT --resume [0-9a-f-]{36} IN ` + regexp.QuoteMeta(work)).MatchString(s) {
+					t.Errorf("enter did not start the client in %s:\n%s", work, s)
+				}
+				if !strings.Contains(s, "EXITED 0") {
+					t.Errorf("exit status:\n%s", s)
+				}
+			} else if !strings.Contains(s, "EXITED 0") {
+				t.Errorf("q: exit status:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestBrowseWildInATerminal lists, filters and previews a copy of a wild
+// store, and quits with Ctrl+C.
+func TestBrowseWildInATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cfix and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	bin := buildCfix(t)
+	root := wild.Copy(t, "2.1.87")
+	l, err := store.Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []store.SessionInfo
+	for _, s := range store.SessionsOf(l, nil) {
+		if !s.Hidden() {
+			ss = append(ss, s)
+		}
+	}
+	slices.SortStableFunc(ss, func(a, b store.SessionInfo) int {
+		if c := b.LastActive.Compare(a.LastActive); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	count, newest := len(ss), &ss[0]
+	tmp := t.TempDir()
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
+	tm := newTmux(t, 60, 24, env, fmt.Sprintf("%s browse --root %s", bin, shell.Quote(root)))
+	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8], "esc actions · tab scope · enter resume · ? keys")
+	// The mouse wheel (as the terminal sends it, SGR) over the list, down
+	// a row and up again.
+	tm.typed("\x1b[<65;10;3M")
+	tm.waitFor("the wheel down", "> "+ss[1].Session[:8])
+	tm.typed("\x1b[<64;10;3M")
+	tm.waitFor("the wheel up", "> "+newest.Session[:8])
+	tm.typed(newest.Session[:8])
+	s := tm.waitFor("the filtered list", "filter: "+newest.Session[:8], "── "+newest.Session, "#### ")
+	for _, line := range strings.Split(s, "\n") {
+		if len([]rune(line)) > 60 {
+			t.Errorf("a line wider than the terminal: %q", line)
+		}
+	}
+	tm.keys("Escape")
+	tm.waitFor("the action keys at 60 columns", "enter resume · r repair · d rm · a archive · ? keys · q quit")
+	tm.keys("?")
+	tm.waitFor("the keys", "u          undo", "e          export")
+	tm.keys("x")
+	tm.waitFor("the help closed", "? keys · q quit")
+	tm.keys("C-c")
+	s = tm.waitFor("the exit", "EXITED 0")
+	if got := tm.flags(); !strings.Contains(got, "alt=0") || !strings.Contains(got, "mouse=0") {
+		t.Errorf("after Ctrl+C the terminal is left %s:\n%s", got, s)
+	}
+}
