@@ -50,11 +50,6 @@ func New(opts Options) *mcp.Server {
 	return srv
 }
 
-// Serve serves the protocol over stdin and stdout until the client hangs up.
-func Serve(ctx context.Context, opts Options) error {
-	return New(opts).Run(ctx, &mcp.StdioTransport{})
-}
-
 type server struct {
 	opts Options
 }
@@ -210,7 +205,7 @@ func suggest(root, arg string) string {
 	if len(best) > 3 {
 		best = best[:3]
 	}
-	return "; did you mean " + strings.Join(best, " or ") + "?"
+	return " (did you mean " + strings.Join(best, " or ") + "?)"
 }
 
 // health sums up quick findings in words: "ok", or errors and warnings.

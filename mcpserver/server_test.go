@@ -1,9 +1,12 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/export"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/show"
@@ -374,8 +378,8 @@ func TestErrors(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"read_session", map[string]any{"session": "3f2a"}, "no session matches 3f2a; "},
-		{"read_session", map[string]any{"session": "bc1d"}, "did you mean " + alpha},
+		{"read_session", map[string]any{"session": "3f2a"}, "no session matches 3f2a (did you mean 3889a50a-2e6b-4eb4-8d05-b4092bcb402d?); list_sessions gives the ids"},
+		{"read_session", map[string]any{"session": "bc1d"}, "(did you mean " + alpha + "?)"},
 		{"session_health", map[string]any{"session": "ffffffff"}, "no session matches ffffffff"},
 		{"read_session", map[string]any{"session": ""}, "session is empty"},
 		{"read_session", map[string]any{"session": "/etc/passwd"}, "is a path"},
@@ -424,5 +428,145 @@ func TestMalformed(t *testing.T) {
 		if out.Total != 5 {
 			t.Errorf("after %s: %+v", p.Name, out)
 		}
+	}
+}
+
+// TestInstall plans the entry as `claude mcp add --scope user cfix -- cfix
+// mcp` of Claude Code 2.1.332 writes it, byte for byte (testdata holds what
+// it wrote into the corpus's .claude.json), and its removal as `claude mcp
+// remove --scope user cfix` does.
+func TestInstall(t *testing.T) {
+	home := t.TempDir()
+	root := damage.CopyStoreTo(t, "2.1.332", home)
+	conf := filepath.Join(home, ".claude.json")
+	orig, err := os.ReadFile(filepath.Join(damage.Corpus(), "2.1.332", ".claude.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, _ := os.ReadFile("testdata/claude-mcp-add.json")
+	removed, _ := os.ReadFile("testdata/claude-mcp-remove.json")
+	plan := func(content []byte, remove bool) *changeset.ChangeSet {
+		t.Helper()
+		if err := os.WriteFile(conf, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := PlanInstall(root, remove)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	cs := plan(orig, false)
+	if len(cs.Ops) != 1 || cs.Ops[0].Action != changeset.Rewrite || cs.Ops[0].Path != conf || string(cs.Ops[0].Data) != string(added) {
+		t.Fatalf("install: %+v\n%s", cs.Ops, cs.Ops[0].Data)
+	}
+	if cs := plan(added, false); len(cs.Ops) != 0 || !strings.Contains(cs.Notes[0], "installed already") {
+		t.Errorf("installed twice: %+v", cs)
+	}
+	cs = plan(added, true)
+	if len(cs.Ops) != 1 || string(cs.Ops[0].Data) != string(removed) {
+		t.Fatalf("uninstall: %+v", cs.Ops)
+	}
+	if cs := plan(removed, true); len(cs.Ops) != 0 || !strings.Contains(cs.Notes[0], "no cfix MCP server") {
+		t.Errorf("uninstalled twice: %+v", cs)
+	}
+	// Beside another server: added last, taken out to the byte.
+	other := []byte("{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    }\n  }\n}\n")
+	cs = plan(other, false)
+	want := "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    },\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n"
+	if string(cs.Ops[0].Data) != want {
+		t.Fatalf("beside another:\n%s", cs.Ops[0].Data)
+	}
+	if cs := plan([]byte(want), true); string(cs.Ops[0].Data) != string(other) {
+		t.Errorf("taken out from beside another:\n%s", cs.Ops[0].Data)
+	}
+	first := []byte("{\"mcpServers\": {\"cfix\": {\"command\": \"old\"}, \"other\": {}}}")
+	if cs := plan(first, true); string(cs.Ops[0].Data) != `{"mcpServers": {"other": {}}}` {
+		t.Errorf("taken out before another: %s", cs.Ops[0].Data)
+	}
+	if cs := plan(first, false); !strings.Contains(cs.Ops[0].Reason, `replace the cfix MCP server's entry {"command": "old"}`) {
+		t.Errorf("replace: %+v", cs.Ops[0])
+	}
+	if cs := plan([]byte("{}"), false); string(cs.Ops[0].Data) != "{\n  \"mcpServers\": {\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}" {
+		t.Errorf("into {}:\n%s", cs.Ops[0].Data)
+	}
+
+	// Errors: a file that is not JSON, one that is not there.
+	os.WriteFile(conf, []byte("{oops"), 0o600)
+	if _, err := PlanInstall(root, false); err == nil || !strings.Contains(err.Error(), conf+" is not valid JSON") {
+		t.Errorf("not JSON: %v", err)
+	}
+	os.Remove(conf)
+	if _, err := PlanInstall(root, false); err == nil || !strings.Contains(err.Error(), "start claude once") {
+		t.Errorf("no file: %v", err)
+	}
+}
+
+// TestServeMalformed speaks to Serve as a client over stdio does: lines
+// that are no JSON-RPC message get the protocol's error, and the server
+// answers the requests after them.
+func TestServeMalformed(t *testing.T) {
+	root := damage.CopyStore(t, "2.1.332")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	dir := t.TempDir()
+	go func() {
+		err := Serve(context.Background(), Options{Root: root, Dir: dir}, inR, outW)
+		// A server that stops answers nothing more.
+		outW.Close()
+		inR.CloseWithError(errors.New("the server stopped"))
+		done <- err
+	}()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send := func(s string) {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("no answer: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("answer %s: %v", lines.Bytes(), err)
+		}
+		return m
+	}
+	code := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := recv(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct {
+		line string
+		code float64
+		id   any
+	}{
+		{"this is not json", -32700, nil},
+		{`{"id":7,"method":"tools/list"}`, -32600, 7.0},
+		{`[]`, -32600, nil},
+		{`{"jsonrpc":"2.0","id":8,"method":"no/such"}`, -32601, 8.0},
+	} {
+		send(c.line)
+		if m := recv(); code(m) != c.code || m["id"] != c.id {
+			t.Errorf("%s: %v, want code %v", c.line, m, c.code)
+		}
+		send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_sessions","arguments":{"project":"all"}}}`)
+		if m := recv(); m["id"] != 9.0 || m["result"] == nil {
+			t.Errorf("after %s: %v", c.line, m)
+		}
+	}
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
 	}
 }

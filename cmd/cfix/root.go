@@ -72,7 +72,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newTrimCmd(), newForkCmd())
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
-	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd())
+	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd())
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
