@@ -63,22 +63,25 @@ is "cfix" with the arguments ["mcp"].`,
 func newMCPInstallCmd(remove bool) *cobra.Command {
 	opts := &planFlags{}
 	name, short := "install", "Plan (and with --apply, make) the entry that adds cfix mcp to Claude Code's user configuration"
-	what := "adds the cfix server to"
+	long := `Mcp install adds the cfix server to the mcpServers of Claude Code's user
+configuration (~/.claude.json beside ~/.claude, $CLAUDE_CONFIG_DIR/.claude.json)
+as claude mcp add --scope user cfix -- cfix mcp does: {"type": "stdio",
+"command": "cfix", "args": ["mcp"], "env": {}}.`
 	if remove {
-		name, short, what = "uninstall", "Plan (and with --apply, make) taking cfix mcp out of Claude Code's user configuration", "takes the cfix server out of"
+		name, short = "uninstall", "Plan (and with --apply, make) taking cfix mcp out of Claude Code's user configuration"
+		long = `Mcp uninstall takes the cfix server out of the mcpServers of Claude Code's
+user configuration (~/.claude.json beside ~/.claude,
+$CLAUDE_CONFIG_DIR/.claude.json) as claude mcp remove --scope user cfix does.`
 	}
 	cmd := &cobra.Command{
 		Use:     name,
 		Example: fmt.Sprintf("  cfix mcp %s\n  cfix mcp %s --apply --yes", name, name),
 		Short:   short,
-		Long: fmt.Sprintf(`Mcp %s %s the mcpServers of Claude Code's user
-configuration (~/.claude.json beside ~/.claude, $CLAUDE_CONFIG_DIR/.claude.json),
-as claude mcp add --scope user cfix -- cfix mcp (claude mcp remove --scope
-user cfix) does: {"type": "stdio", "command": "cfix", "args": ["mcp"],
-"env": {}}. Only the bytes of that entry change. A dry run shows the change;
---apply makes it with a backup that cfix undo restores.
+		Long: long + `
+Only the bytes of that entry change. A dry run shows the change; --apply
+makes it with a backup that cfix undo restores.
 
-`, name, what) + plannerExitStatus,
+` + plannerExitStatus,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.streams(cmd)
