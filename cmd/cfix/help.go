@@ -23,7 +23,7 @@ var groups = []struct {
 	{"change", "Change the store (a dry run unless --apply; cfix undo takes it back):", []string{"repair", "prune", "trim", "fork", "clone", "move", "move-project", "rm", "archive", "restore"}},
 	{"journal", "Plans and journals:", []string{"apply", "undo", "journal"}},
 	{"guard", "Set and forget (Claude Code runs cfix from its hooks):", []string{"guard", "hook"}},
-	{"other", "Other commands:", []string{"version"}},
+	{"other", "Other commands:", []string{"mcp", "version"}},
 }
 
 // setGroups sorts the root's commands into groups; help and completion

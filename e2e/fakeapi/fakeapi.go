@@ -11,6 +11,8 @@
 //	WRITE: path :: text  a Write tool_use
 //	READ: path           a Read tool_use
 //	TODO: a, b           a TodoWrite tool_use
+//	MCP: name {json}     a tool_use of the tool name (an MCP server's tool:
+//	                     mcp__cfix__search_sessions) with the JSON input
 //	THINK: text          a thinking block, then a text block (or the command
 //	                     that follows: "THINK: hmm BASH: ls")
 //

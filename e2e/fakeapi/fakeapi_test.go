@@ -370,6 +370,17 @@ func TestScriptCommands(t *testing.T) {
 			t.Errorf("got %s %v", m.Content[0].Name, in)
 		}
 	})
+	t.Run("mcp", func(t *testing.T) {
+		mcpTool := tool("mcp__cfix__search_sessions")
+		m := ask(t, s, request(false, append(all, mcpTool), userText(`MCP: mcp__cfix__search_sessions {"query": "zebra", "limit": 3}`)))
+		if len(m.Content) != 1 || m.Content[0].Name != "mcp__cfix__search_sessions" || input(t, m.Content[0])["query"] != "zebra" || input(t, m.Content[0])["limit"] != 3.0 {
+			t.Errorf("got %+v", m.Content)
+		}
+		m = ask(t, s, request(false, append(all, mcpTool), userText(`MCP: mcp__cfix__search_sessions {oops`)))
+		if len(m.Content) != 1 || m.Content[0].Type != "text" || !strings.Contains(m.Content[0].Text, "not a JSON object") {
+			t.Errorf("bad input: %+v", m.Content)
+		}
+	})
 	t.Run("read", func(t *testing.T) {
 		m := ask(t, s, request(false, all, userText("READ: /etc/hostname")))
 		if m.Content[0].Name != "Read" || input(t, m.Content[0])["file_path"] != "/etc/hostname" {

@@ -49,7 +49,7 @@ func textBlock(s string) outBlock { return outBlock{Type: "text", Text: &s} }
 func (r *reply) addText(s string) { r.Blocks = append(r.Blocks, textBlock(s)) }
 
 // Script commands, recognized in the latest user text.
-var commands = []string{"BASH2:", "BASH:", "AGENT:", "WRITE:", "READ:", "TODO:", "THINK:"}
+var commands = []string{"BASH2:", "BASH:", "AGENT:", "WRITE:", "READ:", "TODO:", "THINK:", "MCP:"}
 
 var reminderRE = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
 
@@ -230,6 +230,14 @@ func (s *Server) command(tools []Tool, text string) reply {
 		s.toolUse(&r, tools, []string{"Read"}, map[string]any{"file_path": arg})
 	case "TODO:":
 		s.toolUse(&r, tools, []string{"TodoWrite"}, todoInput(tools, arg))
+	case "MCP:":
+		name, input, _ := strings.Cut(arg, " ")
+		in := map[string]any{}
+		if err := json.Unmarshal([]byte(input), &in); err != nil && strings.TrimSpace(input) != "" {
+			r.addText(fmt.Sprintf("fakeapi: MCP: input %q is not a JSON object: %v", input, err))
+			return r
+		}
+		s.toolUse(&r, tools, []string{name}, in)
 	}
 	return r
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cfix-dev/cfix/mcpserver"
+)
+
+func newMCPCmd() *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use: "mcp",
+		Example: `  cfix mcp
+  cfix mcp --root ~/.claude
+  cfix mcp install --apply --yes`,
+		Short: "Serve the store to Claude over MCP: search, list and read past sessions (read-only)",
+		Long: `Mcp serves the Model Context Protocol over stdin and stdout, so that Claude
+(or any MCP client) can recall its own past sessions. It never writes to the
+store. Its tools:
+
+  search_sessions  find a text (literal, or a regex) in prompts, answers,
+                   thinking, tool inputs and outputs: sessions whose title
+                   or first prompt matches first, then the places in the
+                   conversations, each with session id, title, project,
+                   time, role and a snippet; the answer fits max_chars
+  list_sessions    a project's sessions (or all), newest first, with title,
+                   start, last activity, messages and health
+  read_session     a session as cfix export writes it, a page at a time (an
+                   offset and max_chars, or from_turn/to_turn); thinking,
+                   tool outputs and subagents when asked
+  session_health   what cfix validate finds in a session, what a resume does
+                   with it, and the command that fixes it
+
+"This project" is the directory the client starts the server in (Claude Code
+starts it in the project's directory). cfix mcp install adds the server to
+Claude Code's user configuration, as claude mcp add --scope user cfix --
+cfix mcp does; cfix mcp uninstall takes it out. Other clients: the command
+is "cfix" with the arguments ["mcp"].`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := resolveRoot(root)
+			if err != nil {
+				return err
+			}
+			wd, _ := os.Getwd()
+			v := strings.TrimPrefix(strings.SplitN(versionText(), "\n", 2)[0], "cfix ")
+			if err := mcpserver.Serve(context.Background(), mcpserver.Options{Root: r, Version: v, Dir: wd}, os.Stdin, os.Stdout); err != nil {
+				return fmt.Errorf("mcp: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.AddCommand(newMCPInstallCmd(false), newMCPInstallCmd(true))
+	return cmd
+}
+
+func newMCPInstallCmd(remove bool) *cobra.Command {
+	opts := &planFlags{}
+	name, short := "install", "Plan (and with --apply, make) the entry that adds cfix mcp to Claude Code's user configuration"
+	long := `Mcp install adds the cfix server to the mcpServers of Claude Code's user
+configuration (~/.claude.json beside ~/.claude, $CLAUDE_CONFIG_DIR/.claude.json)
+as claude mcp add --scope user cfix -- cfix mcp does: {"type": "stdio",
+"command": "cfix", "args": ["mcp"], "env": {}}.`
+	if remove {
+		name, short = "uninstall", "Plan (and with --apply, make) taking cfix mcp out of Claude Code's user configuration"
+		long = `Mcp uninstall takes the cfix server out of the mcpServers of Claude Code's
+user configuration (~/.claude.json beside ~/.claude,
+$CLAUDE_CONFIG_DIR/.claude.json) as claude mcp remove --scope user cfix does.`
+	}
+	cmd := &cobra.Command{
+		Use:     name,
+		Example: fmt.Sprintf("  cfix mcp %s\n  cfix mcp %s --apply --yes", name, name),
+		Short:   short,
+		Long: long + `
+Only the bytes of that entry change. A dry run shows the change; --apply
+makes it with a backup that cfix undo restores.
+
+` + plannerExitStatus,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.streams(cmd)
+			root, err := resolveRoot(opts.root)
+			if err != nil {
+				return err
+			}
+			cs, err := mcpserver.PlanInstall(root, remove)
+			if err != nil {
+				return planError(err)
+			}
+			return runPlan(opts, cs)
+		},
+	}
+	opts.register(cmd, false)
+	return cmd
+}

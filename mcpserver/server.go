@@ -1,0 +1,237 @@
+// Package mcpserver serves a Claude Code store to a model over the Model
+// Context Protocol: search the sessions, list them, read one a page at a
+// time, and tell what is wrong with one. It only reads the store.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cfix-dev/cfix/show"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// Options configure a server.
+type Options struct {
+	// Root is the store directory.
+	Root string
+	// Version is cfix's version, told to the client.
+	Version string
+	// Dir is the directory that stands for "this project" when the client
+	// names no root (default: the process's working directory).
+	Dir string
+}
+
+// New returns a server with the tools search_sessions, list_sessions,
+// read_session and session_health over the store at opts.Root.
+func New(opts Options) *mcp.Server {
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &server{opts: opts}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cfix", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "cfix reads the Claude Code session store (" + opts.Root + "): every past conversation " +
+			"with Claude Code, by project. Use search_sessions to find where something was discussed or done, " +
+			"list_sessions to see a project's sessions, read_session to read one a page at a time, and " +
+			"session_health to see why a session fails to resume. Nothing here changes the store.",
+	})
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_sessions", Annotations: ro, Description: searchDescription}, s.search)
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_sessions", Annotations: ro, Description: listDescription}, s.list)
+	mcp.AddTool(srv, &mcp.Tool{Name: "read_session", Annotations: ro, Description: readDescription}, s.read)
+	mcp.AddTool(srv, &mcp.Tool{Name: "session_health", Annotations: ro, Description: healthDescription}, s.health)
+	return srv
+}
+
+type server struct {
+	opts Options
+}
+
+// toolError is an error the model reads: the tool call fails with it.
+func toolError(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// clientDir is the directory that stands for "this project": opts.Dir,
+// else the working directory, which a client such as Claude Code starts
+// the server in. (The protocol's roots cannot be asked for while a tool
+// call is served from protocol version 2026-07-28 on, and are deprecated.)
+func (s *server) clientDir() string {
+	if s.opts.Dir != "" {
+		return s.opts.Dir
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// scope is the sessions a call is about: one project folder, or all.
+type scope struct {
+	all    *store.Layout
+	layout *store.Layout // the project's files, or all
+	folder string        // "" for the whole store
+	dir    string        // the directory that named the folder
+}
+
+// scopeOf resolves a project argument: "all", a directory (a project
+// folder's name too), or "" for the client's project when it has sessions
+// in the store, else all.
+func (s *server) scopeOf(ctx context.Context, req *mcp.CallToolRequest, project string) (*scope, string, error) {
+	all, err := store.Scan(s.opts.Root)
+	if err != nil {
+		return nil, "", toolError("the store %s cannot be read: %v", s.opts.Root, err)
+	}
+	sc := &scope{all: all, layout: all}
+	if project == "all" {
+		return sc, "every project", nil
+	}
+	explicit := project != ""
+	if !explicit {
+		project = s.clientDir()
+		if project == "" {
+			return sc, "every project", nil
+		}
+	}
+	t, err := store.NewResolver(s.opts.Root, all).Resolve(project)
+	if err == nil && t.Kind == store.TargetProject {
+		sc.layout, sc.folder, sc.dir = t.Layout, t.Project, project
+		return sc, "project " + project, nil
+	}
+	if !explicit {
+		return sc, "every project (the client's directory " + project + " has no sessions)", nil
+	}
+	return nil, "", toolError("project %q names no project of the store: give the directory a session was started in (list_sessions with project \"all\" lists every project's path), or \"all\"", project)
+}
+
+// projectPaths maps project folders to the real path of their project.
+func projectPaths(l *store.Layout, ss []store.SessionInfo) map[string]string {
+	m := map[string]string{}
+	for _, p := range store.ProjectsOf(l, ss) {
+		if len(p.Paths) > 0 {
+			m[p.Folder] = p.Paths[0]
+		} else {
+			m[p.Folder] = "? (folder " + p.Folder + ")"
+		}
+	}
+	return m
+}
+
+// resolveSession resolves a session argument: an id, a prefix of one, or
+// latest (the newest session of the project). Paths are refused: the
+// server reads the store only.
+func (s *server) resolveSession(ctx context.Context, req *mcp.CallToolRequest, arg, project string) (*show.Family, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		return nil, toolError("session is empty: give a session id, a prefix of one (at least %d characters), or \"latest\"; list_sessions and search_sessions give the ids", store.MinPrefix)
+	}
+	if strings.ContainsAny(arg, `/\`) {
+		return nil, toolError("session %q is a path: give a session id, a prefix of one, or \"latest\"", arg)
+	}
+	if arg == store.Latest {
+		sc, _, err := s.scopeOf(ctx, req, project)
+		if err != nil {
+			return nil, err
+		}
+		if sc.folder == "" {
+			return nil, toolError("\"latest\" needs a project: the client's directory has no sessions in the store; pass project (a directory), or a session id from list_sessions")
+		}
+		var best *store.File
+		for i := range sc.layout.Files {
+			f := &sc.layout.Files[i]
+			if f.Kind != store.KindSession || f.Side() || f.Size == 0 {
+				continue
+			}
+			if best == nil || f.ModTime.After(best.ModTime) || f.ModTime.Equal(best.ModTime) && f.Path > best.Path {
+				best = f
+			}
+		}
+		if best == nil {
+			return nil, toolError("project %s holds no session", sc.dir)
+		}
+		arg = best.Session
+	}
+	fam, err := show.Resolve(s.opts.Root, arg)
+	if err == nil {
+		return fam, nil
+	}
+	var ae *store.AmbiguousError
+	var te *store.TargetError
+	switch {
+	case errors.As(err, &ae):
+		var ids []string
+		for _, c := range ae.Candidates {
+			ids = append(ids, c.Session)
+		}
+		return nil, toolError("session prefix %s matches %d sessions (%s): give more characters of the id", arg, len(ids), strings.Join(ids, ", "))
+	case errors.As(err, &te):
+		return nil, toolError("no session matches %s%s; list_sessions gives the ids of a project's sessions, search_sessions finds one by its text", arg, suggest(s.opts.Root, arg))
+	}
+	return nil, toolError("session %s: %v", arg, err)
+}
+
+// suggest names the sessions whose id is nearest arg's start: those that
+// share the longest prefix with it, at most three.
+func suggest(root, arg string) string {
+	all, err := store.Scan(root)
+	if err != nil {
+		return ""
+	}
+	best, n := []string{}, 0
+	seen := map[string]bool{}
+	for _, f := range all.Files {
+		if f.Kind != store.KindSession || seen[f.Session] {
+			continue
+		}
+		seen[f.Session] = true
+		k := 0
+		for k < len(arg) && k < len(f.Session) && strings.EqualFold(arg[k:k+1], f.Session[k:k+1]) {
+			k++
+		}
+		switch {
+		case k > n:
+			best, n = []string{f.Session}, k
+		case k == n && k > 0:
+			best = append(best, f.Session)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	sort.Strings(best)
+	if len(best) > 3 {
+		best = best[:3]
+	}
+	return " (did you mean " + strings.Join(best, " or ") + "?)"
+}
+
+// health sums up quick findings in words: "ok", or errors and warnings.
+func healthWords(errs, warns int) string {
+	switch {
+	case errs == 0 && warns == 0:
+		return "ok"
+	case warns == 0:
+		return plural(errs, "error")
+	case errs == 0:
+		return plural(warns, "warning")
+	}
+	return plural(errs, "error") + ", " + plural(warns, "warning")
+}
+
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
+
+// stamp renders a time for the model, or "" for none.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
