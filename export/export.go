@@ -13,7 +13,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -58,18 +57,6 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	agent := main.Kind != store.KindSession
 	if agent {
 		x.used = map[string]bool{main.Path: true}
-	}
-	if !agent && fam.Loose == "" && opts.Format != "jsonl" {
-		// The turns are read first, in a pass of their own, and what that
-		// pass held goes back to the system before the export's own (a
-		// line of hundreds of megabytes is read by both).
-		if ts, err := trim.Turns(main.Path); err == nil {
-			x.turns = map[string]int{}
-			for _, tn := range ts {
-				x.turns[tn.UUID] = tn.N
-			}
-		}
-		debug.FreeOSMemory()
 	}
 	t, err := x.open(main, agent)
 	if err != nil {
@@ -153,9 +140,6 @@ type exporter struct {
 	inlined map[int]bool
 	agents  *agents // the family's subagent transcripts, indexed
 	last    string  // the message written last
-	// turns numbers the prompts of the main transcript's resumed history
-	// as cfix fork --turn and cfix show count them (trim.Turns).
-	turns map[string]int
 }
 
 // transcript is one transcript open for export: its graph (where each
@@ -181,8 +165,11 @@ type transcript struct {
 	loader  string
 	cut     bool
 	loose   bool
-	agent   bool // a subagent's transcript
-	stats   *show.Stats
+	// turns numbers the prompts of a main transcript's resumed history
+	// as cfix fork --turn and cfix show count them (trim.Number).
+	turns map[int]int
+	agent bool // a subagent's transcript
+	stats *show.Stats
 	// fork is a forked subagent's fork-context-ref: its context is its
 	// session's conversation, which its transcript does not copy.
 	fork *session.ForkRef
@@ -201,6 +188,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent}
 	c := validate.NewChainReader()
 	seen := 0
+	prompt := map[int]bool{} // graph node → starts a turn (trim.PromptLine)
 	var lines []session.Node // a loose file's lines, for one with no chain
 	st, err := show.ReadLines(f.Path, c, func(ln session.Line) {
 		if t.loose && len(bytes.TrimSpace(ln.Raw)) > 0 {
@@ -227,6 +215,9 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		}
 		for ; seen < len(c.Graph.Nodes); seen++ {
 			n := &c.Graph.Nodes[seen]
+			if !agent && trim.PromptLine(ln.Raw, n) {
+				prompt[seen] = true
+			}
 			if !agent && n.Sidechain && n.Parent == "" && n.Type == "user" {
 				var v struct {
 					Message struct {
@@ -250,6 +241,9 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 	t.fork = c.Graph.Fork
 	loaded, ld := c.Load(agent)
 	t.version, t.loader, t.cut, t.loaded = loaded.Version, loaded.Loader, loaded.Cut, len(ld.Chain)
+	if !agent && !t.loose {
+		t.turns = trim.Number(ld.Chain, prompt)
+	}
 	g := t.g
 	switch {
 	case t.loose && len(ld.Chain) == 0:
@@ -660,7 +654,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 	if role == "assistant" && t.g.Nodes[i].MsgID != "" {
 		key = fmt.Sprintf("%p %s %v", t, t.g.Nodes[i].MsgID, other)
 	}
-	if n := x.turns[t.g.Nodes[i].UUID]; n > 0 && depth == 0 && !other && role == "user" && !t.agent {
+	if n := t.turns[i]; n > 0 && depth == 0 && !other && role == "user" && !t.agent {
 		r.turn(n)
 		x.last = ""
 	}

@@ -200,3 +200,76 @@ func between(s, open, close string) (string, bool) {
 	}
 	return rest[:j], true
 }
+
+// PromptLine reports whether node n, read from the line raw alone (one
+// record), starts a turn, by the rule readLine applies to a parsed entry,
+// read off the bytes: a user entry of the main chain, not meta, not a
+// compaction summary, not a local command's output, with no tool result,
+// holding text (a string that is not blank, a text or image block, or an
+// empty list). Inside a JSON string a quote is escaped, so none of the
+// keys looked for can be matched by text; a prompt given as a string is
+// passed over, not searched (a pasted file of hundreds of megabytes costs
+// one look for its closing quote). Readers that have the graph already
+// (export) number turns with it, as Turns does, without reading the
+// transcript again.
+func PromptLine(raw []byte, n *session.Node) bool {
+	if n.Type != "user" || n.Sidechain || n.Rec > 0 {
+		return false
+	}
+	for _, b := range n.Blocks {
+		if b.Type == "tool_result" {
+			return false
+		}
+	}
+	// The line but a string content: where the keys are looked for.
+	head, tail := raw, []byte(nil)
+	str := false
+	if i := bytes.Index(raw, keyContentString); i >= 0 {
+		j := i + len(keyContentString)
+		if bytes.HasPrefix(raw[j:], []byte("<local-command-")) {
+			return false
+		}
+		head, tail = raw[:i], raw[stringEnd(raw, j):]
+		str = !n.BlankString
+	}
+	has := func(key []byte) bool { return bytes.Contains(head, key) || bytes.Contains(tail, key) }
+	if has([]byte(`"isMeta":true`)) || has(keyCompact) || has([]byte(`"text":"<local-command-`)) {
+		return false
+	}
+	return str || has([]byte(`"type":"text"`)) || has([]byte(`"type":"image"`)) || has([]byte(`"content":[]`))
+}
+
+var keyContentString = []byte(`"content":"`)
+
+// stringEnd returns the index of the quote that closes the JSON string
+// whose text starts at j in raw (len(raw) when none does).
+func stringEnd(raw []byte, j int) int {
+	for j < len(raw) {
+		k := bytes.IndexByte(raw[j:], '"')
+		if k < 0 {
+			return len(raw)
+		}
+		q := j + k
+		back := 0
+		for b := q - 1; b >= 0 && raw[b] == '\\'; b-- {
+			back++
+		}
+		if back%2 == 0 {
+			return q
+		}
+		j = q + 1
+	}
+	return len(raw)
+}
+
+// Number returns the turn numbers of the prompts on a loaded chain: node
+// index → turn, from 1, as Turns numbers them.
+func Number(chain []int, prompt map[int]bool) map[int]int {
+	out := map[int]int{}
+	for _, gi := range chain {
+		if prompt[gi] {
+			out[gi] = len(out) + 1
+		}
+	}
+	return out
+}

@@ -3,6 +3,8 @@ package trim
 import (
 	"strings"
 	"testing"
+
+	"github.com/cfix-dev/cfix/session"
 )
 
 func TestPromptWords(t *testing.T) {
@@ -22,6 +24,27 @@ func TestPromptWords(t *testing.T) {
 			if got := promptWords(strings.NewReader(c.line[:cut])); !strings.HasPrefix(c.want, strings.TrimSuffix(got, "…")) || got == "" {
 				t.Errorf("promptWords(cut %.40s) = %q, want a start of %q", c.line, got, c.want)
 			}
+		}
+	}
+}
+
+// TestPromptLineKeys: the keys of a line are looked for around a string
+// content, never in it; an escaped quote does not end the string.
+func TestPromptLineKeys(t *testing.T) {
+	n := &session.Node{Type: "user"}
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{`{"type":"user","message":{"role":"user","content":"say \"isMeta\":true\\\\"},"uuid":"u"}`, true},
+		{`{"type":"user","message":{"role":"user","content":"hi \\\" there"},"isMeta":true,"uuid":"u"}`, false},
+		{`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"summary"}}`, false},
+		{`{"type":"user","message":{"role":"user","content":"<local-command-stdout>ok</local-command-stdout>"}}`, false},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"look"}]}}`, true},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"<local-command-stderr>x"}]}}`, false},
+	} {
+		if got := PromptLine([]byte(c.line), n); got != c.want {
+			t.Errorf("PromptLine(%s) = %v, want %v", c.line, got, c.want)
 		}
 	}
 }
