@@ -119,6 +119,9 @@ func TestBrowseInATerminal(t *testing.T) {
 	bin := buildCfix(t)
 	tmp := t.TempDir()
 	root := damage.CopyStoreTo(t, damage.V88, tmp)
+	// A fresh clone's files were all written just now: as live sessions,
+	// the actions would refuse them.
+	damage.Age(t, root)
 	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "CFIX_ARCHIVE_DIR=" + filepath.Join(tmp, "archive"),
 		"XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
 	// The last answer of the alpha session, planted; then its last line torn.
