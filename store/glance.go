@@ -294,6 +294,7 @@ type glancer struct {
 	p    *session.Parser
 	sh   *session.Shaper
 	e    session.Entry
+	buf  []byte // a line reader's buffer (CountMessages)
 }
 
 func newGlancer() *glancer {

@@ -464,6 +464,11 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		return usageError(err)
 	}
 	ss := store.SessionsOf(t.Layout, live)
+	// The messages of files too big to read whole: counted, through the
+	// cache (a cache that cannot be written only costs the next run).
+	cache := store.OpenMessageCache(store.CacheFile())
+	store.CountSessions(ss, cache)
+	cache.Save()
 	for _, s := range ss {
 		if s.MetaOnly {
 			// Whether a metadata-only file is a stub depends on the
