@@ -161,6 +161,10 @@ type ProjectInfo struct {
 	LastActive       time.Time
 	Errors, Warnings int // of the quick checks of its sessions
 	Live             int
+	// MemoryOnly: the folder holds Claude Code's memory/ of the project and
+	// nothing else (its last session removed or archived). Its real path
+	// cannot be known: no entry names it.
+	MemoryOnly bool
 }
 
 // ProjectsOf sums up the project folders of l from its sessions (from
@@ -227,7 +231,11 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 		known[f.Path] = f.Size
 	}
 	parallel(len(out), func(_ *glancer, i int) {
-		out[i].Size = treeSize(filepath.Join(ProjectsDir(l.Root), out[i].Folder), known)
+		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
+		out[i].Size = treeSize(dir, known)
+		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
+			p.MemoryOnly = memoryOnly(dir)
+		}
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out
@@ -312,4 +320,14 @@ func treeSize(dir string, known map[string]int64) int64 {
 		return nil
 	})
 	return n
+}
+
+// memoryOnly reports whether the folder dir holds a memory/ folder and
+// nothing else.
+func memoryOnly(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 {
+		return false
+	}
+	return ents[0].Name() == "memory" && ents[0].IsDir()
 }

@@ -233,6 +233,7 @@ type lsProjectJSON struct {
 	Live       int       `json:"live"`
 	Errors     int       `json:"errors"`
 	Warnings   int       `json:"warnings"`
+	MemoryOnly bool      `json:"memory_only"`
 }
 
 type lsExtraJSON struct {
@@ -317,12 +318,15 @@ func lsStore(opts *lsOptions, root string) error {
 		sessions += p.Sessions
 		hidden += p.Hidden
 	}
+	memory := 0 // folders that hold only memory/, left out
 	if opts.all {
 		sessions += hidden
 	} else {
 		keep := ps[:0]
 		for _, p := range ps {
-			if p.Sessions > 0 || p.Hidden == 0 {
+			if p.MemoryOnly {
+				memory++
+			} else if p.Sessions > 0 || p.Hidden == 0 {
 				keep = append(keep, p)
 			}
 		}
@@ -388,6 +392,13 @@ func lsStore(opts *lsOptions, root string) error {
 	if hidden > 0 && !opts.all {
 		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural(hidden, "empty or Warmup session"))
 	}
+	if memory > 0 {
+		verb := "hold"
+		if memory == 1 {
+			verb = "holds"
+		}
+		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural(memory, "folder"), verb)
+	}
 	fmt.Fprintln(w)
 	return nil
 }
@@ -406,7 +417,7 @@ func projectJSON(p store.ProjectInfo) lsProjectJSON {
 		paths = []string{}
 	}
 	return lsProjectJSON{Folder: p.Folder, Paths: paths, PathsFrom: p.PathsFrom, Sessions: p.Sessions, Hidden: p.Hidden,
-		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings}
+		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings, MemoryOnly: p.MemoryOnly}
 }
 
 func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
@@ -422,6 +433,8 @@ func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
 // folder when none is known.
 func projectPaths(p store.ProjectInfo) string {
 	switch {
+	case p.MemoryOnly:
+		return "memory only, no session (folder " + visible.String(p.Folder) + ")"
 	case len(p.Paths) == 0:
 		return "? (folder " + visible.String(p.Folder) + ")"
 	case p.PathsFrom == "index":

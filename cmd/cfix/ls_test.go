@@ -274,3 +274,49 @@ func TestLsMessagesBig(t *testing.T) {
 	fh.Close()
 	list(301)
 }
+
+// TestLsMemoryOnly: a project folder that holds only Claude Code's
+// memory/ (its last session removed or archived) is left out of the
+// listing and counted in its last line, and --all lists it as what it is;
+// it was listed as "? (folder NAME)". A folder with sessions and memory/
+// is listed as before.
+func TestLsMemoryOnly(t *testing.T) {
+	t.Setenv("COLUMNS", "200")
+	root := writeLsStore(t, "-w", "/w", "2.1.330", "kept")
+	for _, dir := range []string{filepath.Join(root, "projects", "-w", "memory"), filepath.Join(root, "projects", "-gone", "memory")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "MEMORY.md"), []byte("# notes\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code := cli(t, "ls", "--root", root)
+	if code != exitOK || strings.Contains(out, "-gone") || strings.Contains(out, "?") ||
+		!strings.Contains(out, "1 project, 1 session,") ||
+		!strings.Contains(out, "; 1 folder holds only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)\n") {
+		t.Errorf("ls (status %d):\n%s", code, out)
+	}
+	out, code = cli(t, "ls", "--all", "--root", root)
+	if code != exitOK || !strings.Contains(out, " memory only, no session (folder -gone)\n") || !strings.Contains(out, " /w\n") {
+		t.Errorf("ls --all (status %d):\n%s", code, out)
+	}
+	out, _ = cli(t, "ls", "--all", "--json", "--root", root)
+	var v struct {
+		Projects []struct {
+			Folder     string `json:"folder"`
+			MemoryOnly bool   `json:"memory_only"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v.Projects {
+		if p.MemoryOnly != (p.Folder == "-gone") {
+			t.Errorf("ls --json: %s memory_only %v", p.Folder, p.MemoryOnly)
+		}
+	}
+	if len(v.Projects) != 2 {
+		t.Errorf("ls --all --json: %s", out)
+	}
+}
