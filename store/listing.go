@@ -16,6 +16,24 @@ type SessionInfo struct {
 	Subagents     int   // subagent transcripts, both layouts
 	SubagentBytes int64 // their bytes
 	Live          bool  // a running process has it open (LiveSessions)
+	// Swept: Claude Code's next retention sweep deletes its transcript
+	// (see Sweep; set by MarkSwept).
+	Swept bool
+}
+
+// MarkSwept marks the sessions whose transcript the sweep sw deletes (a
+// live one is written to, so not old), and returns how many and their
+// bytes (transcripts and subagents).
+func MarkSwept(ss []SessionInfo, sw Sweep) (n int, bytes int64) {
+	for i := range ss {
+		s := &ss[i]
+		s.Swept = !s.Live && sw.Deletes(s.ModTime)
+		if s.Swept {
+			n++
+			bytes += s.Size + s.SubagentBytes
+		}
+	}
+	return n, bytes
 }
 
 // Hidden reports whether a listing leaves the session out unless asked
