@@ -23,7 +23,7 @@ const DefaultCleanupPeriodDays = 30
 // per-session files by the same age. Measured with 2.1.332 (fake API,
 // nonessential traffic off): a `claude -p` run never sweeps (no
 // .last-cleanup, transcripts 31 and 40 days old left), and an idle
-// interactive session did not sweep within 11 minutes either; so "the
+// interactive session did not sweep within 21 minutes (two runs) either; so "the
 // next start" is the earliest the sweep can come, not a certainty.
 type Sweep struct {
 	// PeriodDays is cleanupPeriodDays; FromSettings tells whether
