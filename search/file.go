@@ -381,6 +381,11 @@ func (s *fileSearcher) classify(b, typ []byte, sp *textSpan) (kind, role string)
 			if li.compactSummary {
 				return KindSummary, "summary"
 			}
+			if li.harness && role == "user" {
+				// 2.1.331+: a row the harness wrote, not the person
+				// (rowSource "harness"): not --role user.
+				return KindText, "harness"
+			}
 			return KindText, role
 		case wBlockThink:
 			return KindThinking, "assistant"

@@ -37,7 +37,7 @@ const (
 )
 
 // Roles a hit can have, for Options.Role.
-var Roles = []string{"user", "assistant", "tool", "title", "summary"}
+var Roles = []string{"user", "assistant", "tool", "title", "summary", "harness"}
 
 // Kinds of text a hit is in.
 const (

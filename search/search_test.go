@@ -146,6 +146,8 @@ func reference(t *testing.T, root string) []refText {
 				textKind, textRole := KindText, role
 				if cs, _ := m["isCompactSummary"].(bool); cs {
 					textKind, textRole = KindSummary, "summary"
+				} else if m["rowSource"] == "harness" && role == "user" {
+					textRole = "harness"
 				}
 				blocks, _ := msg["content"].([]any)
 				for _, b := range blocks {

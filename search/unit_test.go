@@ -446,3 +446,44 @@ func TestPastedImage(t *testing.T) {
 		t.Errorf("hits: %v, want the pasted text of line 2 only", got)
 	}
 }
+
+// TestHarnessRole: a user row the harness wrote (rowSource "harness",
+// 2.1.331) has role harness: --role user finds only the rows the person
+// wrote (local, recorded, or no rowSource).
+func TestHarnessRole(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "projects", "-w")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const id = "3ba86ea1-3a44-408b-917b-a10e19d813f0"
+	lines := []string{
+		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + id + `","rowSource":"harness","isMeta":true,"message":{"role":"user","content":"quince from the harness"}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"u1","sessionId":"` + id + `","rowSource":"local","message":{"role":"user","content":"quince typed"}}`,
+		`{"type":"user","uuid":"u3","parentUuid":"u2","sessionId":"` + id + `","rowSource":"recorded","message":{"role":"user","content":[{"type":"text","text":"quince recorded"}]}}`,
+		`{"type":"user","uuid":"u4","parentUuid":"u3","sessionId":"` + id + `","message":{"role":"user","content":"quince of old"}}`,
+		`{"rowSource":"harness","type":"user","uuid":"u5","parentUuid":"u4","sessionId":"` + id + `","message":{"role":"user","content":[{"type":"text","text":"quince harness block"}]}}`,
+	}
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines4 := func(role string) []int {
+		var out []int
+		if _, err := Run(Options{Root: root, Pattern: "quince", Role: role}, func(h *Hit) error {
+			out = append(out, h.Line)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := fmt.Sprint(lines4("user")); got != "[2 3 4]" {
+		t.Errorf("--role user: lines %s, want [2 3 4]", got)
+	}
+	if got := fmt.Sprint(lines4("harness")); got != "[1 5]" {
+		t.Errorf("--role harness: lines %s, want [1 5]", got)
+	}
+	if got := fmt.Sprint(lines4("")); got != "[1 2 3 4 5]" {
+		t.Errorf("any role: lines %s", got)
+	}
+}

@@ -53,6 +53,7 @@ type lineInfo struct {
 	typ, role, timestamp, sessionID, cwd, toolName, project rawSpan
 	tsNumber                                                []byte // timestamp as a number (history.jsonl: ms)
 	compactSummary                                          bool
+	harness                                                 bool // rowSource "harness": the harness wrote the row
 	pastedImage                                             bool // the pasted content at hand is an image
 	hasMessage                                              bool
 	spans                                                   []textSpan
@@ -359,6 +360,10 @@ func (w *walker) member(c ctx, wh where, k []byte, ks rawSpan, block int32) {
 		case "isCompactSummary":
 			w.ws()
 			li.compactSummary = bytes.HasPrefix(w.b[w.i:], []byte("true"))
+			w.value(ctxSkip, 0, rawSpan{}, -1)
+		case "rowSource":
+			w.ws()
+			li.harness = bytes.HasPrefix(w.b[w.i:], []byte(`"harness"`))
 			w.value(ctxSkip, 0, rawSpan{}, -1)
 		case "message":
 			w.ws()

@@ -295,6 +295,7 @@ type glancer struct {
 	p    *session.Parser
 	sh   *session.Shaper
 	e    session.Entry
+	buf  []byte // a line reader's buffer (CountMessages)
 }
 
 func newGlancer() *glancer {
@@ -369,6 +370,8 @@ func (gl *glancer) glance(g *Glance) {
 	}
 	var titles []titleAt
 	var leaf, chain bool
+	// The first prompt and first slash command of the head and the tail.
+	var prompt struct{ head, headCmd, tail, tailCmd string }
 	// As validate counts them: lines that are JSON, and JSON objects.
 	jsonLines, objects := 0, 0
 	var lastNoNL []byte // the last line when the file does not end with a newline
@@ -386,7 +389,7 @@ func (gl *glancer) glance(g *Glance) {
 				return
 			}
 		}
-		if gl.titleOnly && g.FirstPrompt != "" && !maybeTitle(raw) {
+		if gl.titleOnly && prompt.head != "" && !maybeTitle(raw) {
 			return
 		}
 		if last {
@@ -474,6 +477,20 @@ func (gl *glancer) glance(g *Glance) {
 		if e.Version != "" {
 			g.Version = e.Version
 		}
+		// The first prompt as the picker finds it (see promptText): in the
+		// head's reach (also in a file read whole), else in the tail's.
+		if e.Type == "user" && !e.IsMeta && (headOK && prompt.head == "" || inTail && prompt.tail == "") {
+			if t, cmd := promptText(gl.p, raw, gl.export); t != "" || cmd != "" {
+				if headOK {
+					prompt.head = firstOf(prompt.head, t)
+					prompt.headCmd = firstOf(prompt.headCmd, cmd)
+				}
+				if inTail {
+					prompt.tail = firstOf(prompt.tail, t)
+					prompt.tailCmd = firstOf(prompt.tailCmd, cmd)
+				}
+			}
+		}
 		if e.IsSidechain {
 			return
 		}
@@ -482,14 +499,6 @@ func (gl *glancer) glance(g *Glance) {
 				g.Started = t
 			}
 			g.LastActive = t
-		}
-		// The first prompt as the picker finds it: within the head's
-		// reach, also in a file read whole.
-		if headOK && g.FirstPrompt == "" && e.Type == "user" && !e.IsMeta {
-			if t := promptText(gl.p, raw); t != "" {
-				g.FirstPrompt = t
-				g.Warmup = t == "Warmup"
-			}
 		}
 	}
 	// each handles the lines of b, numbered from first (0: lines of the
@@ -528,6 +537,8 @@ func (gl *glancer) glance(g *Glance) {
 		g.Messages = 0
 	}
 	g.MessagesKnown = g.Whole
+	g.FirstPrompt = firstOf(prompt.head, prompt.headCmd, prompt.tail, prompt.tailCmd)
+	g.Warmup = g.FirstPrompt == "Warmup"
 	if lastNoNL != nil {
 		if r := gl.p.Parse(lastNoNL); r.Err != nil {
 			g.add("line-torn", 0, "the last line was cut off mid-write (no final newline, not valid JSON)")
@@ -644,37 +655,115 @@ func SidecarTitle(path string) string {
 	return strings.TrimSpace(v.CustomTitle)
 }
 
-// promptText returns the text a user entry's line prompts with: its string
-// content or first text block, "" for tool results and for the markup
-// Claude Code writes for commands and their output (<command-name>, ...).
-func promptText(p *session.Parser, raw []byte) string {
+// promptText returns what a user entry's line (raw) gives the /resume
+// picker's first prompt: the prompt, else the name of the slash command it
+// holds (cmd). The rules, measured with the real picker (2.1.100, 2.1.111,
+// 2.1.332; e2e TestPickerPrompt) and read in its code:
+//   - a line that holds "tool_result" anywhere, or is isMeta or
+//     isCompactSummary, gives nothing (the caller skips isMeta);
+//   - the texts are the string content, else every text block (a
+//     tool_result block: nothing), each with its newlines made spaces and
+//     trimmed; the first text that is a prompt wins;
+//   - a text holding <command-name>X</command-name> is no prompt: X is the
+//     command, shown when the session has no prompt at all (/clear);
+//   - a text holding <bash-input>X</bash-input> is the prompt "! X";
+//   - a text that opens with a markup tag (<ide_opened_file>,
+//     <system-reminder>, <local-command-stdout>, ...: `<` then a lower-case
+//     letter) or with [Request interrupted by user...] is no prompt.
+//
+// A rowSource "harness" row is not left out: 2.1.332's picker shows a
+// non-meta harness row's text (the harness writes its rows isMeta, which
+// are). 2.0.x's picker took the first text block whole, markup included;
+// the newest picker reads every store, and cfix follows it.
+func promptText(p *session.Parser, raw []byte, export bool) (prompt, cmd string) {
+	if bytes.Contains(raw, []byte(`"tool_result"`)) {
+		return "", ""
+	}
 	r := p.Parse(raw)
 	m, _ := r.Value.(map[string]any)
-	c := m["content"] // a transcript export's line
+	if m["isCompactSummary"] == true {
+		return "", ""
+	}
+	var c any
+	if export {
+		c = m["content"] // a transcript export's line
+	}
 	if msg, ok := m["message"].(map[string]any); ok {
 		c = msg["content"]
 	}
-	var t string
+	var texts []string
 	switch c := c.(type) {
 	case string:
-		t = c
+		texts = append(texts, c)
 	case []any:
 		for _, b := range c {
 			bm, _ := b.(map[string]any)
-			if bm["type"] == "tool_result" {
-				return ""
-			}
 			if s, ok := bm["text"].(string); ok && bm["type"] == "text" {
-				t = s
-				break
+				texts = append(texts, s)
 			}
 		}
 	}
-	t = strings.TrimSpace(t)
-	if strings.HasPrefix(t, "<") || strings.HasPrefix(t, "Caveat:") {
-		return ""
+	for _, t := range texts {
+		t = strings.TrimSpace(strings.ReplaceAll(t, "\n", " "))
+		if t == "" {
+			continue
+		}
+		if name, ok := between(t, "<command-name>", "</command-name>"); ok {
+			cmd = firstOf(cmd, clip(name))
+			continue
+		}
+		if in, ok := between(t, "<bash-input>", "</bash-input>"); ok {
+			return clip("! " + strings.TrimSpace(in)), cmd
+		}
+		if markup(t) {
+			continue
+		}
+		return clip(t), cmd
 	}
-	return clip(t)
+	return "", cmd
+}
+
+// markup reports whether a prompt's text opens with a markup tag (a `<`,
+// a lower-case letter, name characters, then a space or `>`) or with
+// "[Request interrupted by user...]": the picker's test (see promptText).
+func markup(t string) bool {
+	if rest, ok := strings.CutPrefix(t, "[Request interrupted by user"); ok {
+		return strings.Contains(rest, "]")
+	}
+	if len(t) < 3 || t[0] != '<' || t[1] < 'a' || t[1] > 'z' {
+		return false
+	}
+	for i := 2; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '>' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			return true
+		case c == '-' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// between returns the text of s between the first open and the close
+// after it.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, close)
+	return in, ok
+}
+
+// firstOf returns the first of ss that is not "".
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // TitleMax is the most bytes of a title or first prompt a glance keeps (a

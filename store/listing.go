@@ -16,6 +16,24 @@ type SessionInfo struct {
 	Subagents     int   // subagent transcripts, both layouts
 	SubagentBytes int64 // their bytes
 	Live          bool  // a running process has it open (LiveSessions)
+	// Swept: Claude Code's next retention sweep deletes its transcript
+	// (see Sweep; set by MarkSwept).
+	Swept bool
+}
+
+// MarkSwept marks the sessions whose transcript the sweep sw deletes (a
+// live one is written to, so not old), and returns how many and their
+// bytes (transcripts and subagents).
+func MarkSwept(ss []SessionInfo, sw Sweep) (n int, bytes int64) {
+	for i := range ss {
+		s := &ss[i]
+		s.Swept = !s.Live && sw.Deletes(s.ModTime)
+		if s.Swept {
+			n++
+			bytes += s.Size + s.SubagentBytes
+		}
+	}
+	return n, bytes
 }
 
 // Hidden reports whether a listing leaves the session out unless asked
@@ -161,6 +179,10 @@ type ProjectInfo struct {
 	LastActive       time.Time
 	Errors, Warnings int // of the quick checks of its sessions
 	Live             int
+	// MemoryOnly: the folder holds Claude Code's memory/ of the project and
+	// nothing else (its last session removed or archived). Its real path
+	// cannot be known: no entry names it.
+	MemoryOnly bool
 }
 
 // ProjectsOf sums up the project folders of l from its sessions (from
@@ -227,7 +249,11 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 		known[f.Path] = f.Size
 	}
 	parallel(len(out), func(_ *glancer, i int) {
-		out[i].Size = treeSize(filepath.Join(ProjectsDir(l.Root), out[i].Folder), known)
+		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
+		out[i].Size = treeSize(dir, known)
+		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
+			p.MemoryOnly = memoryOnly(dir)
+		}
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out
@@ -312,4 +338,14 @@ func treeSize(dir string, known map[string]int64) int64 {
 		return nil
 	})
 	return n
+}
+
+// memoryOnly reports whether the folder dir holds a memory/ folder and
+// nothing else.
+func memoryOnly(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) != 1 {
+		return false
+	}
+	return ents[0].Name() == "memory" && ents[0].IsDir()
 }

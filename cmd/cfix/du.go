@@ -146,9 +146,27 @@ func runDu(opts *duOptions) error {
 		}
 	}
 	paths := map[string][]string{}
-	for _, p := range store.ProjectsOf(l, store.SessionsOf(l, nil)) {
-		paths[p.Folder] = p.Paths
+	live, err := liveSessions(root)
+	if err != nil {
+		return usageError(err)
 	}
+	ss := store.SessionsOf(l, live)
+	memory := map[string]bool{}
+	for _, p := range store.ProjectsOf(l, ss) {
+		paths[p.Folder], memory[p.Folder] = p.Paths, p.MemoryOnly
+	}
+	// What Claude Code's next retention sweep deletes (of the folder).
+	if project != "" {
+		keep := ss[:0]
+		for _, s := range ss {
+			if s.Project == project {
+				keep = append(keep, s)
+			}
+		}
+		ss = keep
+	}
+	sweep := store.SweepOf(root, time.Now())
+	swept, sweptBytes := store.MarkSwept(ss, sweep)
 	jn := duJournals(root)
 	if opts.json {
 		doc := struct {
@@ -161,8 +179,9 @@ func runDu(opts *duOptions) error {
 			Kinds       []duKindJSON    `json:"kinds"`
 			Projects    []duProjectJSON `json:"projects"`
 			Journals    *duJournalJSON  `json:"journals,omitempty"`
+			Sweep       sweepJSON       `json:"sweep"`
 		}{Root: root, Folder: project, Files: u.Files, Size: u.Total, Reclaimable: reclaimTotal, PruneOps: ops,
-			Kinds: []duKindJSON{}, Projects: []duProjectJSON{}}
+			Kinds: []duKindJSON{}, Projects: []duProjectJSON{}, Sweep: sweepDoc(sweep, swept, sweptBytes)}
 		if project == "" {
 			doc.Journals = &jn
 		}
@@ -200,7 +219,10 @@ func runDu(opts *duOptions) error {
 		}
 		for _, p := range shown {
 			name := visible.String(strings.Join(paths[p.Name], ", "))
-			if name == "" {
+			switch {
+			case memory[p.Name]:
+				name = "memory only, no session (folder " + visible.String(p.Name) + ")"
+			case name == "":
 				name = "? (folder " + visible.String(p.Name) + ")"
 			}
 			fmt.Fprintf(w, "%9s  %9s  %9s  %9s  %9s  %s\n", changeset.Size(p.Size), changeset.Size(p.ByKind[store.UsageTranscripts]),
@@ -211,6 +233,9 @@ func runDu(opts *duOptions) error {
 		}
 	}
 	fmt.Fprintln(w)
+	if swept > 0 {
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes)+".")
+	}
 	if project == "" && jn.Reclaimable > 0 {
 		fmt.Fprintf(w, "cfix journal prune would free %s of the journals in %s (those applies could no longer be undone).\n", changeset.Size(jn.Reclaimable), visible.String(jn.Dir))
 	}

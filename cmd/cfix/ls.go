@@ -62,7 +62,8 @@ With a directory (resolved as Claude Code does: its own project folder) or a
 project folder: that project's sessions, newest first, with short id, title
 (the custom title, else the AI title, else the summary, else the first
 prompt), start, last activity, messages, size, subagents, version, health,
-and marks: live, stub, empty, warmup. Empty files and Warmup probes are
+and marks: live, stub, empty, warmup, swept (Claude Code's next start
+deletes it: its transcript is older than cleanupPeriodDays). Empty files and Warmup probes are
 left out unless --all. --up walks up from a directory with no sessions to
 the nearest ancestor that has some.
 
@@ -233,6 +234,7 @@ type lsProjectJSON struct {
 	Live       int       `json:"live"`
 	Errors     int       `json:"errors"`
 	Warnings   int       `json:"warnings"`
+	MemoryOnly bool      `json:"memory_only"`
 }
 
 type lsExtraJSON struct {
@@ -266,6 +268,7 @@ type lsSessionJSON struct {
 	Stub         bool         `json:"stub"`
 	Empty        bool         `json:"empty"`
 	Warmup       bool         `json:"warmup"`
+	Swept        bool         `json:"swept"`
 	Health       lsHealthJSON `json:"health"`
 }
 
@@ -300,6 +303,8 @@ func lsStore(opts *lsOptions, root string) error {
 		return usageError(err)
 	}
 	ss := store.SessionsOf(l, live)
+	sweep := store.SweepOf(root, time.Now())
+	swept, sweptBytes := store.MarkSwept(ss, sweep)
 	ps := store.ProjectsOf(l, ss)
 	extras, err := store.Extras(root)
 	if err != nil {
@@ -317,12 +322,15 @@ func lsStore(opts *lsOptions, root string) error {
 		sessions += p.Sessions
 		hidden += p.Hidden
 	}
+	memory := 0 // folders that hold only memory/, left out
 	if opts.all {
 		sessions += hidden
 	} else {
 		keep := ps[:0]
 		for _, p := range ps {
-			if p.Sessions > 0 || p.Hidden == 0 {
+			if p.MemoryOnly {
+				memory++
+			} else if p.Sessions > 0 || p.Hidden == 0 {
 				keep = append(keep, p)
 			}
 		}
@@ -337,7 +345,8 @@ func lsStore(opts *lsOptions, root string) error {
 			Root     string          `json:"root"`
 			Projects []lsProjectJSON `json:"projects"`
 			Extras   []lsExtraJSON   `json:"extras"`
-		}{Root: root, Projects: []lsProjectJSON{}, Extras: []lsExtraJSON{}}
+			Sweep    sweepJSON       `json:"sweep"`
+		}{Root: root, Projects: []lsProjectJSON{}, Extras: []lsExtraJSON{}, Sweep: sweepDoc(sweep, swept, sweptBytes)}
 		for _, p := range shown {
 			doc.Projects = append(doc.Projects, projectJSON(p))
 		}
@@ -388,7 +397,17 @@ func lsStore(opts *lsOptions, root string) error {
 	if hidden > 0 && !opts.all {
 		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural(hidden, "empty or Warmup session"))
 	}
+	if memory > 0 {
+		verb := "hold"
+		if memory == 1 {
+			verb = "holds"
+		}
+		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural(memory, "folder"), verb)
+	}
 	fmt.Fprintln(w)
+	if swept > 0 {
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+	}
 	return nil
 }
 
@@ -406,7 +425,7 @@ func projectJSON(p store.ProjectInfo) lsProjectJSON {
 		paths = []string{}
 	}
 	return lsProjectJSON{Folder: p.Folder, Paths: paths, PathsFrom: p.PathsFrom, Sessions: p.Sessions, Hidden: p.Hidden,
-		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings}
+		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings, MemoryOnly: p.MemoryOnly}
 }
 
 func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
@@ -422,6 +441,8 @@ func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
 // folder when none is known.
 func projectPaths(p store.ProjectInfo) string {
 	switch {
+	case p.MemoryOnly:
+		return "memory only, no session (folder " + visible.String(p.Folder) + ")"
 	case len(p.Paths) == 0:
 		return "? (folder " + visible.String(p.Folder) + ")"
 	case p.PathsFrom == "index":
@@ -464,6 +485,11 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		return usageError(err)
 	}
 	ss := store.SessionsOf(t.Layout, live)
+	// The messages of files too big to read whole: counted, through the
+	// cache (a cache that cannot be written only costs the next run).
+	cache := store.OpenMessageCache(store.CacheFile())
+	store.CountSessions(ss, cache)
+	cache.Save()
 	for _, s := range ss {
 		if s.MetaOnly {
 			// Whether a metadata-only file is a stub depends on the
@@ -476,6 +502,8 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 			break
 		}
 	}
+	sweep := store.SweepOf(root, time.Now())
+	swept, sweptBytes := store.MarkSwept(ss, sweep)
 	ps := store.ProjectsOf(t.Layout, ss)
 	if err := sortSessions(ss, opts.sort); err != nil {
 		return err
@@ -506,7 +534,9 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 			PathsFrom string          `json:"paths_from"`
 			Sessions  []lsSessionJSON `json:"sessions"`
 			Hidden    int             `json:"hidden"`
-		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []lsSessionJSON{}, Hidden: hidden}
+			Sweep     sweepJSON       `json:"sweep"`
+		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []lsSessionJSON{}, Hidden: hidden,
+			Sweep: sweepDoc(sweep, swept, sweptBytes)}
 		if doc.Paths == nil {
 			doc.Paths = []string{}
 		}
@@ -528,7 +558,41 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural(hidden, "empty or Warmup session"))
 	}
 	fmt.Fprintln(w)
+	if swept > 0 {
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+	}
 	return nil
+}
+
+// sweepLine says how many sessions (of how many bytes) Claude Code's next
+// sweep deletes, and how to keep them.
+func sweepLine(sw store.Sweep, n int, bytes int64) string {
+	when := "next start"
+	if !sw.NotBefore.IsZero() {
+		when = "first start from " + stamp(sw.NotBefore) + " (.last-cleanup)"
+	}
+	them, be := "them", "sessions"
+	if n == 1 {
+		them, be = "it", "session"
+	}
+	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd keeps %s",
+		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
+}
+
+// sweepJSON is the next retention sweep in JSON.
+type sweepJSON struct {
+	PeriodDays   int       `json:"cleanup_period_days"`
+	FromSettings bool      `json:"from_settings"`
+	Off          bool      `json:"off"`
+	LastCleanup  time.Time `json:"last_cleanup,omitzero"`
+	NotBefore    time.Time `json:"not_before,omitzero"`
+	Sessions     int       `json:"sessions"`
+	Bytes        int64     `json:"bytes"`
+}
+
+func sweepDoc(sw store.Sweep, n int, bytes int64) sweepJSON {
+	return sweepJSON{PeriodDays: sw.PeriodDays, FromSettings: sw.FromSettings, Off: sw.Off,
+		LastCleanup: sw.LastCleanup.UTC(), NotBefore: sw.NotBefore.UTC(), Sessions: n, Bytes: bytes}
 }
 
 // printSessions prints the session table. A terminal narrower than 110
@@ -589,7 +653,7 @@ func sessionJSON(s *store.SessionInfo) lsSessionJSON {
 	return lsSessionJSON{ID: s.Session, Path: s.Path, Title: s.Title, TitleFrom: s.TitleFrom, FirstPrompt: s.FirstPrompt,
 		Started: s.Started.UTC(), LastActive: s.LastActive.UTC(), Messages: messagesJSON(&s.Glance), Size: s.Size,
 		Subagents: s.Subagents, SubagentSize: s.SubagentBytes, Version: s.Version, CWDs: cwds, Live: s.Live,
-		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Health: healthJSON(&s.Glance)}
+		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Swept: s.Swept, Health: healthJSON(&s.Glance)}
 }
 
 func sortSessions(ss []store.SessionInfo, key string) error {
@@ -736,6 +800,9 @@ func marks(s *store.SessionInfo) string {
 	}
 	if s.Warmup {
 		m = append(m, "warmup")
+	}
+	if s.Swept {
+		m = append(m, "swept")
 	}
 	return strings.Join(m, ",")
 }

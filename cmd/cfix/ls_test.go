@@ -214,3 +214,109 @@ func TestCompleteSidecarTitle(t *testing.T) {
 		t.Errorf("completion:\n%s", out)
 	}
 }
+
+// TestLsMessagesBig: ls counts the messages of a session too big to read
+// whole (2.1.330 writes about 142 KB a turn), as it counts those of a small
+// one, and --sort messages orders by them; they showed as "-" (null). The
+// second listing takes the count from the cache, the third counts what
+// was appended since.
+func TestLsMessagesBig(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := writeLsStore(t, "-w", "/w", "2.1.330", "small one")
+	dir := filepath.Join(root, "projects", "-w")
+	const id = "bbbbbbbb-0000-4000-8000-000000000002"
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	parent := any(nil)
+	add := func(typ, uuid string) {
+		enc.Encode(map[string]any{"type": typ, "sessionId": id, "cwd": "/w", "uuid": uuid, "parentUuid": parent,
+			"timestamp": "2026-01-05T00:00:00Z", "version": "2.1.330",
+			"message": map[string]any{"role": typ, "content": strings.Repeat("z", 2000)}})
+		parent = uuid
+	}
+	for i := 0; i < 150; i++ {
+		add("user", "u"+string(rune('A'+i%26))+strings.Repeat("x", i/26))
+		add("assistant", "a"+string(rune('A'+i%26))+strings.Repeat("x", i/26))
+	}
+	path := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := func(want int) {
+		t.Helper()
+		out, code := cli(t, "ls", "--root", root, "--json", "--sort", "messages", "--", "-w")
+		if code != exitOK {
+			t.Fatalf("status %d", code)
+		}
+		var v struct {
+			Sessions []struct {
+				ID       string `json:"id"`
+				Messages *int   `json:"messages"`
+			} `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Sessions) != 2 || v.Sessions[0].ID != id || v.Sessions[0].Messages == nil || *v.Sessions[0].Messages != want ||
+			v.Sessions[1].Messages == nil || *v.Sessions[1].Messages != 1 {
+			t.Fatalf("want %s first with %d messages, then 1:\n%s", id, want, out)
+		}
+	}
+	list(300)
+	list(300)
+	b.Reset()
+	add("user", "tail1")
+	fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(b.String())
+	fh.Close()
+	list(301)
+}
+
+// TestLsMemoryOnly: a project folder that holds only Claude Code's
+// memory/ (its last session removed or archived) is left out of the
+// listing and counted in its last line, and --all lists it as what it is;
+// it was listed as "? (folder NAME)". A folder with sessions and memory/
+// is listed as before.
+func TestLsMemoryOnly(t *testing.T) {
+	t.Setenv("COLUMNS", "200")
+	root := writeLsStore(t, "-w", "/w", "2.1.330", "kept")
+	for _, dir := range []string{filepath.Join(root, "projects", "-w", "memory"), filepath.Join(root, "projects", "-gone", "memory")} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "MEMORY.md"), []byte("# notes\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, code := cli(t, "ls", "--root", root)
+	if code != exitOK || strings.Contains(out, "-gone") || strings.Contains(out, "?") ||
+		!strings.Contains(out, "1 project, 1 session,") ||
+		!strings.Contains(out, "; 1 folder holds only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)\n") {
+		t.Errorf("ls (status %d):\n%s", code, out)
+	}
+	out, code = cli(t, "ls", "--all", "--root", root)
+	if code != exitOK || !strings.Contains(out, " memory only, no session (folder -gone)\n") || !strings.Contains(out, " /w\n") {
+		t.Errorf("ls --all (status %d):\n%s", code, out)
+	}
+	out, _ = cli(t, "ls", "--all", "--json", "--root", root)
+	var v struct {
+		Projects []struct {
+			Folder     string `json:"folder"`
+			MemoryOnly bool   `json:"memory_only"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v.Projects {
+		if p.MemoryOnly != (p.Folder == "-gone") {
+			t.Errorf("ls --json: %s memory_only %v", p.Folder, p.MemoryOnly)
+		}
+	}
+	if len(v.Projects) != 2 {
+		t.Errorf("ls --all --json: %s", out)
+	}
+}

@@ -18,6 +18,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// ls's message cache: never the cache of the user running the tests
+	// (a script sets its own).
+	if os.Getenv("XDG_CACHE_HOME") == "" {
+		os.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "cfix-cmd-test-cache"))
+	}
 	testscript.Main(m, map[string]func(){
 		"cfix": func() { os.Exit(run(os.Args[1:])) },
 	})
@@ -35,6 +40,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", corpus)
 			env.Setenv("CLAUDE_CONFIG_DIR", "")
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			env.Setenv("CFIX_JOURNAL_DIR", filepath.Join(env.WorkDir, "journal"))
 			return nil
 		},
