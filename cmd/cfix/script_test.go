@@ -42,6 +42,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CLAUDE_CONFIG_DIR", "")
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			env.Setenv("CFIX_JOURNAL_DIR", filepath.Join(env.WorkDir, "journal"))
+			// What cfix keeps of its own (the message counts' cache, the
+			// hooks' log, archives) stays in the script's folder, never
+			// in a HOME of the machine.
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+			env.Setenv("XDG_DATA_HOME", filepath.Join(env.WorkDir, ".data"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
