@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,14 @@ Exit status:
 }
 
 func runExport(opts *exportOptions) error {
+	// An export holds little but the line it writes: collecting when the
+	// heap reaches five times what is live, not twice, spares most of the
+	// collections a long line causes (the bench's 200 MB prompt: 0.73 s
+	// and 527 MB, against 1.1 to 1.6 s and 732 MB). A GOGC the user sets
+	// wins.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	switch opts.format {
 	case "md", "html", "jsonl":
 	default:
