@@ -826,8 +826,9 @@ func copyFile(src, dst string) error {
 // merge, what dst already has is kept. made, when set, is told each file
 // and folder it makes, as missingIn names them. It writes through no link:
 // dst and each folder it descends into must be a real folder, and the
-// files are made inside dst by an os.Root, each new (O_EXCL, which opens
-// no link either).
+// files it copies are made inside dst by an os.Root, each new (O_EXCL,
+// which opens no link either); a file it links (a backup, or an undo's
+// restore) is linked by its path, after its folder was found real.
 func copyTree(src, dst string, link, merge bool, made func(rel string)) error {
 	if made == nil {
 		made = func(string) {}

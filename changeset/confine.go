@@ -91,6 +91,11 @@ func (cs *ChangeSet) confineOp(op *Op, src source) error {
 	if err := op.check(); err != nil {
 		return err
 	}
+	// Restore puts a journal's backup back by a hard link: only an undo
+	// (whose journal it owns, or whose own journal replays it) may.
+	if op.Restore && src != fromJournal && !cs.owns(op.From) {
+		return fmt.Errorf("restore from %q: only an undo puts back a journal's backup", op.From)
+	}
 	outside := false
 	for _, p := range []struct{ field, path string }{{"path", op.Path}, {"to", op.To}, {"from", op.From}} {
 		if p.path == "" {
@@ -228,10 +233,7 @@ func checkBackup(dir string, i int, op *Op, bk string, bfp Fingerprint, carried 
 	got, want := bfp.SHA256, op.Expect.SHA256
 	if fi, err := os.Lstat(bk); err == nil && fi.Mode()&fs.ModeSymlink != 0 && op.Expect.Link != "" {
 		// A plan that fingerprinted the link itself (what it says):
-		// bfp is the backup's, fingerprinted the same way.
-		if bfp.Link != op.Expect.Link {
-			got = bfp.SHA256
-		}
+		// bfp is the backup's, fingerprinted the same way (got).
 	} else if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		// A link is fingerprinted through it, from where it was.
 		got = ""

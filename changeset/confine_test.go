@@ -89,6 +89,9 @@ func TestHostilePlanRefused(t *testing.T) {
 		{"setuid", "", data(changeset.Op{Action: changeset.Create, Path: filepath.Join(root, "projects", "-w", "x.jsonl"), Mode: 0o4755}), "has bits beyond rwx"},
 		{"archive outside", "", data(changeset.Op{Action: changeset.Create, Path: filepath.Join(outside, "x.tar.zst")}), "is outside the store"},
 		{"the store itself", "", changeset.Op{Action: changeset.DeleteDir, Path: root, Expect: fp(t, root)}, "is the store itself"},
+		// A plan may not ask to put a "backup" back by a hard link: it
+		// removed <From>.restore and made two store files one inode.
+		{"restore flag", "", changeset.Op{Action: changeset.Rewrite, Path: s, Expect: fp(t, s), From: sub, FromExpect: ptr(fp(t, sub)), Restore: true}, "only an undo puts back a journal's backup"},
 		{"not a store", outside, data(changeset.Op{Action: changeset.Create, Path: filepath.Join(outside, "evil")}), "store root " + outside + " is not a Claude Code store"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -96,6 +96,7 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
 	if err := syncDir(dir); err != nil {
+		f.Close()
 		return nil, err
 	}
 	j := &journal{dir: dir, cs: cs, log: f}
