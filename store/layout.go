@@ -271,5 +271,3 @@ func LiveSessions(root string) ([]LiveSession, error) {
 	}
 	return out, nil
 }
-
-
