@@ -50,6 +50,8 @@ man:
 
 vet:
 	$(GO) vet ./...
+	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$files" ]; then echo "gofmt would change these files (run gofmt -w):"; echo "$$files"; exit 1; fi
 
 ## fuzz: run the reader's fuzz target for a while.
 fuzz:
