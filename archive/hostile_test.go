@@ -677,3 +677,21 @@ func TestRestoreErrorVisible(t *testing.T) {
 		t.Fatalf("restore: %q", err)
 	}
 }
+
+// TestRoomForSmallRestore: a restore that fits asks for a margin in
+// proportion, not a fixed 16 MB: 429 KB on a file system with 1.9 MB free
+// (both folders on it) goes; 1 MB free does not.
+func TestRoomForSmallRestore(t *testing.T) {
+	real := freeSpace
+	defer func() { freeSpace = real }()
+	for _, c := range []struct {
+		free int64
+		ok   bool
+	}{{1900 << 10, true}, {1 << 20, false}} {
+		freeSpace = func(string) (uint64, int64, error) { return 1, c.free, nil }
+		err := roomFor("/store", "/store/staging", 429<<10)
+		if (err == nil) != c.ok {
+			t.Errorf("%d bytes free: %v, want ok %v", c.free, err, c.ok)
+		}
+	}
+}

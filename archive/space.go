@@ -15,7 +15,7 @@ var freeSpace = fsSpace
 // roomFor refuses a restore whose files, total bytes, are extracted into
 // the folder staging and then copied into the store at root, when their
 // file systems (one or two) lack the room: total on each, twice on one
-// they share, a tenth more and 16 MB as a margin.
+// they share, a tenth more and 256 KB as a margin.
 func roomFor(root, staging string, total int64) error {
 	need := map[uint64]int64{}
 	free := map[uint64]int64{}
@@ -35,7 +35,9 @@ func roomFor(root, staging string, total int64) error {
 		}
 	}
 	for dev, n := range need {
-		want := n + n/10 + 16<<20
+		// A tenth more and 256 KB: the folders, the journal's log and
+		// the rounding of blocks (the apply checks its own writes again).
+		want := n + n/10 + 256<<10
 		if free[dev] < want {
 			return fmt.Errorf("restore needs %s free on the file system of %s (the archived files, %s, extracted then copied, and a margin); it has %s: nothing is planned",
 				changeset.Size(want), visible.String(where[dev]), changeset.Size(total), changeset.Size(free[dev]))
