@@ -15,11 +15,11 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/e2e')
 all: build
 
 build:
-	$(GO) build -o bin/cfix ./cmd/cfix
+	$(GO) build -buildvcs=auto -o bin/cfix ./cmd/cfix
 
 ## install: build cfix and install it into $(GOBIN) (go install).
 install:
-	$(GO) install ./cmd/cfix
+	$(GO) install -buildvcs=auto ./cmd/cfix
 	@echo "cfix installed to $(GOBIN)/cfix"
 
 ## test: every test CI runs: the test programs and Claude Code clients (test-deps), vet,
