@@ -889,22 +889,27 @@ func (x *exporter) strays(t *transcript) error {
 		}
 		x.last = ""
 		x.r.endMessage()
-		c := toolCall{Name: "subagent", Summary: filepath.Base(f.Path) + ", which no call on the transcript started", Agent: f.Path}
-		err := x.r.tool(c, func() error {
-			st, err := x.open(f, true)
-			if err != nil {
-				return err
-			}
-			defer st.close()
-			x.last = ""
-			defer func() { x.last = "" }()
-			return x.conversation(st, 1)
-		})
-		if err != nil {
+		if err := x.subagentCall(f, filepath.Base(f.Path)+", which no call on the transcript started"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// subagentCall writes the subagent transcript f as a folded call whose
+// body is its conversation.
+func (x *exporter) subagentCall(f store.File, summary string) error {
+	c := toolCall{Name: "subagent", Summary: summary, Agent: f.Path}
+	return x.r.tool(c, func() error {
+		st, err := x.open(f, true)
+		if err != nil {
+			return err
+		}
+		defer st.close()
+		x.last = ""
+		defer func() { x.last = "" }()
+		return x.conversation(st, 1)
+	})
 }
 
 func plural(n int, one, more string) string {

@@ -103,18 +103,7 @@ func writeLeft(w io.Writer, fam *show.Family, stub *store.File, opts Options) er
 		if m, err := show.MetaOf(f.Path); err == nil && (m.AgentType != "" || m.Description != "") {
 			summary += ": " + strings.TrimSpace(m.AgentType+" "+m.Description)
 		}
-		c := toolCall{Name: "subagent", Summary: summary, Agent: f.Path}
-		err := x.r.tool(c, func() error {
-			st, err := x.open(f, true)
-			if err != nil {
-				return err
-			}
-			defer st.close()
-			x.last = ""
-			defer func() { x.last = "" }()
-			return x.conversation(st, 1)
-		})
-		if err != nil {
+		if err := x.subagentCall(f, summary); err != nil {
 			return err
 		}
 	}
