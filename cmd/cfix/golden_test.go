@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -17,20 +16,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // cli runs cfix with args and returns its stdout and exit status.
 func cli(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	root := newRootCmd()
-	var out, errOut bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	root.SetIn(strings.NewReader(""))
-	root.SetArgs(args)
-	code := exitOK
-	if err := root.Execute(); err != nil {
-		code = exitUsage
-		if ee, ok := err.(*exitError); ok {
-			code = ee.code
-		}
-	}
-	return out.String(), code
+	out, _, code := cliErr(args...)
+	return out, code
 }
 
 // TestRepairGolden: the diff and the JSON of a realistic repair plan.

@@ -94,5 +94,6 @@ func cliErr(args ...string) (string, string, int) {
 		}
 		errOut.WriteString(err.Error())
 	}
+	releaseLock() // as run does
 	return out.String(), errOut.String(), code
 }
