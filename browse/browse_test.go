@@ -50,7 +50,8 @@ func press(t *testing.T, m *Model, keys ...string) (quit bool) {
 	named := map[string]tea.Key{
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "backspace": {Code: tea.KeyBackspace},
-		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+f": {Code: 'f', Mod: tea.ModCtrl},
+		"ctrl+s": {Code: 's', Mod: tea.ModCtrl},
 	}
 	for _, k := range keys {
 		if key, ok := named[k]; ok {
@@ -139,8 +140,9 @@ func TestTypingFilters(t *testing.T) {
 	if r := m.current(); r == nil || r.Session != damage.V88Session {
 		t.Errorf("fuzzy filter hlofrst selects %v, want %s:\n%s", r, damage.V88Session, screen(m))
 	}
-	// The id and the project path match too.
-	press(t, m, "esc", "esc", "/", "d835b")
+	// The id and the project path match too; ctrl+f goes back to the
+	// filter from the action keys.
+	press(t, m, "esc", "esc", "ctrl+f", "d835b")
 	if len(m.shown) != 1 || !strings.Contains(screen(m), gammaTitle) {
 		t.Errorf("filter by id:\n%s", screen(m))
 	}

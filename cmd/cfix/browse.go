@@ -14,8 +14,10 @@ import (
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/browse"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/trim"
 )
 
 func newBrowseCmd() *cobra.Command {
@@ -84,6 +86,20 @@ func runBrowse(o *resumeOptions, extra []string) error {
 		Root: root,
 		Here: here,
 		Plan: func(a browse.Action, path string) (*browse.Planned, error) { return browsePlan(root, a, path) },
+		PlanFork: func(path string, turn int) (*browse.Planned, error) {
+			p, err := trim.Fork(trim.ForkOptions{Root: root, Session: path, Turn: turn})
+			if err != nil {
+				return nil, err
+			}
+			return sessionPlanned(root, p.Plan), nil
+		},
+		PlanTrim: func(path string, thinking, toolOutput bool) (*browse.Planned, error) {
+			p, err := trim.Trim(trim.Options{Root: root, Session: path, Thinking: thinking, ToolOutput: toolOutput, KeepTurns: trim.DefaultKeepTurns})
+			if err != nil {
+				return nil, err
+			}
+			return sessionPlanned(root, p.Plan), nil
+		},
 	})
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out))
 	if _, err := p.Run(); err != nil {
@@ -167,6 +183,17 @@ func planned(root string, cs *changeset.ChangeSet, err error) (*browse.Planned, 
 		err := runPlan(&f, cs)
 		return f.out.(*bytes.Buffer).String(), err
 	}}, nil
+}
+
+// sessionPlanned is a plan that makes a session (fork, trim) and its
+// apply, as the command's --apply --yes applies it (it says how to
+// resume the new session).
+func sessionPlanned(root string, p *clone.Plan) *browse.Planned {
+	return &browse.Planned{ChangeSet: p.ChangeSet, Apply: func() (string, error) {
+		f := applyFlags(root)
+		err := runSessionPlan(&f, p)
+		return f.out.(*bytes.Buffer).String(), err
+	}}
 }
 
 // applyFlags are the flags of an apply browse makes: --apply --yes
