@@ -108,8 +108,9 @@ type Model struct {
 	byID     map[string]int // a session id → its index in all
 	choosing Action         // trim: the next key says what goes
 
-	dialog *dialog
-	help   bool
+	dialog  *dialog
+	help    bool
+	helpTop int // the first line of the keys shown
 
 	// Chosen is the main transcript of the session Enter chose.
 	Chosen string
@@ -307,7 +308,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if m.help {
-		m.help = false
+		// The arrows scroll the keys when they do not fit; any other
+		// key closes them.
+		switch s {
+		case "down", "j", "pgdown", "space":
+			m.helpTop++
+		case "up", "k", "pgup":
+			m.helpTop = max(0, m.helpTop-1)
+		default:
+			m.help = false
+		}
 		return nil
 	}
 	if m.dialog != nil {
@@ -376,7 +386,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "?":
-		m.help = true
+		m.help, m.helpTop = true, 0
 		return nil
 	}
 	if !m.typing {
@@ -622,7 +632,7 @@ func (m *Model) findKey(k tea.KeyPressMsg) tea.Cmd {
 	case "/":
 		f.typing = true
 	case "?":
-		m.help = true
+		m.help, m.helpTop = true, 0
 	case "v":
 		m.toggle(foldThinking)
 	case "o":
@@ -930,7 +940,13 @@ func (m *Model) render() string {
 	}
 	if m.help {
 		lines := strings.Split(ansi.Wrap(helpText, max(10, w), " "), "\n")
-		b.WriteString(strings.Join(lines[:min(len(lines), max(1, m.height-1))], "\n"))
+		h := max(1, m.height-1)
+		m.helpTop = max(0, min(m.helpTop, len(lines)-h))
+		lines = lines[m.helpTop:]
+		if len(lines) > h {
+			lines = append(lines[:h-1:h-1], dimStyle.Render("  ↓ more"))
+		}
+		b.WriteString(strings.Join(lines, "\n"))
 		return b.String()
 	}
 	// The list, or the hits of a search.
