@@ -27,20 +27,27 @@ func newBrowseCmd() *cobra.Command {
 		Short: "Browse every session of the store, preview it, repair or remove it, and resume it",
 		Long: `Browse is a full-screen browser of every session of every project, newest
 first, with what cfix ls shows of each (last activity, messages, size,
-subagents, health, live and stub marks). Typing filters the list (the words
-are found in the title, the first prompt, the project path or the id, as
-they are or with letters between); Tab switches between this directory's
-project and the whole store. Below the list, the selected conversation as
-cfix export writes it, its last messages in view.
+subagents, health, and the marks live, stub and swept: Claude Code's next
+cleanup deletes it). Typing filters the list (the words are found in the
+title, the first prompt, the project path or the id, as they are or with
+letters between); Tab switches between this directory's project and the
+whole store. Below the list, the selected conversation as cfix export writes
+it, its last messages in view, thinking and tool calls folded.
 
 Enter resumes the selected session as cfix resume does (the check, the
 repair it offers, then claude --resume in the session's directory;
-arguments after -- go to claude). Esc leaves the filter for the action
-keys: e exports the session as Markdown into the temporary folder and
-opens it in $CFIX_PAGER, else $PAGER, else less; r repairs, d removes, a
-archives the session, u undoes the store's last change: each shows its
-plan and applies it only on y, as the command does with --apply (the lock,
-the journal: cfix undo takes it back). A live session is not changed. ? lists the keys; q or Ctrl+C quits.
+arguments after -- go to claude). Esc leaves the filter for the action keys
+(Ctrl+F goes back to it): [ and ] move the preview's cursor from turn to
+turn, f forks the session there (cfix fork --turn N), t trims it into a new
+session (thinking, tool output or both), v and o show the thinking and the
+tool calls whole or fold them; / (Ctrl+S anywhere) searches the text of every
+session as cfix search -i does and goes to a hit, its session selected and
+the preview at it. e exports the session as Markdown into the temporary
+folder and opens it in $CFIX_PAGER, else $PAGER, else less; r repairs, d
+removes, a archives the session, u undoes the store's last change. Each
+change shows its plan and applies it only on y, as the command does with
+--apply (the lock, the journal: cfix undo takes it back). A live session is
+not repaired, removed or archived. ? lists the keys; q or Ctrl+C quits.
 
 Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
 stdout is not a terminal.`,
