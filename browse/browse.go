@@ -288,6 +288,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		var cmd tea.Cmd
 		m.preview, cmd = m.preview.Update(msg)
+		m.followScroll()
 		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -347,9 +348,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.move(len(m.shown))
 	case "shift+up", "alt+up":
 		m.preview.ScrollUp(3)
+		m.followScroll()
 		return nil
 	case "shift+down", "alt+down":
 		m.preview.ScrollDown(3)
+		m.followScroll()
 		return nil
 	case "tab":
 		m.here = !m.here
@@ -520,6 +523,30 @@ func (m *Model) stepTurn(n int) {
 	m.scrollTo(m.rend.turn[m.turn])
 }
 
+// followScroll keeps the preview's cursor in view once the preview
+// scrolled: when the heading of its turn left the view, the cursor goes to
+// the last turn whose heading is in view or above it (else the first).
+func (m *Model) followScroll() {
+	if m.doc == nil || len(m.doc.turns) == 0 {
+		return
+	}
+	w, y := m.preview.Width(), m.preview.YOffset()
+	top, bottom := m.rend.lineAt(y, w), m.rend.lineAt(y+m.preview.Height()-1, w)
+	if at, ok := m.rend.turn[m.turn]; ok && at >= top && at <= bottom {
+		return
+	}
+	turn := m.doc.turns[0]
+	for _, n := range m.doc.turns {
+		if m.rend.turn[n] <= bottom {
+			turn = n
+		}
+	}
+	if turn != m.turn {
+		m.turn = turn
+		m.showDoc()
+	}
+}
+
 // toggle shows the folded parts of kind whole, or folds them again,
 // keeping the turn under the cursor in view.
 func (m *Model) toggle(kind int) {
@@ -621,8 +648,10 @@ func (m *Model) findKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.moveHit(m.listHeight())
 	case "shift+up", "alt+up":
 		m.preview.ScrollUp(3)
+		m.followScroll()
 	case "shift+down", "alt+down":
 		m.preview.ScrollDown(3)
+		m.followScroll()
 	case "enter":
 		// The session of the hit stays selected, the hit in view.
 		m.closeFind()

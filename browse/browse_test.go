@@ -53,7 +53,7 @@ func press(t *testing.T, m *Model, keys ...string) (quit bool) {
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "backspace": {Code: tea.KeyBackspace},
 		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+f": {Code: 'f', Mod: tea.ModCtrl},
-		"ctrl+s": {Code: 's', Mod: tea.ModCtrl},
+		"ctrl+s": {Code: 's', Mod: tea.ModCtrl}, "shift+up": {Code: tea.KeyUp, Mod: tea.ModShift},
 	}
 	for _, k := range keys {
 		if key, ok := named[k]; ok {
@@ -376,6 +376,15 @@ func TestFitsSixtyColumns(t *testing.T) {
 		t.Fatalf("no dialog:\n%s", screen(m))
 	}
 	check("the dialog")
+	press(t, m, "n", "o", "v")
+	check("the preview unfolded")
+	press(t, m, "t")
+	check("the trim's question")
+	press(t, m, "esc", "/", "first session", "enter")
+	if m.find == nil || len(m.find.hits) == 0 {
+		t.Fatalf("no hits:\n%s", screen(m))
+	}
+	check("the hits")
 }
 
 func TestMouseWheelMovesTheList(t *testing.T) {
@@ -794,5 +803,33 @@ func TestMouseWheelMovesTheHits(t *testing.T) {
 	run(t, m, cmd)
 	if m.find.cursor != 1 || m.current().Session != m.find.hits[1].Session {
 		t.Errorf("the wheel over the hits: cursor %d", m.find.cursor)
+	}
+}
+
+func TestTheTurnCursorFollowsTheScroll(t *testing.T) {
+	root := corpus88(t)
+	m := open(t, root, 100, 40, Options{})
+	press(t, m, "hello", "esc")
+	if m.turn != 2 {
+		t.Fatalf("the cursor is on turn %d, want 2", m.turn)
+	}
+	// Up until the heading of turn 2 is below the view: the cursor is on
+	// turn 1, marked.
+	for i := 0; i < 40 && m.turn == 2; i++ {
+		press(t, m, "shift+up")
+		if at := m.rend.turn[2]; m.turn == 2 && m.rend.lineAt(m.preview.YOffset()+m.preview.Height()-1, m.preview.Width()) < at {
+			t.Fatalf("turn 2's heading (line %d) left the view and the cursor stayed:\n%s", at, screen(m))
+		}
+	}
+	if s := screen(m); m.turn != 1 || !strings.Contains(s, "▶ ### Turn 1 · f forks here") {
+		t.Errorf("after scrolling up, the cursor is on turn %d:\n%s", m.turn, s)
+	}
+	// The wheel over the preview too, back down to the end.
+	for range 40 {
+		_, cmd := m.Update(tea.MouseWheelMsg{X: 5, Y: 35, Button: tea.MouseWheelDown})
+		run(t, m, cmd)
+	}
+	if m.turn != 2 {
+		t.Errorf("at the end again, the cursor is on turn %d", m.turn)
 	}
 }

@@ -212,3 +212,16 @@ func (r rendered) offset(i, w int) int {
 	}
 	return y
 }
+
+// lineAt is the line of r that screen line y (lines wrapped to w
+// columns) is part of.
+func (r rendered) lineAt(y, w int) int {
+	at := 0
+	for i, l := range r.lines {
+		at += max(1, (ansi.StringWidth(l)+max(1, w)-1)/max(1, w))
+		if at > y {
+			return i
+		}
+	}
+	return max(0, len(r.lines)-1)
+}
