@@ -35,20 +35,18 @@ type searchedMsg struct {
 	err  error
 }
 
-var (
-	errEnough = errors.New("enough hits")
-	errGone   = errors.New("search no longer wanted")
-)
+var errEnough = errors.New("enough hits")
 
 // searchCmd searches the text of every transcript of the store for query
 // (as cfix search -i does), keeping the hits of sessions, at most MaxHits;
-// it stops early once gen is no longer the wanted one.
+// it stops at the next file once gen is no longer the wanted one.
 func searchCmd(root, query string, gen uint64, want *atomic.Uint64) tea.Cmd {
 	return func() tea.Msg {
 		msg := searchedMsg{gen: gen}
-		_, err := search.Run(search.Options{Root: root, Pattern: query, IgnoreCase: true, Context: 40}, func(h *search.Hit) error {
-			if want.Load() != gen {
-				return errGone
+		gone := func() bool { return want.Load() != gen }
+		_, err := search.Run(search.Options{Root: root, Pattern: query, IgnoreCase: true, Context: 40, Stop: gone}, func(h *search.Hit) error {
+			if gone() {
+				return search.ErrStopped
 			}
 			if h.Session == "" || h.Source == search.SourceHistory {
 				return nil
