@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -82,6 +83,7 @@ func detailsCmd(l *store.Layout) tea.Cmd {
 			return detailsMsg{err: err}
 		}
 		ss := store.SessionsOf(l, live)
+		store.MarkSwept(ss, store.SweepOf(l.Root, time.Now()))
 		paths := map[string]string{}
 		for _, p := range store.ProjectsOf(l, ss) {
 			if len(p.Paths) > 0 {

@@ -148,6 +148,17 @@ func TestBrowseInATerminal(t *testing.T) {
 	if out, err := clone.CombinedOutput(); err != nil {
 		t.Fatalf("cfix clone: %v\n%s", err, out)
 	}
+	// A text the content search finds in the gamma session alone (planted
+	// after the clone was made).
+	gammas, _ := filepath.Glob(filepath.Join(root, "projects", "-home-dev-work-gamma-with-space", gamma+"*.jsonl"))
+	if len(gammas) != 1 {
+		t.Fatalf("the gamma session: %v", gammas)
+	}
+	n = damage.FindLast(t, gammas[0], damage.IsType("assistant"))
+	damage.EditLine(t, gammas[0], n, func(m map[string]any) {
+		m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "the words FOUND-BY-THE-SEARCH are here"}}
+	})
+	os.Chtimes(gammas[0], old, old)
 	// A pager that keeps what it was given to show.
 	pager := filepath.Join(tmp, "pager")
 	paged := filepath.Join(tmp, "paged.md")
@@ -203,14 +214,38 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.waitUntil("the list after the undo", func(s string) bool {
 					return strings.Contains(s, "hello, first session") && strings.Contains(s, "1E") && !strings.Contains(s, "loading")
 				})
+				// f: a fork at the turn under the preview's cursor, the
+				// turn before the last ([).
+				tm.keys("[")
+				tm.waitFor("the preview's cursor", "▶ ### Turn 1 · f forks here")
+				tm.keys("f")
+				tm.waitFor("the fork dialog", "cfix fork 3ba86ea1 --turn 1: the plan", "A new session whose history ends with turn 1 (of 2)",
+					`first session (fork)"`, "apply these changes? [y] yes")
+				tm.keys("y")
+				tm.waitFor("the fork", "resume it with:", "claude --resume")
+				tm.keys("Enter")
+				tm.waitUntil("the fork in the list", func(s string) bool {
+					return strings.Contains(s, "hello, first session (fork)") && strings.Contains(s, "2/6") && !strings.Contains(s, "loading")
+				})
+				// /: the content search of the store, and the jump to its
+				// hit in another session.
+				tm.keys("/")
+				tm.waitFor("the search", "search: ▏", "enter: search")
+				tm.typed("found-by-the-search")
+				tm.keys("Enter")
+				s = tm.waitFor("the hits", "search: found-by-the-search · 1 hit", "a fresh one in gamma · the words FOUND-BY-THE-SEARCH are here",
+					"── d835ba00")
+				if !regexp.MustCompile(`(?m)^the words FOUND-BY-THE-SEARCH are here`).MatchString(s) {
+					t.Errorf("the preview does not show the hit:\n%s", s)
+				}
+				tm.keys("Enter")
+				tm.waitFor("the hit's session selected", "6/6", "> d835ba00", "the words FOUND-BY-THE-SEARCH are here", "f fork")
 				// a: the archive of the second project's session, planned,
 				// declined, then applied.
-				tm.keys("Escape")
-				tm.waitFor("the whole list", "5/5")
-				tm.keys("/")
+				tm.keys("C-f")
 				tm.waitFor("the filter", "esc: actions")
 				tm.typed("second project")
-				tm.waitFor("the filtered list", "1/5")
+				tm.waitFor("the filtered list", "1/6")
 				tm.keys("Escape")
 				tm.waitFor("the action keys", "r repair")
 				tm.keys("a")
@@ -222,18 +257,18 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("y")
 				tm.waitFor("the archive", "applied 2 changes")
 				tm.keys("Enter")
-				tm.waitFor("the list after the archive", "0/4")
+				tm.waitFor("the list after the archive", "0/5")
 				if m, _ := filepath.Glob(filepath.Join(tmp, "archive", "*")); len(m) == 0 {
 					t.Errorf("no archive file in %s", filepath.Join(tmp, "archive"))
 				}
 				// Enter on the clone, in a directory that exists.
 				// Still among the action keys: Esc clears the filter.
 				tm.keys("Escape")
-				tm.waitFor("the whole list", "4/4")
-				tm.keys("/")
+				tm.waitFor("the whole list", "5/5")
+				tm.keys("C-f")
 				tm.waitFor("the filter", "esc: actions")
 				tm.typed(filepath.Base(work))
-				tm.waitFor("the clone", "1/4", "a fresh one in gamma", work)
+				tm.waitFor("the clone", "1/5", "a fresh one in gamma", work)
 				tm.keys("Enter")
 			} else {
 				tm.keys("Escape")
@@ -316,9 +351,14 @@ func TestBrowseWildInATerminal(t *testing.T) {
 		}
 	}
 	tm.keys("Escape")
-	tm.waitFor("the action keys at 60 columns", "enter resume · r repair · d rm · a archive · ? keys · q quit")
+	tm.waitFor("the action keys at 60 columns", "enter resume · f fork · t trim · / search · ? keys · q quit",
+		"[ ] turn · v thinking · o tools · r repair · d rm · u undo")
 	tm.keys("?")
-	tm.waitFor("the keys", "u          undo", "e          export")
+	tm.waitFor("the keys", "f          fork", "↓ more")
+	for range 12 {
+		tm.keys("Down")
+	}
+	tm.waitFor("the keys scrolled", "u          undo", "e          export", "swept (Claude Code's next")
 	tm.keys("x")
 	tm.waitFor("the help closed", "? keys · q quit")
 	tm.keys("C-c")
