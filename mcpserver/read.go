@@ -56,7 +56,7 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 	p := &page{off: in.Offset, max: clamp(in.MaxChars, defaultMaxChars, maxMaxChars)}
 	f := &filter{w: p, from: in.FromTurn, to: in.ToTurn, thinking: in.IncludeThinking, output: in.IncludeToolOutput, subagents: in.IncludeSubagents}
 	if err := writeStopping(f, func() error {
-		if err := export.Write(f, fam, export.Options{Format: "md"}); err != nil {
+		if err := export.Write(f, fam, export.Options{Format: "md", Index: s.opts.Index}); err != nil {
 			return err
 		}
 		return f.flush()

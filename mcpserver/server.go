@@ -27,6 +27,10 @@ type Options struct {
 	// Dir is the directory that stands for "this project" when the client
 	// names no root (default: the process's working directory).
 	Dir string
+	// Index is the folder where read_session keeps what it read of a big
+	// transcript (export.Options.Index), so that a page of it costs a
+	// page's reading the next time; "" keeps nothing.
+	Index string
 }
 
 // New returns a server with the tools search_sessions, list_sessions,

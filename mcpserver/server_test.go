@@ -27,14 +27,22 @@ const alpha = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
 // ("this project").
 func connect(t *testing.T, root string, dir ...string) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
 	// By default the server's directory has no project in the store.
 	d := t.TempDir()
 	if len(dir) > 0 {
 		d = dir[0]
 	}
-	srv := New(Options{Root: root, Version: "test", Dir: d})
+	return connectWith(t, Options{Root: root, Dir: d})
+}
+
+// connectWith serves a store with opts over in-memory transports and
+// returns the SDK's client connected to it.
+func connectWith(t *testing.T, opts Options) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	opts.Version = "test"
+	srv := New(opts)
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
