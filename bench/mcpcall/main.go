@@ -80,7 +80,7 @@ func run() error {
 		}
 		rss, size = max(rss, r), n
 	}
-	fmt.Printf("%.4f %d %d\n", best.Seconds(), rss, size)
+	fmt.Printf("%.3f %d %d\n", best.Seconds(), rss, size)
 	return nil
 }
 
