@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -108,6 +109,19 @@ func (s *server) scopeOf(ctx context.Context, req *mcp.CallToolRequest, project 
 	if !explicit {
 		return sc, "every project (the client's directory " + project + " has no sessions)", nil
 	}
+	// A path as list_sessions and search_sessions give it: a project's
+	// path its sessions name, a Windows one too (which no path of this
+	// system names).
+	if err == nil || errors.As(err, new(*store.TargetError)) {
+		for _, p := range store.ProjectsOf(all, store.SessionsOf(all, nil)) {
+			if slices.Contains(p.Paths, project) {
+				if t, err := store.NewResolver(s.opts.Root, all).Resolve(p.Folder); err == nil && t.Kind == store.TargetProject {
+					sc.layout, sc.folder, sc.dir = t.Layout, t.Project, project
+					return sc, "project " + project, nil
+				}
+			}
+		}
+	}
 	return nil, "", toolError("project %q names no project of the store: give the directory a session was started in (list_sessions with project \"all\" lists every project's path), or \"all\"", project)
 }
 
@@ -172,9 +186,41 @@ func (s *server) resolveSession(ctx context.Context, req *mcp.CallToolRequest, a
 		}
 		return nil, toolError("session prefix %s matches %d sessions (%s): give more characters of the id", arg, len(ids), strings.Join(ids, ", "))
 	case errors.As(err, &te):
+		// A transcript whose file name is no session id: list_sessions
+		// gives that name as its id.
+		if fam, ok, err := s.byName(arg); ok {
+			return fam, err
+		}
 		return nil, toolError("no session matches %s%s; list_sessions gives the ids of a project's sessions, search_sessions finds one by its text", arg, suggest(s.opts.Root, arg))
 	}
 	return nil, toolError("session %s: %v", arg, err)
+}
+
+// byName resolves a session named by the file name of its main
+// transcript where that is no session id (list_sessions lists it so):
+// ok when a transcript has that name.
+func (s *server) byName(arg string) (*show.Family, bool, error) {
+	all, err := store.Scan(s.opts.Root)
+	if err != nil {
+		return nil, false, nil
+	}
+	var paths, projects []string
+	for _, f := range all.Files {
+		if f.Kind == store.KindSession && f.Session == arg {
+			paths, projects = append(paths, f.Path), append(projects, f.Project)
+		}
+	}
+	switch len(paths) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		fam, err := show.Resolve(s.opts.Root, paths[0])
+		if err != nil {
+			return nil, true, toolError("session %s: %v", arg, err)
+		}
+		return fam, true, nil
+	}
+	return nil, true, toolError("session %s names transcripts in %d project folders (%s): read one by a session id from list_sessions of one project", arg, len(paths), strings.Join(projects, ", "))
 }
 
 // suggest names the sessions whose id is nearest arg's start: those that

@@ -64,12 +64,18 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any,
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError {
-		t.Fatalf("%s %v: tool error: %s", tool, args, text)
+		t.Fatalf("%s %v: tool error: %s", tool, args, res.Content[0].(*mcp.TextContent).Text)
 	}
+	decode(t, res, out)
+}
+
+// decode decodes a tool's answer into out.
+func decode(t *testing.T, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	text := res.Content[0].(*mcp.TextContent).Text
 	if err := json.Unmarshal([]byte(text), out); err != nil {
-		t.Fatalf("%s: %v\n%s", tool, err, text)
+		t.Fatalf("%v\n%s", err, text)
 	}
 }
 
