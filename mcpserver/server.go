@@ -36,13 +36,15 @@ type Options struct {
 
 // New returns a server with the tools search_sessions, list_sessions,
 // read_session and session_health over the store at opts.Root.
-func New(opts Options) *mcp.Server {
-	if opts.Version == "" {
-		opts.Version = "dev"
+func New(opts Options) *mcp.Server { return newServer(&server{opts: opts}) }
+
+// newServer returns the MCP server of s.
+func newServer(s *server) *mcp.Server {
+	if s.opts.Version == "" {
+		s.opts.Version = "dev"
 	}
-	s := &server{opts: opts}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "cfix", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "cfix reads the Claude Code session store (" + opts.Root + "): every past conversation " +
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cfix", Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions: "cfix reads the Claude Code session store (" + s.opts.Root + "): every past conversation " +
 			"with Claude Code, by project. Use search_sessions to find where something was discussed or done, " +
 			"list_sessions to see a project's sessions, read_session to read one a page at a time, and " +
 			"session_health to see why a session fails to resume. Nothing here changes the store.",
@@ -56,7 +58,8 @@ func New(opts Options) *mcp.Server {
 }
 
 type server struct {
-	opts Options
+	opts  Options
+	pager pager
 }
 
 // toolError is an error the model reads: the tool call fails with it.
