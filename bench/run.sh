@@ -301,7 +301,9 @@ hostile_verdicts() {
 # of the big session the first time a server reads it (XDG_CACHE_HOME a new
 # empty folder each run: the transcript is read once, its index written),
 # and again through the index (kept in bench/out/mcpcache, filled by one
-# untimed call first), and the page a MB into its export. Bars:
+# untimed call first), the page after the first (its read continues the
+# export the first page paused: -next), and the page a MB into its export,
+# read from the start. Bars:
 # search_sessions at most 2x cfix search; the first page through the index
 # within 100 ms.
 MCPCACHE=$OUT/mcpcache
@@ -346,6 +348,7 @@ mcp_rows() {
 	rm -rf "$MCPCACHE"
 	mkdir -p "$MCPCACHE"
 	measure_mcp "mcp read_session page 1 (indexed)" -cache "$MCPCACHE" -warm -tool read_session -args "{\"session\":\"$id\"}"
+	measure_mcp "mcp read_session page 2 (next)" -cache "$MCPCACHE" -next -tool read_session -args "{\"session\":\"$id\"}"
 	measure_mcp "mcp read_session 1 MB in (indexed)" -cache "$MCPCACHE" -tool read_session -args "{\"session\":\"$id\",\"offset\":1048576}"
 }
 mcp_verdicts() {

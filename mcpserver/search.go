@@ -92,16 +92,20 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			return nil, out, toolError("until %q: %v; give an RFC 3339 time, a date like 2026-01-29, or a duration like 7d", in.Until, err)
 		}
 	}
-	sc, scopeWords, err := s.scopeOf(ctx, req, in.Project)
-	if err != nil {
-		return nil, out, err
+	// The content search runs beside the listing of the store and the
+	// glance at its sessions (for the metadata hits, which come first):
+	// it keeps its first limit hits, which get their titles and project
+	// paths after. Every project's search starts at once; a project's
+	// once its folder is known.
+	var sc *scope
+	if in.Project != "all" {
+		var words string
+		if sc, words, err = s.scopeOf(ctx, req, in.Project); err != nil {
+			return nil, out, err
+		}
+		out.Scope = words
+		so.Project = sc.folder
 	}
-	out.Scope = scopeWords
-	so.Project = sc.folder
-
-	// The content search runs beside the glance at the sessions (for the
-	// metadata hits, which come first): it keeps its first limit hits,
-	// which get their titles and project paths after.
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type pending struct {
@@ -137,6 +141,14 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	}()
 	// stopped ends the content search before an early answer.
 	stopped := func() { cancel(); <-done }
+	if sc == nil {
+		var words string
+		if sc, words, err = s.scopeOf(ctx, req, in.Project); err != nil {
+			stopped()
+			return nil, out, err
+		}
+		out.Scope = words
+	}
 
 	ss := store.SessionsOf(sc.layout, nil)
 	// A project's hits are all in its folder: its sessions name its path.
@@ -208,7 +220,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	}
 	if out.Hits == nil {
 		out.Hits = []SearchHit{}
-		out.Note = "no hits in " + scopeWords + `; try ignore_case, fewer words, project "all", or a regex`
+		out.Note = "no hits in " + out.Scope + `; try ignore_case, fewer words, project "all", or a regex`
 	}
 	return nil, out, nil
 }

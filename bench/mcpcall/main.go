@@ -12,6 +12,10 @@
 // -warm, one call (not timed) is made before the runs, in a server of its
 // own, to fill it.
 //
+// With -next (read_session), each run first calls the tool with -args, not
+// timed, and times the call of the next page: -args with offset set to the
+// next_offset of that answer.
+//
 // It prints "SECONDS PEAK_RSS_KB BYTES": the best call of the runs, the
 // highest peak RSS of the server processes and the size of the answer's
 // text; exit status 1 when a call fails or answers with a tool error.
@@ -42,6 +46,7 @@ func run() error {
 	runs := flag.Int("runs", 3, "timed runs, each in a new server process")
 	cache := flag.String("cache", "fresh", `the server's XDG_CACHE_HOME: "fresh" (a new empty folder each run) or a folder`)
 	warm := flag.Bool("warm", false, "make one call first, not timed, to fill the cache folder")
+	next := flag.Bool("next", false, "time the call of the next page (read_session): offset set to the next_offset of a first call, not timed")
 	tool := flag.String("tool", "", "the tool to call")
 	args := flag.String("args", "{}", "the tool's arguments, a JSON object")
 	flag.Parse()
@@ -56,7 +61,7 @@ func run() error {
 		if *cache == "fresh" {
 			return errors.New("-warm needs a -cache folder")
 		}
-		if _, _, _, err := call(*cache, *tool, arguments, flag.Args()); err != nil {
+		if _, _, _, err := call(*cache, *tool, arguments, false, flag.Args()); err != nil {
 			return fmt.Errorf("warming: %v", err)
 		}
 	}
@@ -71,7 +76,7 @@ func run() error {
 			defer os.RemoveAll(d)
 			dir = d
 		}
-		d, r, n, err := call(dir, *tool, arguments, flag.Args())
+		d, r, n, err := call(dir, *tool, arguments, *next, flag.Args())
 		if err != nil {
 			return err
 		}
@@ -84,10 +89,11 @@ func run() error {
 	return nil
 }
 
-// call starts the server, initializes, and times one call of tool. It
-// returns the call's time, the server's peak RSS in KB and the size of
-// the answer's text.
-func call(cache, tool string, args map[string]any, command []string) (time.Duration, int64, int, error) {
+// call starts the server, initializes, and times one call of tool (with
+// next, the call of the page after the one args asks for). It returns the
+// call's time, the server's peak RSS in KB and the size of the answer's
+// text.
+func call(cache, tool string, args map[string]any, next bool, command []string) (time.Duration, int64, int, error) {
 	ctx := context.Background()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
@@ -96,6 +102,27 @@ func call(cache, tool string, args map[string]any, command []string) (time.Durat
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("%s: %v", command[0], err)
+	}
+	if next {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			cs.Close()
+			return 0, 0, 0, fmt.Errorf("%s: the first page: %v", tool, err)
+		}
+		var page struct {
+			NextOffset *int `json:"next_offset"`
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		if json.Unmarshal(b, &page) != nil || page.NextOffset == nil {
+			cs.Close()
+			return 0, 0, 0, fmt.Errorf("%s: the first page has no next_offset", tool)
+		}
+		more := map[string]any{}
+		for k, v := range args {
+			more[k] = v
+		}
+		more["offset"] = *page.NextOffset
+		args = more
 	}
 	start := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
