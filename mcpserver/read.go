@@ -59,6 +59,9 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 		return nil, out, err
 	}
 	out.Session, out.Offset = fam.Session, in.Offset
+	if out.Session == "" {
+		out.Session = strings.TrimSpace(in.Session) // a transcript named with no session id
+	}
 	w := window{off: in.Offset, max: clamp(in.MaxChars, defaultMaxChars, maxMaxChars)}
 	key := readKey(fam, in)
 	r := s.pager.take(key, in.Offset)

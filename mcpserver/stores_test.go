@@ -80,6 +80,9 @@ func TestEveryStore(t *testing.T) {
 					}
 					out = ReadOutput{}
 					decode(t, res, &out)
+					if out.Session == "" {
+						t.Errorf("read_session %s: no session in the answer", id)
+					}
 					if out.NextOffset == nil {
 						break
 					}
