@@ -34,6 +34,11 @@ type Options struct {
 	// Branches writes every entry of the transcript in file order, those
 	// a resume does not load marked, instead of the resumed chain.
 	Branches bool
+	// Index is a folder where the reading of a big main transcript (from
+	// IndexMin bytes) is kept between runs, by the transcript's identity,
+	// so that writing its start costs no pass over the whole file; ""
+	// keeps nothing.
+	Index string
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -58,7 +63,12 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if agent {
 		x.used = map[string]bool{main.Path: true}
 	}
-	t, err := x.open(main, agent)
+	var t *transcript
+	if opts.Index != "" && !agent && fam.Loose == "" && !opts.Branches {
+		t, err = x.openIndexed(main, opts.Index)
+	} else {
+		t, err = x.open(main, agent)
+	}
 	if err != nil {
 		return err
 	}
@@ -169,6 +179,8 @@ type transcript struct {
 	// as cfix fork --turn and cfix show count them (trim.Number).
 	turns map[int]int
 	agent bool // a subagent's transcript
+	// head is the header, when read from an index (stats is nil then).
+	head  *header
 	stats *show.Stats
 	// fork is a forked subagent's fork-context-ref: its context is its
 	// session's conversation, which its transcript does not copy.
@@ -458,6 +470,9 @@ type header struct {
 }
 
 func (x *exporter) header(t *transcript) header {
+	if t.head != nil {
+		return *t.head
+	}
 	h := header{Session: x.fam.Session, Path: t.path}
 	if st := t.stats; st != nil {
 		for _, k := range []string{"custom-title", "ai-title", "summary"} {
