@@ -221,18 +221,35 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.waitUntil("the list after the undo", func(s string) bool {
 					return strings.Contains(s, "hello, first session") && strings.Contains(s, "1E") && !strings.Contains(s, "loading")
 				})
-				// f: a fork at the turn under the preview's cursor, the
-				// turn before the last ([).
+				// f: a fork at the message under the preview's cursor: the
+				// reply with the Bash call of the last turn ([), not the
+				// session's last message (the planted answer).
 				tm.keys("[")
-				tm.waitFor("the preview's cursor", "▶ ### Turn 1 · f forks here")
+				tm.waitFor("the preview's cursor", "▶ #### Assistant", "f forks here", "▸ Bash run it")
 				tm.keys("f")
-				tm.waitFor("the fork dialog", "cfix fork 3ba86ea1 --turn 1: the plan", "A new session whose history ends with turn 1 (of 2)",
+				s = tm.waitFor("the fork dialog", "cfix fork 3ba86ea1 --at ", "A new session whose history ends with the message marked", "in turn 2",
 					`first session (fork)"`, "apply these changes? [y] yes")
+				if strings.Contains(s, "--turn") {
+					t.Errorf("the fork at a message inside a turn is planned as one at a turn:\n%s", s)
+				}
 				tm.keys("y")
-				tm.waitFor("the fork", "resume it with:", "claude --resume")
+				s = tm.waitFor("the fork", "resume it with:", "claude --resume")
+				fork := regexp.MustCompile(`claude --resume ([0-9a-f-]{36})`).FindStringSubmatch(s)
+				if fork == nil {
+					t.Fatalf("the fork's id is not on the screen:\n%s", s)
+				}
 				tm.keys("Enter")
 				tm.waitUntil("the fork in the list", func(s string) bool {
 					return strings.Contains(s, "hello, first session (fork)") && strings.Contains(s, "2/6") && !strings.Contains(s, "loading")
+				})
+				// The fork selected, its preview: the Bash call and its
+				// result, not the answer after them.
+				if !strings.Contains(tm.screen(), "> "+fork[1][:8]) {
+					tm.keys("Down")
+				}
+				tm.waitUntil("the fork's preview", func(s string) bool {
+					return strings.Contains(s, "> "+fork[1][:8]) && strings.Contains(s, "── "+fork[1]) && strings.Contains(s, "▸ Bash run it") &&
+						strings.Contains(s, "after compaction BASH: pwd") && !strings.Contains(s, "PLANTED-IN-THE-PREVIEW") && strings.Contains(s, "f forks here")
 				})
 				// /: the content search of the store, and the jump to its
 				// hit in another session.
@@ -280,6 +297,9 @@ func TestBrowseInATerminal(t *testing.T) {
 			} else {
 				tm.keys("Escape")
 				tm.waitFor("the action keys", "r repair")
+				// The preview's cursor without colours: the ▶ and the words.
+				tm.keys("[")
+				tm.waitFor("the preview's cursor", "▶ #### Assistant", "f forks here")
 				// e: the export, opened in the pager.
 				tm.keys("e")
 				tm.waitFor("the export", "exported to ")
@@ -359,7 +379,10 @@ func TestBrowseWildInATerminal(t *testing.T) {
 	}
 	tm.keys("Escape")
 	tm.waitFor("the action keys at 60 columns", "enter resume · f fork · t trim · / search · ? keys · q quit",
-		"[ ] turn · v thinking · o tools · r repair · d rm · u undo")
+		"[ ] msg · v thinking · o tools · r repair · d rm · u undo")
+	// The preview's cursor on the message before the last, at 60 columns.
+	tm.keys("[")
+	tm.waitFor("the preview's cursor at 60 columns", "▶ #### ", "forks here")
 	tm.keys("?")
 	tm.waitFor("the keys", "f          fork", "↓ more")
 	for range 12 {
