@@ -596,9 +596,19 @@ func (m *Model) showHit() {
 		m.preview.GotoBottom()
 		return
 	}
-	if k := m.msgAt(at); len(m.rend.msg) > 0 && k != m.msg {
+	if len(m.rend.msg) == 0 {
+		m.scrollTo(max(0, at-2))
+		return
+	}
+	if k := m.msgAt(at); k != m.msg {
 		m.msg = k
 		at = m.showDoc()
+	}
+	// The heading of the hit's message in view too, when both fit.
+	w, head := m.preview.Width(), m.rend.msg[m.msg]
+	if head <= at && m.rend.offset(at, w)-m.rend.offset(head, w) < m.preview.Height()-1 {
+		m.scrollTo(head)
+		return
 	}
 	m.scrollTo(max(0, at-2))
 }

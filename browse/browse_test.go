@@ -813,6 +813,11 @@ func TestSearchOpensTheFoldOfItsHit(t *testing.T) {
 	if !m.open[foldTools] || m.current().Session != damage.V88Session || !strings.Contains(s, "PLANTED-TOOL-OUTPUT") {
 		t.Errorf("the preview of a hit in a tool's output:\n%s", s)
 	}
+	// The cursor is on the message of the hit: the reply with the call,
+	// not the answer after it.
+	if last := len(m.doc.msgs) - 1; m.msg != last-1 || !strings.Contains(s, "▶ #### Assistant") {
+		t.Errorf("the cursor is on message %d of %d:\n%s", m.msg, last+1, s)
+	}
 }
 
 func TestSearchStaleResultsAreDropped(t *testing.T) {
