@@ -63,8 +63,8 @@ type Options struct {
 	// (for Undo, of the store's last change: path is "").
 	Plan func(a Action, path string) (*Planned, error)
 	// PlanFork plans a fork of the session at path whose history ends
-	// with turn (as cfix fork --turn).
-	PlanFork func(path string, turn int) (*Planned, error)
+	// at the entry at (as cfix fork --at).
+	PlanFork func(path, at string) (*Planned, error)
 	// PlanTrim plans a trim of the session at path into a new session
 	// (as cfix trim): its thinking, its tool output, or both.
 	PlanTrim func(path string, thinking, toolOutput bool) (*Planned, error)
@@ -91,12 +91,13 @@ type Model struct {
 	previewGen  uint64
 	want        *atomic.Uint64
 	// doc is the preview's conversation; open says which kinds of its
-	// folded parts are shown whole; turn is the turn under the preview's
-	// cursor (what f forks at), 0 for none.
+	// folded parts are shown whole; msg is the message under the
+	// preview's cursor (what f forks at, an index in doc.msgs), -1 for
+	// none.
 	doc  *doc
 	rend rendered
 	open map[int]bool
-	turn int
+	msg  int
 	// hit is the search hit the preview of hitPath shows.
 	hit     *search.Hit
 	hitPath string
@@ -134,7 +135,7 @@ type dialog struct {
 // New returns the browser of opts.Root.
 func New(opts Options) *Model {
 	m := &Model{opts: opts, typing: true, loading: true, width: 80, height: 24, want: &atomic.Uint64{},
-		findWant: &atomic.Uint64{}, open: map[int]bool{}}
+		findWant: &atomic.Uint64{}, open: map[int]bool{}, msg: -1}
 	m.preview = viewport.New()
 	m.preview.MouseWheelEnabled = true
 	m.preview.SoftWrap = true
@@ -192,10 +193,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			text = fmt.Sprintf("[the last %s of the conversation]\n", changeset.Size(PreviewCap)) + text
 		}
 		m.doc = parseDoc(text)
-		m.turn = 0
-		if n := len(m.doc.turns); n > 0 {
-			m.turn = m.doc.turns[n-1]
-		}
+		m.msg = len(m.doc.msgs) - 1
 		if m.hit != nil && m.hitPath == msg.path {
 			m.showHit()
 			return m, nil
@@ -422,10 +420,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			}
 			return nil
 		case "[":
-			m.stepTurn(-1)
+			m.stepMsg(-1)
 			return nil
 		case "]":
-			m.stepTurn(1)
+			m.stepMsg(1)
 			return nil
 		case "v":
 			m.toggle(foldThinking)
@@ -479,8 +477,8 @@ func (m *Model) chooseKey(s string) tea.Cmd {
 	}
 }
 
-// fork plans the fork of the selected session at the turn under the
-// preview's cursor.
+// fork plans the fork of the selected session at the message under the
+// preview's cursor: cfix fork --at the entry its end mark names.
 func (m *Model) fork() tea.Cmd {
 	r := m.current()
 	switch {
@@ -489,62 +487,70 @@ func (m *Model) fork() tea.Cmd {
 	case m.doc == nil || m.previewPath != r.Path:
 		m.status = "the preview is not read yet"
 		return nil
-	case m.turn == 0:
-		m.status = "no turn in the preview to fork at"
+	case m.msg < 0 || m.msg >= len(m.doc.msgs):
+		m.status = "no message in the preview to fork at"
 		return nil
 	}
-	path, turn, plan := r.Path, m.turn, m.opts.PlanFork
-	head := fmt.Sprintf("cfix fork %s --turn %d: the plan", short(r.Session), turn)
-	note := fmt.Sprintf("A new session whose history ends with turn %d", turn)
-	if n := len(m.doc.turns); n > 0 && m.doc.turns[n-1] > turn {
-		note += fmt.Sprintf(" (of %d)", m.doc.turns[n-1])
+	msg := m.doc.msgs[m.msg]
+	path, at, plan := r.Path, msg.at, m.opts.PlanFork
+	head := fmt.Sprintf("cfix fork %s --at %s: the plan", short(r.Session), short(at))
+	what := msg.head
+	switch {
+	case msg.turn > 0 && msg.last:
+		what += fmt.Sprintf(", the last of turn %d: the same fork as cfix fork --turn %d", msg.turn, msg.turn)
+	case msg.turn > 0:
+		what += fmt.Sprintf(", in turn %d", msg.turn)
 	}
-	note += "; this one stays as it is."
-	m.status = fmt.Sprintf("planning the fork of %s at turn %d…", short(r.Session), turn)
+	note := fmt.Sprintf("A new session whose history ends with the message marked (%s), at entry %s; this one stays as it is.", what, at)
+	m.status = fmt.Sprintf("planning the fork of %s at %s…", short(r.Session), short(at))
 	return func() tea.Msg {
-		p, err := plan(path, turn)
+		p, err := plan(path, at)
 		return planMsg{action: Fork, path: path, head: head, note: note, plan: p, err: err}
 	}
 }
 
-// stepTurn moves the preview's cursor n turns, and the preview to it.
-func (m *Model) stepTurn(n int) {
-	if m.doc == nil || len(m.doc.turns) == 0 {
-		m.status = "no turn in the preview"
+// stepMsg moves the preview's cursor n messages, and the preview to it.
+func (m *Model) stepMsg(n int) {
+	if m.doc == nil || len(m.doc.msgs) == 0 {
+		m.status = "no message in the preview to fork at"
 		return
 	}
-	ts := m.doc.turns
-	i := slices.Index(ts, m.turn)
-	if i < 0 {
-		i = len(ts)
-	}
-	m.turn = ts[max(0, min(len(ts)-1, i+n))]
+	m.msg = max(0, min(len(m.doc.msgs)-1, m.msg+n))
 	m.showDoc()
-	m.scrollTo(m.rend.turn[m.turn])
+	m.scrollTo(m.rend.msg[m.msg])
 }
 
 // followScroll keeps the preview's cursor in view once the preview
-// scrolled: when the heading of its turn left the view, the cursor goes to
-// the last turn whose heading is in view or above it (else the first).
+// scrolled: when the heading of its message left the view, the cursor
+// goes to the last message whose heading is in view or above it (else
+// the first).
 func (m *Model) followScroll() {
-	if m.doc == nil || len(m.doc.turns) == 0 {
+	if m.doc == nil || len(m.doc.msgs) == 0 {
 		return
 	}
 	w, y := m.preview.Width(), m.preview.YOffset()
 	top, bottom := m.rend.lineAt(y, w), m.rend.lineAt(y+m.preview.Height()-1, w)
-	if at, ok := m.rend.turn[m.turn]; ok && at >= top && at <= bottom {
-		return
-	}
-	turn := m.doc.turns[0]
-	for _, n := range m.doc.turns {
-		if m.rend.turn[n] <= bottom {
-			turn = n
+	if m.msg >= 0 && m.msg < len(m.rend.msg) {
+		if at := m.rend.msg[m.msg]; at >= top && at <= bottom {
+			return
 		}
 	}
-	if turn != m.turn {
-		m.turn = turn
+	if k := m.msgAt(bottom); k != m.msg {
+		m.msg = k
 		m.showDoc()
 	}
+}
+
+// msgAt is the message line i of the preview is part of: the last whose
+// heading is at or above it (else the first).
+func (m *Model) msgAt(i int) int {
+	k := 0
+	for j, at := range m.rend.msg {
+		if at <= i {
+			k = j
+		}
+	}
+	return k
 }
 
 // toggle shows the folded parts of kind whole, or folds them again,
@@ -557,8 +563,8 @@ func (m *Model) toggle(kind int) {
 	m.showDoc()
 	if m.hit != nil && m.hitPath == m.previewPath {
 		m.showHit()
-	} else if m.turn != 0 {
-		m.scrollTo(m.rend.turn[m.turn])
+	} else if m.msg >= 0 && m.msg < len(m.rend.msg) {
+		m.scrollTo(m.rend.msg[m.msg])
 	}
 }
 
@@ -568,7 +574,7 @@ func (m *Model) showDoc() int {
 	if m.doc == nil {
 		return -1
 	}
-	m.rend = m.doc.render(m.open, m.turn)
+	m.rend = m.doc.render(m.open, m.msg)
 	at := -1
 	lines := m.rend.lines
 	if h := m.hit; h != nil && m.hitPath == m.previewPath {
@@ -581,12 +587,27 @@ func (m *Model) showDoc() int {
 	return at
 }
 
-// showHit shows the preview at the search hit.
+// showHit shows the preview at the search hit, the cursor on its
+// message.
 func (m *Model) showHit() {
 	at := m.showDoc()
 	if at < 0 {
 		m.status = "the hit is not in the preview (it holds the conversation's last " + changeset.Size(PreviewCap) + ")"
 		m.preview.GotoBottom()
+		return
+	}
+	if len(m.rend.msg) == 0 {
+		m.scrollTo(max(0, at-2))
+		return
+	}
+	if k := m.msgAt(at); k != m.msg {
+		m.msg = k
+		at = m.showDoc()
+	}
+	// The heading of the hit's message in view too, when both fit.
+	w, head := m.preview.Width(), m.rend.msg[m.msg]
+	if head <= at && m.rend.offset(at, w)-m.rend.offset(head, w) < m.preview.Height()-1 {
+		m.scrollTo(head)
 		return
 	}
 	m.scrollTo(max(0, at-2))
@@ -906,7 +927,7 @@ func (m *Model) scroll() {
 func (m *Model) selected() tea.Cmd {
 	r := m.current()
 	if r == nil {
-		m.previewPath, m.doc = "", nil
+		m.previewPath, m.doc, m.msg = "", nil, -1
 		m.preview.SetContent("")
 		return nil
 	}
@@ -917,7 +938,7 @@ func (m *Model) selected() tea.Cmd {
 		m.hit, m.hitPath = nil, ""
 	}
 	m.previewPath = r.Path
-	m.doc = nil
+	m.doc, m.msg = nil, -1
 	m.previewGen++
 	m.want.Store(m.previewGen)
 	m.preview.SetContent("loading…")
@@ -1104,10 +1125,10 @@ func (m *Model) helpBar() [2]string {
 		return [2]string{"esc actions · tab scope · enter resume · ? keys", "ctrl+s search the text of every session"}
 	case wide:
 		return [2]string{"enter resume · f fork · t trim · e export · r repair · d rm · a archive · u undo · q quit",
-			"[ ] turn · v thinking · o tools · / search · ctrl+f filter · tab scope · ? all keys"}
+			"[ ] message · v thinking · o tools · / search · ctrl+f filter · tab scope · ? all keys"}
 	}
 	return [2]string{"enter resume · f fork · t trim · / search · ? keys · q quit",
-		"[ ] turn · v thinking · o tools · r repair · d rm · u undo"}
+		"[ ] msg · v thinking · o tools · r repair · d rm · u undo"}
 }
 
 func (m *Model) countScope() int {
@@ -1260,8 +1281,10 @@ const helpText = `Keys
   shift+up/down, the wheel: scroll the preview
   tab        this directory's project / every project
   enter      resume it (as cfix resume: check, repair)
-  [ ]        the turn before / after in the preview
-  f          fork: a new session ending with that turn
+  [ ]        the message before / after in the preview
+             (▶, the scroll moves it too)
+  f          fork: a new session whose history ends with
+             the message marked (cfix fork --at)
   t          trim into a new session: thinking, tool
              output or both
   v          thinking in the preview: shown / folded

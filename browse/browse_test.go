@@ -14,8 +14,10 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/export"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/trim"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -532,28 +534,50 @@ func TestPreviewFoldsThinkingAndToolsAndTogglesThem(t *testing.T) {
 }
 
 func TestParseDocReadsThroughCode(t *testing.T) {
-	text := "### Turn 1\n\n#### User\n\n```\n<details><summary>not a tag</summary>\n### Turn 9\n```\n\n" +
-		"<details><summary><code>Bash</code> a &amp; b</summary>\n\n````\n</details>\n````\n\n<details><summary>inner</summary>\n\nx\n\n</details>\n\ny\n\n</details>\n\n### Turn 2\n"
+	text := "### Turn 1\n\n<!-- cfix:message -->\n#### User\n\n```\n<details><summary>not a tag</summary>\n### Turn 9\n<!-- cfix:message -->\n#### User\n<!-- cfix:at fake -->\n```\n\n" +
+		"<details><summary><code>Bash</code> a &amp; b</summary>\n\n````\n</details>\n````\n\n<details><summary>inner</summary>\n\n<!-- cfix:message -->\n#### Assistant\n\nx\n\n<!-- cfix:at inner -->\n</details>\n\ny\n\n</details>\n\n<!-- cfix:at u1 -->\n### Turn 2\n\n" +
+		"<!-- cfix:message -->\n#### User · now\n\nsecond\n\n<!-- cfix:at u2 -->\n<!-- cfix:message -->\n#### Assistant · &lt;synthetic>\n\nreply\n\n<!-- cfix:at u3 -->\n"
 	d := parseDoc(text)
 	if !slices.Equal(d.turns, []int{1, 2}) {
 		t.Errorf("turns %v, want [1 2]", d.turns)
 	}
-	r := d.render(map[int]bool{}, 2)
+	want := []message{{at: "u1", head: "User", turn: 1, last: true}, {at: "u2", head: "User · now", turn: 2}, {at: "u3", head: "Assistant · <synthetic>", turn: 2, last: true}}
+	if !slices.Equal(d.msgs, want) {
+		t.Errorf("messages %+v, want %+v", d.msgs, want)
+	}
+	r := d.render(map[int]bool{}, 1)
 	got := ansi.Strip(strings.Join(r.lines, "\n"))
-	if !strings.Contains(got, "not a tag") || !strings.Contains(got, "▸ Bash a & b (11 lines)") || strings.Contains(got, "inner") {
+	if !strings.Contains(got, "not a tag") || !strings.Contains(got, "▸ Bash a & b (15 lines)") || strings.Contains(got, "inner") {
 		t.Errorf("rendered:\n%s", got)
 	}
-	if !strings.Contains(got, "▶ ### Turn 2 · f forks here") || r.turn[1] != 0 {
-		t.Errorf("turn headings: %v\n%s", r.turn, got)
+	// The marks in the code block are text; the others are not shown.
+	if strings.Count(got, "cfix:") != 2 || !strings.Contains(got, "\n▶ #### User · now · f forks here\n") || strings.Count(got, "f forks here") != 1 ||
+		!slices.Equal(r.msg, []int{2, 16, 20}) || r.lines[16] != selStyle.Render("▶ #### User · now · f forks here") {
+		t.Errorf("message headings: %v\n%s", r.msg, got)
+	}
+}
+
+func TestParseDocCutOrUnmarked(t *testing.T) {
+	// The preview cut inside a message: its end mark names no message; a
+	// heading without its start mark (typed in a prompt) is no message; a
+	// message without its end mark is no fork point.
+	text := "text of a message cut\n\n<!-- cfix:at cut -->\n### Turn 3\n\n<!-- cfix:message -->\n#### User\n\n#### Assistant typed\n\n<!-- cfix:at u1 -->\n<!-- cfix:message -->\n#### Assistant\n\nno end\n"
+	d := parseDoc(text)
+	if want := []message{{at: "u1", head: "User", turn: 3}}; !slices.Equal(d.msgs, want) {
+		t.Errorf("messages %+v, want %+v", d.msgs, want)
+	}
+	got := ansi.Strip(strings.Join(d.render(nil, 0).lines, "\n"))
+	if !strings.Contains(got, "▶ #### User · f forks here") || !strings.Contains(got, "\n#### Assistant typed\n") || !strings.Contains(got, "\n#### Assistant\n") {
+		t.Errorf("rendered:\n%s", got)
 	}
 }
 
 // forkPlanner plans as cfix browse does with trim.Fork, recording the
-// turn asked.
-func forkPlanner(t *testing.T, root string, turn *int, applied *int) func(string, int) (*Planned, error) {
-	return func(path string, n int) (*Planned, error) {
-		*turn = n
-		p, err := trim.Fork(trim.ForkOptions{Root: root, Session: path, Turn: n})
+// entry asked.
+func forkPlanner(t *testing.T, root string, asked *string, applied *int) func(string, string) (*Planned, error) {
+	return func(path string, at string) (*Planned, error) {
+		*asked = at
+		p, err := trim.Fork(trim.ForkOptions{Root: root, Session: path, At: at})
 		if err != nil {
 			return nil, err
 		}
@@ -561,29 +585,45 @@ func forkPlanner(t *testing.T, root string, turn *int, applied *int) func(string
 	}
 }
 
-func TestForkAtTheTurnUnderTheCursor(t *testing.T) {
+// forkLeaf is where the fork of the session at path ends, asked so.
+func forkLeaf(t *testing.T, root, path string, o trim.ForkOptions) string {
+	t.Helper()
+	o.Root, o.Session = root, path
+	p, err := trim.Fork(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s line %d, %d entries", p.Leaf, p.LeafLine, p.Entries)
+}
+
+func TestForkAtTheMessageUnderTheCursor(t *testing.T) {
 	root := corpus88(t)
-	var turn, applied int
-	m := open(t, root, 100, 40, Options{PlanFork: forkPlanner(t, root, &turn, &applied)})
+	var asked string
+	var applied int
+	m := open(t, root, 100, 40, Options{PlanFork: forkPlanner(t, root, &asked, &applied)})
 	press(t, m, "hello", "esc")
-	turns, err := trim.Turns(damage.MainFile(root))
-	if err != nil || len(turns) < 2 {
-		t.Fatalf("turns of the session: %v %v", turns, err)
+	// The history a resume loads: turn 1 (/compact, a synthetic reply),
+	// turn 2 (a prompt, a reply with a Bash call, the answer).
+	if len(m.doc.msgs) != 5 || m.msg != 4 {
+		t.Fatalf("the preview's messages %+v, the cursor on %d, want 5 and the last", m.doc.msgs, m.msg)
 	}
-	last := turns[len(turns)-1].N
-	if m.turn != last || !strings.Contains(screen(m), fmt.Sprintf("▶ ### Turn %d", last)) {
-		t.Fatalf("the preview's cursor is on turn %d, want the last, %d:\n%s", m.turn, last, screen(m))
-	}
-	press(t, m, "[")
 	s := screen(m)
-	if m.turn != last-1 || !strings.Contains(s, fmt.Sprintf("▶ ### Turn %d · f forks here", last-1)) {
-		t.Fatalf("[ left the cursor on turn %d:\n%s", m.turn, s)
+	if !strings.Contains(s, "▶ #### Assistant · claude-sonnet-4-6 · 2026-11-21 10:43:01 · f forks here") || strings.Count(s, "▶") != 1 {
+		t.Fatalf("the cursor is not on the last message:\n%s", s)
+	}
+	// [: the reply with the Bash call, the message before; ] [ back there.
+	press(t, m, "[")
+	s = screen(m)
+	if m.msg != 3 || strings.Count(s, "f forks here") != 1 || !strings.Contains(s, "▶ #### Assistant") || !strings.Contains(s, "▸ Bash run it") {
+		t.Fatalf("[ left the cursor on message %d:\n%s", m.msg, s)
 	}
 	press(t, m, "]", "[", "f")
 	s = screen(m)
-	if m.dialog == nil || turn != last-1 || !strings.Contains(s, fmt.Sprintf("cfix fork 3ba86ea1 --turn %d: the plan", last-1)) ||
-		!strings.Contains(s, "hello, first session (fork)") || !strings.Contains(s, "apply these changes?") {
-		t.Fatalf("f: turn %d planned, dialog:\n%s", turn, s)
+	want := m.doc.msgs[3].at
+	if m.dialog == nil || asked != want || !strings.Contains(s, fmt.Sprintf("cfix fork 3ba86ea1 --at %s: the plan", want[:8])) ||
+		!strings.Contains(s, "hello, first session (fork)") || !strings.Contains(s, "apply these changes?") ||
+		!strings.Contains(s, "in turn 2") || strings.Contains(s, "--turn") {
+		t.Fatalf("f: %q planned (want %s), dialog:\n%s", asked, want, s)
 	}
 	press(t, m, "y")
 	if applied != 1 || !strings.Contains(screen(m), "applied") {
@@ -591,31 +631,81 @@ func TestForkAtTheTurnUnderTheCursor(t *testing.T) {
 	}
 	press(t, m, "enter")
 	if len(m.all) != 5 || !strings.Contains(screen(m), "hello, first session (fork)") {
-		t.Errorf("the fork is not in the list:\n%s", screen(m))
+		t.Fatalf("the fork is not in the list:\n%s", screen(m))
 	}
-	got := 0
+	var fork string
 	for _, r := range m.all {
 		if r.Title == alphaTitle+" (fork)" {
-			ts, err := trim.Turns(r.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = len(ts)
+			fork = r.Path
 		}
 	}
-	if got != last-1 {
-		t.Errorf("the fork holds %d turns, want %d", got, last-1)
+	// The fork's history: turn 2 up to the Bash call's result, not the
+	// answer after it.
+	fam, err := show.Resolve(root, fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := export.Write(&b, fam, export.Options{Format: "md"}); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); !strings.Contains(md, "hello-from-bash") || !strings.Contains(md, "after compaction BASH: pwd") ||
+		!strings.Contains(md, "/home/dev/work/alpha") || strings.Contains(md, "done: /home/dev/work/alpha") {
+		t.Errorf("the fork's conversation:\n%s", md)
 	}
 }
 
-func TestForkWithoutATurnSaysSo(t *testing.T) {
+// TestForkAtATurnsLastMessageIsTheTurn: f on the last message of a turn
+// plans the fork cfix fork --turn N plans, and the dialog says so.
+func TestForkAtATurnsLastMessageIsTheTurn(t *testing.T) {
+	root := corpus88(t)
+	var asked string
+	m := open(t, root, 100, 40, Options{PlanFork: forkPlanner(t, root, &asked, new(int))})
+	press(t, m, "hello", "esc")
+	path := damage.MainFile(root)
+	for _, c := range []struct{ steps, turn int }{{0, 2}, {3, 1}} {
+		for range c.steps {
+			press(t, m, "[")
+		}
+		press(t, m, "f")
+		s := screen(m)
+		if m.dialog == nil || !strings.Contains(s, fmt.Sprintf("the last of turn %d: the same fork as cfix fork --turn %d", c.turn, c.turn)) {
+			t.Fatalf("f on the last message of turn %d:\n%s", c.turn, s)
+		}
+		if got, want := forkLeaf(t, root, path, trim.ForkOptions{At: asked}), forkLeaf(t, root, path, trim.ForkOptions{Turn: c.turn}); got != want {
+			t.Errorf("turn %d: --at %s ends at %s; --turn %d at %s", c.turn, asked, got, c.turn, want)
+		}
+		press(t, m, "n")
+	}
+}
+
+func TestForkWithoutAMessageSaysSo(t *testing.T) {
 	root := corpus88(t)
 	planned := false
-	m := open(t, root, 100, 30, Options{PlanFork: func(string, int) (*Planned, error) { planned = true; return nil, nil }})
-	m.Update(previewMsg{gen: m.previewGen, path: m.previewPath, text: "#### User\n\nno turn here\n"})
-	press(t, m, "esc", "f")
-	if planned || m.dialog != nil || !strings.Contains(screen(m), "no turn in the preview to fork at") {
-		t.Errorf("f without a turn:\n%s", screen(m))
+	m := open(t, root, 100, 30, Options{PlanFork: func(string, string) (*Planned, error) { planned = true; return nil, nil }})
+	// Headings without the marks of a fork point.
+	m.Update(previewMsg{gen: m.previewGen, path: m.previewPath, text: "### Turn 1\n\n#### User\n\nno fork point here\n"})
+	press(t, m, "esc", "[", "f")
+	if planned || m.dialog != nil || !strings.Contains(screen(m), "no message in the preview to fork at") || strings.Contains(screen(m), "▶") {
+		t.Errorf("f without a message:\n%s", screen(m))
+	}
+}
+
+// TestForkMarkAtSixtyColumnsWithoutColour: the marked message reads at 60
+// columns, wrapped, and without colours (the ▶ and the words).
+func TestForkMarkAtSixtyColumnsWithoutColour(t *testing.T) {
+	root := corpus88(t)
+	t.Setenv("NO_COLOR", "1")
+	m := open(t, root, 60, 24, Options{})
+	press(t, m, "hello", "esc", "[")
+	s := screen(m)
+	if !strings.Contains(s, "▶ #### Assistant") || !strings.Contains(s, "f forks here") {
+		t.Errorf("the mark at 60 columns:\n%s", s)
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if w := ansi.StringWidth(l); w > 60 {
+			t.Errorf("a line of %d columns: %q", w, l)
+		}
 	}
 }
 
@@ -723,6 +813,11 @@ func TestSearchOpensTheFoldOfItsHit(t *testing.T) {
 	if !m.open[foldTools] || m.current().Session != damage.V88Session || !strings.Contains(s, "PLANTED-TOOL-OUTPUT") {
 		t.Errorf("the preview of a hit in a tool's output:\n%s", s)
 	}
+	// The cursor is on the message of the hit: the reply with the call,
+	// not the answer after it.
+	if last := len(m.doc.msgs) - 1; m.msg != last-1 || !strings.Contains(s, "▶ #### Assistant") {
+		t.Errorf("the cursor is on message %d of %d:\n%s", m.msg, last+1, s)
+	}
 }
 
 func TestSearchStaleResultsAreDropped(t *testing.T) {
@@ -763,7 +858,7 @@ func TestHelpBarAtSixtyColumns(t *testing.T) {
 	m := open(t, root, 60, 20, Options{})
 	press(t, m, "esc")
 	s := screen(m)
-	for _, k := range []string{"f fork", "t trim", "/ search", "[ ] turn", "v thinking", "o tools"} {
+	for _, k := range []string{"f fork", "t trim", "/ search", "[ ] msg", "v thinking", "o tools"} {
 		if !strings.Contains(s, k) {
 			t.Errorf("the help bar at 60 columns lacks %q:\n%s", k, s)
 		}
@@ -806,30 +901,41 @@ func TestMouseWheelMovesTheHits(t *testing.T) {
 	}
 }
 
-func TestTheTurnCursorFollowsTheScroll(t *testing.T) {
+func TestTheMessageCursorFollowsTheScroll(t *testing.T) {
 	root := corpus88(t)
 	m := open(t, root, 100, 40, Options{})
 	press(t, m, "hello", "esc")
-	if m.turn != 2 {
-		t.Fatalf("the cursor is on turn %d, want 2", m.turn)
+	last := len(m.doc.msgs) - 1
+	if last < 2 || m.msg != last {
+		t.Fatalf("the cursor is on message %d of %d, want the last", m.msg, len(m.doc.msgs))
 	}
-	// Up until the heading of turn 2 is below the view: the cursor is on
-	// turn 1, marked.
-	for i := 0; i < 40 && m.turn == 2; i++ {
+	// Up until the heading of the last message is below the view: the
+	// cursor is on the one before, then further up, marked.
+	for i := 0; i < 40 && m.msg == last; i++ {
 		press(t, m, "shift+up")
-		if at := m.rend.turn[2]; m.turn == 2 && m.rend.lineAt(m.preview.YOffset()+m.preview.Height()-1, m.preview.Width()) < at {
-			t.Fatalf("turn 2's heading (line %d) left the view and the cursor stayed:\n%s", at, screen(m))
+		if at := m.rend.msg[last]; m.msg == last && m.rend.lineAt(m.preview.YOffset()+m.preview.Height()-1, m.preview.Width()) < at {
+			t.Fatalf("the last message's heading (line %d) left the view and the cursor stayed:\n%s", at, screen(m))
 		}
 	}
-	if s := screen(m); m.turn != 1 || !strings.Contains(s, "▶ ### Turn 1 · f forks here") {
-		t.Errorf("after scrolling up, the cursor is on turn %d:\n%s", m.turn, s)
+	for i := 0; i < 40 && m.msg > 0; i++ {
+		press(t, m, "shift+up")
+	}
+	if s := screen(m); m.msg != 0 || !strings.Contains(s, "▶ #### User · 2026-11-21 10:43:00 · f forks here") {
+		t.Errorf("after scrolling up, the cursor is on message %d:\n%s", m.msg, s)
+	}
+	// Above the first message, it stays there.
+	for range 40 {
+		press(t, m, "shift+up")
+	}
+	if m.msg != 0 {
+		t.Errorf("at the top, the cursor is on message %d", m.msg)
 	}
 	// The wheel over the preview too, back down to the end.
 	for range 40 {
 		_, cmd := m.Update(tea.MouseWheelMsg{X: 5, Y: 35, Button: tea.MouseWheelDown})
 		run(t, m, cmd)
 	}
-	if m.turn != 2 {
-		t.Errorf("at the end again, the cursor is on turn %d", m.turn)
+	if m.msg != last {
+		t.Errorf("at the end again, the cursor is on message %d", m.msg)
 	}
 }

@@ -16,31 +16,59 @@ const (
 	foldTools
 )
 
-// part is a piece of a preview: plain lines, a turn's heading, or a
-// folded block (its summary and its body).
+// part is a piece of a preview: plain lines, a turn's heading, the
+// heading of a message a fork can end at, or a folded block (its summary
+// and its body).
 type part struct {
 	fold  int // foldThinking or foldTools for a folded block; 0 else
 	title string
 	lines []string
 	turn  int // the turn a "### Turn N" heading opens
+	msg   int // 1 + the index in doc.msgs of the message this heading opens
+}
+
+// message is a message of the preview a fork can end at (export's
+// Options.Anchors marks them).
+type message struct {
+	at   string // the entry cfix fork --at ends the fork at
+	head string // its heading, without the "#### "
+	turn int    // the turn it is part of; 0 when its heading is not in the preview
+	last bool   // the last message of its turn: a fork at it is one at the turn
 }
 
 // doc is a preview's conversation, parsed from the Markdown cfix export
 // writes, so that its folded blocks can be opened and closed and its
-// turns chosen.
+// messages chosen.
 type doc struct {
 	parts []part
-	turns []int // the turns whose heading the preview holds, in order
+	turns []int     // the turns whose heading the preview holds, in order
+	msgs  []message // the messages a fork can end at, in order
 }
+
+// The lines export's Options.Anchors writes around a message: before its
+// heading, and after it with the entry a fork at it ends at.
+const (
+	markStart = "<!-- cfix:message -->"
+	markAt    = "<!-- cfix:at "
+	markEnd   = " -->"
+)
 
 // parseDoc parses the Markdown export writes: a folded block is a line
 // "<details><summary>TITLE</summary>" and everything to its matching
 // "</details>" (nested blocks inside, in a subagent's conversation, go with
 // it); a fenced code block (export's own, at the left margin) is read
-// through, so a line inside it is never taken for a tag or a heading.
+// through, so a line inside it is never taken for a tag or a heading. The
+// marks of Options.Anchors make the heading after a start mark a message
+// a fork can end at, at the entry its end mark names; they are not shown.
+// A message without an end mark, or an end mark without its message (the
+// preview cut before it), is no fork point.
 func parseDoc(text string) *doc {
 	d := &doc{}
 	var cur *part
+	// open is the message whose end mark comes next (-1: none); start: the
+	// line before was a start mark; ended: the message the last line that
+	// is not blank ended, or -1.
+	open, start, ended, turn := -1, false, -1, 0
 	plain := func() *part {
 		if cur == nil || cur.fold != 0 || cur.turn != 0 {
 			d.parts = append(d.parts, part{})
@@ -50,6 +78,11 @@ func parseDoc(text string) *doc {
 	}
 	fence, depth := "", 0
 	for line := range strings.SplitSeq(text, "\n") {
+		wasStart, wasEnded := start, ended
+		start = false
+		if line != "" {
+			ended = -1
+		}
 		if fence != "" {
 			if line == fence {
 				fence = ""
@@ -95,8 +128,30 @@ func parseDoc(text string) *doc {
 		}
 		if depth == 0 {
 			if n, ok := turnHeading(line); ok {
+				if wasEnded >= 0 {
+					d.msgs[wasEnded].last = true
+				}
 				d.parts = append(d.parts, part{turn: n, lines: []string{line}})
 				d.turns = append(d.turns, n)
+				cur, turn = nil, n
+				continue
+			}
+			if line == markStart {
+				start, open = true, -1
+				continue
+			}
+			if at, ok := strings.CutPrefix(line, markAt); ok {
+				if at, ok = strings.CutSuffix(at, markEnd); ok && open >= 0 && at != "" && !strings.ContainsAny(at, " <>") {
+					d.msgs[open].at = at
+					ended = open
+				}
+				open = -1
+				continue
+			}
+			if head, ok := strings.CutPrefix(line, "#### "); ok && wasStart {
+				d.msgs = append(d.msgs, message{head: unescape.Replace(head), turn: turn})
+				open = len(d.msgs) - 1
+				d.parts = append(d.parts, part{msg: open + 1, lines: []string{unescape.Replace(line)}})
 				cur = nil
 				continue
 			}
@@ -104,7 +159,31 @@ func parseDoc(text string) *doc {
 		}
 		cur.lines = append(cur.lines, unescape.Replace(line))
 	}
+	if ended >= 0 {
+		// The conversation's last message: the last of its turn.
+		d.msgs[ended].last = true
+	}
+	d.points()
 	return d
+}
+
+// points keeps of d.msgs the messages a fork can end at (an end mark
+// named its entry): the headings of the others are plain lines.
+func (d *doc) points() {
+	var keep []message
+	for i := range d.parts {
+		p := &d.parts[i]
+		if p.msg == 0 {
+			continue
+		}
+		if m := d.msgs[p.msg-1]; m.at != "" {
+			keep = append(keep, m)
+			p.msg = len(keep)
+		} else {
+			p.msg = 0
+		}
+	}
+	d.msgs = keep
 }
 
 // unescape takes back what export escapes in text outside code (< and &
@@ -147,24 +226,27 @@ func trimBlank(lines []string) []string {
 // rendered is a doc as the preview shows it.
 type rendered struct {
 	lines []string
-	turn  map[int]int // a turn → the line of its heading
+	msg   []int // a message (its index in doc.msgs) → the line of its heading
 }
 
 // render lays d out: the folded blocks of the kinds open shows whole
 // (▾ and the summary, then the body), the others on one line (▸, the
-// summary and how many lines it folds); the heading of turn cur is marked.
+// summary and how many lines it folds); the heading of message cur (an
+// index in d.msgs) is marked.
 func (d *doc) render(open map[int]bool, cur int) rendered {
-	r := rendered{turn: map[int]int{}}
+	r := rendered{msg: make([]int, len(d.msgs))}
 	for i := range d.parts {
 		p := &d.parts[i]
 		switch {
-		case p.turn != 0:
-			r.turn[p.turn] = len(r.lines)
-			if p.turn == cur {
+		case p.msg != 0:
+			r.msg[p.msg-1] = len(r.lines)
+			if p.msg-1 == cur {
 				r.lines = append(r.lines, selStyle.Render("▶ "+p.lines[0]+" · f forks here"))
 			} else {
 				r.lines = append(r.lines, p.lines[0])
 			}
+		case p.turn != 0:
+			r.lines = append(r.lines, p.lines[0])
 		case p.fold != 0 && open[p.fold]:
 			r.lines = append(r.lines, "▾ "+p.title)
 			r.lines = append(r.lines, p.lines...)
