@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -424,3 +425,32 @@ func (d *dec) str() string {
 	d.i += int(k)
 	return s
 }
+
+// Prepare writes the index of the family's main transcript in dir when
+// the transcript is big enough to have one (IndexMin) and its index is
+// missing or of other bytes, so that a later Write with Options.Index
+// set reads its start without a pass over the whole file. A subagent's
+// transcript or a lost one has none: Prepare does nothing.
+func Prepare(fam *show.Family, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if _, ok := leftOf(fam); ok {
+		return nil
+	}
+	main, err := mainFile(fam)
+	if err != nil || main.Kind != store.KindSession || fam.Loose != "" {
+		return err
+	}
+	x := &exporter{fam: fam, opts: Options{Format: "md", Index: dir}}
+	t, err := x.openIndexed(main, dir)
+	if err != nil {
+		return err
+	}
+	t.close()
+	return nil
+}
+
+// IndexFile is the file in dir that holds the index of the transcript at
+// path.
+func IndexFile(dir, path string) string { return indexPath(dir, path) }
