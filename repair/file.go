@@ -38,11 +38,12 @@ type fixer struct {
 	fixes      map[int]*lineFix
 	order      []int // lines with fixes, in first-fixed order
 	nodes      []session.Node
-	first      map[string]int // chain uuid → its node, as the lines were read
-	deleted    map[int]bool   // node index → removed
-	removed    int            // entries removed
-	added      int            // entries added
-	saved      int64          // bytes of progress entries dropped
+	first      map[string]int  // chain uuid → its node, as the lines were read
+	deleted    map[int]bool    // node index → removed
+	attach     *session.Parser // reads attachment entries (AttachmentFaults)
+	removed    int             // entries removed
+	added      int             // entries added
+	saved      int64           // bytes of progress entries dropped
 	expect     changeset.Fingerprint
 	lastLine   int
 	metaOnly   bool                  // lines, and none of them a chain entry
@@ -589,6 +590,16 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				n.Blocks = append(n.Blocks, b)
 			}
 		}
+		if e.Type == "attachment" && len(r.heads) == 1 {
+			rec := ln.Raw
+			if r.recs != nil {
+				rec = r.recs[i]
+			}
+			if x.attach == nil {
+				x.attach = session.NewParser()
+			}
+			n.Attach = session.AttachmentFaults(x.attach, rec)
+		}
 		x.nodes = append(x.nodes, n)
 	}
 	return nil
@@ -1005,6 +1016,9 @@ func (x *fixer) resumed() error {
 				return err
 			}
 		}
+	}
+	if err := x.attachments(l); err != nil {
+		return err
 	}
 	if err := x.blankText(l); err != nil {
 		return err

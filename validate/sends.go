@@ -43,6 +43,46 @@ type Sends struct {
 	// on (2.1.280 not) the client moves them out of an assistant message's
 	// way.
 	Attachments bool
+	// AttachCrash: the session.AttachRules whose breaking makes the client
+	// throw while it turns the attachment into a message, and exit 1
+	// before any request (see attachCrash).
+	AttachCrash session.AttachFaults
+}
+
+// attachCrash gives, for each of session.AttachRules, the versions that
+// throw on an attachment breaking it: from (oldest measured to throw; ""
+// for every older version) up to, not including, to ("" when the newest
+// measured still throws). Measured by resuming crafted transcripts with
+// the real clients (e2e TestAttachmentMalformed for one row); the
+// versions before from were not measured unless the note says so.
+var attachCrash = []struct{ from, to, note string }{
+	{"2.1.205", "2.1.219", "2.1.205 fails to resume (Failed to resume session)"}, // not an object
+	{"2.1.100", "2.1.280", ""},                 // file: content (2.1.250 throws)
+	{"2.1.100", "", ""},                        // nested_memory: content (2.1.332 throws)
+	{"2.1.205", "2.1.250", "2.1.100 does not"}, // task_reminder: content (2.1.224 throws)
+	{"2.1.205", "2.1.250", "2.1.100 does not"}, // todo_reminder: content
+	{"2.1.205", "2.1.219", ""},                 // hook_additional_context: content
+	{"2.1.205", "2.1.219", ""},                 // agent_listing_delta: addedLines
+	{"2.1.205", "2.1.219", ""},                 // agent_listing_delta: removedTypes
+	{"2.1.205", "2.1.219", ""},                 // deferred_tools_delta: addedLines
+	{"2.1.205", "2.1.219", ""},                 // deferred_tools_delta: removedNames
+	{"2.1.205", "2.1.219", ""},                 // mcp_instructions_delta: removedNames
+}
+
+// AttachCrashRange describes the versions measured to throw on an
+// attachment that breaks rule i of session.AttachRules.
+func AttachCrashRange(i int) string {
+	c := attachCrash[i]
+	r := c.from + " to "
+	if c.to == "" {
+		r = c.from + " and later (every version measured)"
+	} else {
+		r += "the version before " + c.to
+	}
+	if c.note != "" {
+		r += "; " + c.note
+	}
+	return r
 }
 
 // The measured boundaries of Sends.
@@ -71,7 +111,25 @@ func SendsOf(version string) Sends {
 		BlankUserText:      before(blankUserFrom),
 		LocalCommands:      !before(localCommandFrom),
 		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
+		AttachCrash:        attachCrashOf(version),
 	}
+}
+
+// attachCrashOf returns the attachment rules version throws on (those of
+// the newest versions for an unknown one).
+func attachCrashOf(version string) session.AttachFaults {
+	var f session.AttachFaults
+	for i, c := range attachCrash {
+		from := c.from == "" || version != "" && !session.VersionLess(version, c.from)
+		to := c.to == "" || version != "" && session.VersionLess(version, c.to)
+		if version == "" {
+			from = c.to == ""
+		}
+		if from && to {
+			f |= 1 << i
+		}
+	}
+	return f
 }
 
 // BlankSent counts the blank text blocks of node n that the client sends:
