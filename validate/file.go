@@ -721,7 +721,7 @@ func attachFinding(res *fileResult, n *session.Node, s Sends) {
 	}
 	fd := res.add(AttachMalformed, n.Line, "attachment entry %s: %s", n.UUID, strings.Join(what, ", "))
 	if crash >= 0 {
-		fd.Message += fmt.Sprintf("; Claude Code %s throws turning it into a message and exits 1 before any request, on every resume (measured on %s)", s.Name, AttachCrashRange(crash))
+		fd.Message += fmt.Sprintf("; Claude Code %s throws turning it into a message and exits 1 before any request, on every resume (measured: %s)", s.Name, AttachCrashRange(crash))
 		return
 	}
 	fd.Severity = Warning
@@ -732,7 +732,7 @@ func attachFinding(res *fileResult, n *session.Node, s Sends) {
 			break
 		}
 	}
-	fd.Message += fmt.Sprintf("; Claude Code %s leaves it out; clients of %s throw on it and exit 1 on every resume", s.Name, AttachCrashRange(first))
+	fd.Message += fmt.Sprintf("; Claude Code %s leaves it out; other clients throw on it and exit 1 on every resume (measured: %s)", s.Name, AttachCrashRange(first))
 }
 
 // bridged reports whether node cut reaches dangling node d through

@@ -56,28 +56,48 @@ type Sends struct {
 // the real clients (e2e TestAttachmentMalformed for one row); the
 // versions before from were not measured unless the note says so.
 var attachCrash = []struct{ from, to, note string }{
-	{"2.1.205", "2.1.219", "2.1.205 fails to resume (Failed to resume session)"}, // not an object
-	{"2.1.100", "2.1.280", ""},                 // file: content (2.1.250 throws)
-	{"2.1.100", "", ""},                        // nested_memory: content (2.1.332 throws)
-	{"2.1.205", "2.1.250", "2.1.100 does not"}, // task_reminder: content (2.1.224 throws)
-	{"2.1.205", "2.1.250", "2.1.100 does not"}, // todo_reminder: content
-	{"2.1.205", "2.1.219", ""},                 // hook_additional_context: content
-	{"2.1.205", "2.1.219", ""},                 // agent_listing_delta: addedLines
-	{"2.1.205", "2.1.219", ""},                 // agent_listing_delta: removedTypes
-	{"2.1.205", "2.1.219", ""},                 // deferred_tools_delta: addedLines
-	{"2.1.205", "2.1.219", ""},                 // deferred_tools_delta: removedNames
-	{"2.1.205", "2.1.219", ""},                 // mcp_instructions_delta: removedNames
+	// The attachment null, missing or not an object: the loader itself
+	// fails (Failed to resume session) in 1.0.128, 2.0.77, 2.1.100,
+	// 2.1.205 and 2.1.216; 2.1.217 skips the entry.
+	{"", "2.1.217", "bisected"},
+	// file: content. 2.0.77 ends the run with "Execution error" and sends
+	// nothing, 2.1.100 to 2.1.274 throw; 2.1.275 leaves it out; 1.0.128
+	// resumes.
+	{"2.0.77", "2.1.275", "bisected"},
+	// nested_memory: content. Every version measured from 2.0.77 to
+	// 2.1.332 throws.
+	{"2.0.77", "", ""},
+	// task_reminder: content. 2.1.205 to 2.1.232 throw; 2.1.100 and
+	// 2.1.233 do not.
+	{"2.1.205", "2.1.233", "bisected"},
+	// todo_reminder: content. 2.0.77 to 2.1.224 throw, 2.1.250 does not;
+	// the boundary is task_reminder's (one change of the client).
+	{"2.0.77", "2.1.233", "the end bisected on task_reminder"},
+	// hook_additional_context: content. 2.0.77 to 2.1.205 throw, 2.1.219
+	// does not (not bisected).
+	{"2.0.77", "2.1.219", "2.1.206 to 2.1.218 not measured"},
+	// The listing deltas: 2.1.100 to 2.1.217 throw, 2.1.218 does not
+	// (bisected on agent_listing_delta's addedLines; each field measured
+	// on 2.1.205 and 2.1.219); 2.0.77 knows no such type.
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
 }
 
 // AttachCrashRange describes the versions measured to throw on an
 // attachment that breaks rule i of session.AttachRules.
 func AttachCrashRange(i int) string {
 	c := attachCrash[i]
-	r := c.from + " to "
-	if c.to == "" {
+	var r string
+	switch {
+	case c.to == "":
 		r = c.from + " and later (every version measured)"
-	} else {
-		r += "the version before " + c.to
+	case c.from == "":
+		r = "versions before " + c.to
+	default:
+		r = c.from + " up to " + c.to + " (not included)"
 	}
 	if c.note != "" {
 		r += "; " + c.note
