@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,18 +17,47 @@ import (
 // in versions.txt).
 const AttachProbeVersion = "2.1.219"
 
-// TestAttachmentMalformed: a file attachment whose content was stripped
-// makes the client that wrote the session throw on every resume, before any
-// request (attachment-malformed); after cfix repair the resume sends the
-// whole history again.
+// TestAttachmentMalformed: an attachment entry a client cannot turn into
+// a message makes the client that wrote the session throw on every resume,
+// before any request (attachment-malformed); after cfix repair the resume
+// sends the whole history again. Two shapes: a file attachment whose
+// content was stripped (2.1.100 to 2.1.274 throw: AttachProbeVersion), and
+// a hook's output whose stdout is an object (every version from 2.1.100:
+// the newest pinned one).
 func TestAttachmentMalformed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: runs a real Claude Code version")
 	}
-	if err := Install(AttachProbeVersion); err != nil {
+	pinned, err := Versions()
+	if err != nil {
 		t.Fatal(err)
 	}
-	env := NewEnv(t, AttachProbeVersion, "")
+	for _, c := range []struct {
+		name, version string
+		damage        func(t *testing.T, path string) int
+	}{
+		{"file-without-content", AttachProbeVersion, func(t *testing.T, path string) int {
+			// Stripped as tools that slim transcripts do.
+			_, line := dmg.StripAttachment(t, path, "file", "content")
+			return line
+		}},
+		{"hook-stdout-object", pinned[len(pinned)-1], func(t *testing.T, path string) int {
+			// A hook's JSON output stored decoded, right after the prompt.
+			return insertAttachment(t, path, map[string]any{"type": "hook_success", "hookName": "UserPromptSubmit",
+				"hookEvent": "UserPromptSubmit", "toolUseID": "hook-1", "content": "", "stdout": map[string]any{"continue": true},
+				"stderr": "", "exitCode": 0})
+		}},
+	} {
+		t.Run(c.name+"-"+c.version, func(t *testing.T) { attachmentMalformed(t, c.version, c.damage) })
+	}
+}
+
+// attachmentMalformed runs one case of TestAttachmentMalformed.
+func attachmentMalformed(t *testing.T, version string, damage func(t *testing.T, path string) int) {
+	if err := Install(version); err != nil {
+		t.Fatal(err)
+	}
+	env := NewEnv(t, version, "")
 	dir := env.Dir("proj")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -54,20 +84,20 @@ func TestAttachmentMalformed(t *testing.T) {
 		t.Fatalf("resume of the sound session: %s", before.Res)
 	}
 
-	// Strip the attachment's content, as tools that slim transcripts do.
-	_, line := dmg.StripAttachment(t, path, "file", "content")
+	line := damage(t, path)
 	dmg.Age(t, env.ClaudeDir())
 	if !hasCode(ValidateStore(t, env.ClaudeDir()), "attachment-malformed", "error", line) {
 		t.Fatalf("validate reports no attachment-malformed error at line %d", line)
 	}
 	broken := resumeAndRecord(t, env, dir, "-r", id)
 	if broken.Res.ExitCode == 0 || len(broken.Res.MessageRequests()) > 0 {
-		t.Fatalf("claude %s resumed the damaged session (expected it to throw before any request): %s", AttachProbeVersion, broken.Res)
+		t.Fatalf("claude %s resumed the damaged session (expected it to throw before any request): %s", version, broken.Res)
 	}
-	if out := broken.Res.Stdout + broken.Res.Stderr; !strings.Contains(out, "is not an object") {
-		t.Errorf("the failed resume says %q, not the TypeError measured", strings.TrimSpace(out))
+	out := strings.TrimSpace(broken.Res.Stdout + broken.Res.Stderr)
+	if !strings.Contains(out, "is not an object") && !strings.Contains(out, "is not a function") {
+		t.Errorf("the failed resume says %q, not the TypeError measured", out)
 	}
-	t.Logf("damaged: claude %s exits %d: %s", AttachProbeVersion, broken.Res.ExitCode, strings.TrimSpace(broken.Res.Stdout+broken.Res.Stderr))
+	t.Logf("damaged: claude %s exits %d: %s", version, broken.Res.ExitCode, clip(out, 300))
 
 	dmg.Age(t, env.ClaudeDir())
 	repairApply(t, env.ClaudeDir(), t.TempDir())
@@ -88,6 +118,46 @@ func TestAttachmentMalformed(t *testing.T) {
 		// The attachment's own message goes with it, no other.
 		t.Errorf("after repair the resume sends %d messages, %d before the damage", after.Msgs, before.Msgs)
 	}
+}
+
+// insertAttachment writes an attachment entry holding att right after the
+// first user entry of path, its children linked to it, and returns its
+// line.
+func insertAttachment(t *testing.T, path string, att map[string]any) int {
+	t.Helper()
+	ls := dmg.Lines(t, path)
+	for i, l := range ls {
+		var u map[string]any
+		if json.Unmarshal(l, &u) != nil || u["type"] != "user" {
+			continue
+		}
+		e := map[string]any{}
+		for _, k := range []string{"isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch", "timestamp", "entrypoint"} {
+			if v, ok := u[k]; ok {
+				e[k] = v
+			}
+		}
+		e["type"], e["uuid"], e["parentUuid"], e["attachment"] = "attachment", "a77ac400-0000-4000-8000-000000000001", u["uuid"], att
+		raw, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := append(append([][]byte{}, ls[:i+1]...), raw)
+		for _, l := range ls[i+1:] {
+			var m map[string]any
+			if json.Unmarshal(l, &m) == nil && m["parentUuid"] == u["uuid"] {
+				m["parentUuid"] = e["uuid"]
+				if l, err = json.Marshal(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out = append(out, l)
+		}
+		dmg.WriteLines(t, path, out, true)
+		return i + 2
+	}
+	t.Fatalf("%s: no user entry", path)
+	return 0
 }
 
 // hasCode reports whether rep has a finding of code (of severity sev

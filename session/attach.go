@@ -5,38 +5,81 @@ import "bytes"
 // AttachRule is one field an attachment entry must have for some Claude
 // Code versions to turn it into a message: when a resume loads an
 // attachment that breaks a rule, the client version that reads the field
-// unguarded throws (TypeError: null is not an object) and exits 1 before
-// it sends anything. The versions each rule holds for are in
-// validate.Sends.
+// without a guard throws (TypeError: null is not an object, x.map is not a
+// function) and exits 1 before it sends anything. The versions each rule
+// holds for are in validate.Sends.
 type AttachRule struct {
 	// Type is the attachment type the rule is about; "" for the rule that
 	// the attachment is an object at all.
-	Type string
-	// Field must be present and not null.
+	Type  string
 	Field string
+	// Must is what the field must be: see the Must constants.
+	Must AttachMust
 }
 
-// AttachRules are the rules measured with the real clients (2.1.205,
-// 2.1.219, 2.1.224, 2.1.250 to 2.1.332), in the order of the bits of
-// AttachFaults. Only null and missing fields break them: a field of
-// another type is read as undefined and left out.
+// AttachMust says what an AttachRule asks of its field.
+type AttachMust uint8
+
+const (
+	// MustBeSet: present and not null (a value of another type is read as
+	// undefined and left out).
+	MustBeSet AttachMust = iota
+	// MustBeList: a list (the client maps over it).
+	MustBeList
+	// MustBeString: absent, null or a string (the client trims it, or
+	// makes a path of it, when it is set).
+	MustBeString
+)
+
+// AttachRules are the rules measured with the real clients, in the order
+// of the bits of AttachFaults.
 var AttachRules = []AttachRule{
-	{"", ""},
-	{"file", "content"},
-	{"nested_memory", "content"},
-	{"task_reminder", "content"},
-	{"todo_reminder", "content"},
-	{"hook_additional_context", "content"},
-	{"agent_listing_delta", "addedLines"},
-	{"agent_listing_delta", "removedTypes"},
-	{"deferred_tools_delta", "addedLines"},
-	{"deferred_tools_delta", "removedNames"},
-	{"mcp_instructions_delta", "removedNames"},
+	{"", "", MustBeSet},
+	{"file", "content", MustBeSet},
+	{"nested_memory", "content", MustBeSet},
+	{"task_reminder", "content", MustBeList},
+	{"todo_reminder", "content", MustBeList},
+	{"hook_additional_context", "content", MustBeSet},
+	{"agent_listing_delta", "addedLines", MustBeList},
+	{"agent_listing_delta", "removedTypes", MustBeList},
+	{"deferred_tools_delta", "addedLines", MustBeList},
+	{"deferred_tools_delta", "removedNames", MustBeList},
+	{"mcp_instructions_delta", "removedNames", MustBeList},
+	{"hook_success", "stdout", MustBeString},
+	{"diagnostics", "files", MustBeSet},
+	{"tool_search_usage_reminder", "undiscoveredToolNames", MustBeSet},
+	{"memory_update", "paths", MustBeSet},
+	{"edited_text_file", "filename", MustBeString},
+}
+
+// Broken reports whether v, the rule's field (nil when null or absent),
+// breaks the rule.
+func (r AttachRule) Broken(v any) bool {
+	switch r.Must {
+	case MustBeList:
+		_, ok := v.([]any)
+		return !ok
+	case MustBeString:
+		_, ok := v.(string)
+		return v != nil && !ok
+	}
+	return v == nil
+}
+
+// What says what the field of a broken rule should be.
+func (r AttachRule) What() string {
+	switch r.Must {
+	case MustBeList:
+		return "is not a list"
+	case MustBeString:
+		return "is set but not a string"
+	}
+	return "is null or missing"
 }
 
 // AttachFaults is a set of AttachRules broken by one attachment entry: bit
 // i for AttachRules[i].
-type AttachFaults uint16
+type AttachFaults uint32
 
 // Has reports whether rule i is broken.
 func (f AttachFaults) Has(i int) bool { return f&(1<<i) != 0 }
@@ -93,7 +136,7 @@ func AttachmentValueFaults(v any) AttachFaults {
 	typ, _ := a["type"].(string)
 	var f AttachFaults
 	for i, r := range AttachRules {
-		if r.Type != "" && r.Type == typ && a[r.Field] == nil {
+		if r.Type != "" && r.Type == typ && r.Broken(a[r.Field]) {
 			f |= 1 << i
 		}
 	}

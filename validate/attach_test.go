@@ -39,6 +39,13 @@ func TestAttachCrash(t *testing.T) {
 		{"2.1.218", "agent_listing_delta", "addedLines", false},
 		{"2.1.205", "hook_additional_context", "content", true},
 		{"2.1.219", "hook_additional_context", "content", false},
+		{"2.1.100", "hook_success", "stdout", true},
+		{"2.1.332", "hook_success", "stdout", true},
+		{"2.1.222", "diagnostics", "files", true},
+		{"2.1.223", "diagnostics", "files", false},
+		{"2.1.233", "memory_update", "paths", true},
+		{"2.1.234", "memory_update", "paths", false},
+		{"2.1.332", "tool_search_usage_reminder", "undiscoveredToolNames", true},
 		{"", "file", "content", false}, // an unknown version: the newest
 		{"", "nested_memory", "content", true},
 	} {

@@ -713,7 +713,7 @@ func attachFinding(res *fileResult, n *session.Node, s Sends) {
 		if r.Type == "" {
 			what = append(what, "its attachment is null, missing or not an object")
 		} else {
-			what = append(what, fmt.Sprintf("its %s attachment has no %s (null or missing)", r.Type, r.Field))
+			what = append(what, fmt.Sprintf("the %s of its %s attachment %s", r.Field, r.Type, r.What()))
 		}
 		if crash < 0 && s.AttachCrash.Has(i) {
 			crash = i

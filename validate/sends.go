@@ -67,8 +67,9 @@ var attachCrash = []struct{ from, to, note string }{
 	// nested_memory: content. Every version measured from 2.0.77 to
 	// 2.1.332 throws.
 	{"2.0.77", "", ""},
-	// task_reminder: content. 2.1.205 to 2.1.232 throw; 2.1.100 and
-	// 2.1.233 do not.
+	// task_reminder: content not a list (null, missing, a string, a
+	// number, an object: x.map is not a function). 2.1.205 to 2.1.232
+	// throw; 2.1.100 and 2.1.233 do not.
 	{"2.1.205", "2.1.233", "bisected"},
 	// todo_reminder: content. 2.0.77 to 2.1.224 throw, 2.1.250 does not;
 	// the boundary is task_reminder's (one change of the client).
@@ -76,14 +77,34 @@ var attachCrash = []struct{ from, to, note string }{
 	// hook_additional_context: content. 2.0.77 to 2.1.205 throw, 2.1.219
 	// does not (not bisected).
 	{"2.0.77", "2.1.219", "2.1.206 to 2.1.218 not measured"},
-	// The listing deltas: 2.1.100 to 2.1.217 throw, 2.1.218 does not
-	// (bisected on agent_listing_delta's addedLines; each field measured
-	// on 2.1.205 and 2.1.219); 2.0.77 knows no such type.
+	// The listing deltas' lists: null or missing (x.length of null) or a
+	// string (x.join is not a function): 2.1.100 to 2.1.217 throw, 2.1.218
+	// does not (bisected on agent_listing_delta's addedLines; each field
+	// measured on 2.1.205 and 2.1.219, a string bisected on
+	// deferred_tools_delta's addedLines); 2.0.77 knows no such type.
 	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
 	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
 	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
 	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
 	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	// hook_success: stdout set but not a string. Every version measured
+	// from 2.1.100 to 2.1.332 throws (stdout?.trim is not a function),
+	// whatever the hook's event.
+	{"2.1.100", "", "2.0.77 and 1.0.128 do not"},
+	// diagnostics: files. 2.0.77 ends the run with "Execution error",
+	// 2.1.100 to 2.1.222 throw; 2.1.223 leaves it out.
+	{"2.0.77", "2.1.223", "bisected"},
+	// tool_search_usage_reminder: undiscoveredToolNames. 2.1.205 to 2.1.332
+	// throw; 2.1.100 knows no such type.
+	{"2.1.205", "", ""},
+	// memory_update: paths. 2.1.205 to 2.1.233 throw; 2.1.234 leaves it
+	// out; 2.1.100 knows no such type.
+	{"2.1.205", "2.1.234", "bisected"},
+	// edited_text_file: filename set but not a string. The loader fails
+	// (Failed to resume session: The "to" argument must be of type
+	// string) in 2.1.100 to 2.1.216; 2.1.217 reads it; 2.0.77 does not
+	// fail.
+	{"2.1.100", "2.1.217", "bisected"},
 }
 
 // AttachCrashRange describes the versions measured to throw on an

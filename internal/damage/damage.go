@@ -680,6 +680,17 @@ var Cases = []Case{
 		// 2.1.280 and later leave such an attachment out: a warning.
 		return StripAttachment(t, filepath.Join(root, "projects", "-home-dev-work-alpha", "bc1c66c0-560d-4a6f-b0d4-796e1f92068c.jsonl"), "file", "content")
 	}},
+	{"hook output parsed into an object, 2.1.332", "2.1.332", validate.AttachMalformed, validate.Error, func(t *testing.T, root string) (string, int) {
+		// Every version from 2.1.100 trims a hook_success's stdout: an
+		// object there (a hook's JSON output decoded by some tool) throws.
+		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "bc1c66c0-560d-4a6f-b0d4-796e1f92068c.jsonl")
+		n := FindLast(t, p, attachmentOf("date"))
+		EditLine(t, p, n, func(m map[string]any) {
+			m["attachment"] = map[string]any{"type": "hook_success", "hookName": "SessionStart:resume", "hookEvent": "SessionStart",
+				"toolUseID": "SessionStart", "content": "", "stdout": map[string]any{"continue": true}, "stderr": "", "exitCode": 0}
+		})
+		return p, n
+	}},
 	{"attachment null, 2.1.205", "2.1.205", validate.AttachMalformed, validate.Error, func(t *testing.T, root string) (string, int) {
 		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "b203baf4-cb67-4029-b6e2-337cb8159aff.jsonl")
 		n := FindLast(t, p, attachmentOf("skill_listing"))
