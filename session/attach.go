@@ -39,7 +39,7 @@ var AttachRules = []AttachRule{
 	{"nested_memory", "content", MustBeSet},
 	{"task_reminder", "content", MustBeList},
 	{"todo_reminder", "content", MustBeList},
-	{"hook_additional_context", "content", MustBeSet},
+	{"hook_additional_context", "content", MustBeList},
 	{"agent_listing_delta", "addedLines", MustBeList},
 	{"agent_listing_delta", "removedTypes", MustBeList},
 	{"deferred_tools_delta", "addedLines", MustBeList},

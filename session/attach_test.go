@@ -28,6 +28,8 @@ func TestAttachmentFaults(t *testing.T) {
 		{`{"type":"attachment","attachment":{"type":"deferred_tools_delta","addedLines":"x","removedNames":[]}}`, 1 << 8},
 		{`{"type":"attachment","attachment":{"type":"edited_text_file","filename":5}}`, 1 << 15},
 		{`{"type":"attachment","attachment":{"type":"edited_text_file","snippet":"x"}}`, 0},
+		{`{"type":"attachment","attachment":{"type":"hook_additional_context","content":"x"}}`, 1 << 5},
+		{`{"type":"attachment","attachment":{"type":"hook_additional_context","content":["x"]}}`, 0},
 		{`{"type":"attachment","attachment":{"type":"agent_listing_delta","addedTypes":[]}}`, 1<<6 | 1<<7},
 		{`{"type":"attachment","attachment":{"type":"skill_listing","content":null}}`, 0},
 		{`{"type":"attachment","attachment":null}`, 1},

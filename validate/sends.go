@@ -74,8 +74,9 @@ var attachCrash = []struct{ from, to, note string }{
 	// todo_reminder: content. 2.0.77 to 2.1.224 throw, 2.1.250 does not;
 	// the boundary is task_reminder's (one change of the client).
 	{"2.0.77", "2.1.233", "the end bisected on task_reminder"},
-	// hook_additional_context: content. 2.0.77 to 2.1.205 throw, 2.1.219
-	// does not (not bisected).
+	// hook_additional_context: content not a list (null: x.length of
+	// null; a string: x.join is not a function). 2.0.77 (null) and 2.1.100
+	// to 2.1.205 throw, 2.1.219 does not (not bisected).
 	{"2.0.77", "2.1.219", "2.1.206 to 2.1.218 not measured"},
 	// The listing deltas' lists: null or missing (x.length of null) or a
 	// string (x.join is not a function): 2.1.100 to 2.1.217 throw, 2.1.218
