@@ -50,6 +50,7 @@ var AttachRules = []AttachRule{
 	{"tool_search_usage_reminder", "undiscoveredToolNames", MustBeSet},
 	{"memory_update", "paths", MustBeSet},
 	{"edited_text_file", "filename", MustBeString},
+	{"selected_lines_in_ide", "content", MustBeSet},
 }
 
 // Broken reports whether v, the rule's field (nil when null or absent),

@@ -46,6 +46,7 @@ func TestAttachCrash(t *testing.T) {
 		{"2.1.233", "memory_update", "paths", true},
 		{"2.1.234", "memory_update", "paths", false},
 		{"2.1.332", "tool_search_usage_reminder", "undiscoveredToolNames", true},
+		{"2.1.332", "selected_lines_in_ide", "content", true},
 		{"", "file", "content", false}, // an unknown version: the newest
 		{"", "nested_memory", "content", true},
 	} {

@@ -106,6 +106,9 @@ var attachCrash = []struct{ from, to, note string }{
 	// string) in 2.1.100 to 2.1.216; 2.1.217 reads it; 2.0.77 does not
 	// fail.
 	{"2.1.100", "2.1.217", "bisected"},
+	// selected_lines_in_ide: content. Every version measured from 2.1.100
+	// to 2.1.332 throws (evaluating 'e.length').
+	{"2.1.100", "", ""},
 }
 
 // AttachCrashRange describes the versions measured to throw on an
