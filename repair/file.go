@@ -64,6 +64,7 @@ type fixer struct {
 	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
 	lastPrompt                  string                   // leafUuid of the last last-prompt entry
 	lastPromptLine              int                      // and its line
+	lastPromptRec               *session.Node            // where that entry is, to rewrite it (nil: not rewritable)
 	titles                      []validate.TitleLine     // custom-title and ai-title records, as validate counts them
 }
 
@@ -534,6 +535,10 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		if !e.IsChain() {
 			if e.Type == "last-prompt" && e.LeafUUID != "" {
 				x.lastPrompt, x.lastPromptLine = e.LeafUUID, ln.N
+				x.lastPromptRec = nil
+				if len(r.heads) == 1 && !r.changed {
+					x.lastPromptRec = &session.Node{Line: ln.N, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+				}
 			}
 			continue
 		}

@@ -39,8 +39,39 @@ func (x *fixer) attachments(l session.Loader) error {
 		if err := x.remove(i, why); err != nil {
 			return err
 		}
+		if err := x.leafOver(i); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// leafOver points the file's last last-prompt entry at the parent of
+// removed node i when it named i: the resume of newer clients starts from
+// the entry it names.
+func (x *fixer) leafOver(i int) error {
+	n := &x.nodes[i]
+	if n.UUID != x.lastPrompt || n.Parent == "" {
+		return nil
+	}
+	if x.lastPromptRec == nil {
+		x.unfixed[validate.LeafMissing]++
+		return nil
+	}
+	raw, err := x.rec(x.lastPromptRec)
+	if err != nil {
+		return err
+	}
+	val, err := json.Marshal(n.Parent)
+	if err != nil {
+		return err
+	}
+	b, err := session.SetField(raw, "leafUuid", val)
+	if err != nil {
+		return err
+	}
+	x.lastPrompt = n.Parent
+	return x.setRec(x.lastPromptRec, b, "point the last-prompt entry at the parent of a removed entry")
 }
 
 // blankText drops, along the chain loader l loads, the blank text blocks
