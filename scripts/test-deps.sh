@@ -48,7 +48,7 @@ fi
 
 # The pinned clients, those TestOracle resumes the wild stores with
 # ("# oracle:" in e2e/versions.txt) and those single tests run ("# probe:").
-oracle=$(sed -n 's/^# \(oracle\|probe\): *//p' "$root/e2e/versions.txt")
+oracle=$(sed -nE 's/^# (oracle|probe): *//p' "$root/e2e/versions.txt")
 "$root/scripts/install-claude.sh"
 # shellcheck disable=SC2086 # a list of versions
 [ -z "$oracle" ] || "$root/scripts/install-claude.sh" $oracle
