@@ -92,3 +92,34 @@ func TestAttachmentLeaf(t *testing.T) {
 		t.Errorf("after repair the resume loads messages %v, before the damage %v", got, want)
 	}
 }
+
+// TestAttachmentNamedByLastPrompt: 2.1.205 writes last-prompt entries
+// that name an attachment entry (the corpus store has one); removing that
+// attachment points them at its parent, so no leaf-missing is left.
+func TestAttachmentNamedByLastPrompt(t *testing.T) {
+	root := damage.CopyStore(t, "2.1.205")
+	p := filepath.Join(root, "projects", "-home-dev-work-alpha", "b203baf4-cb67-4029-b6e2-337cb8159aff.jsonl")
+	named := map[string]bool{}
+	for _, l := range damage.Lines(t, p) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m["type"] == "last-prompt" {
+			named[m["leafUuid"].(string)] = true
+		}
+	}
+	n := damage.FindLast(t, p, func(m map[string]any) bool { return m["type"] == "attachment" && named[m["uuid"].(string)] })
+	damage.EditLine(t, p, n, func(m map[string]any) { m["attachment"] = "x" })
+	age(t, root)
+	if !has(findings(t, root), validate.AttachMalformed, p, n) {
+		t.Fatalf("validate does not report %s at line %d", validate.AttachMalformed, n)
+	}
+	cs, err := repair.Plan(repair.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, cs, t.TempDir())
+	for _, f := range findings(t, root).Findings {
+		if f.Path == p && (f.Code == validate.AttachMalformed || f.Code == validate.LeafMissing) {
+			t.Errorf("after repair: line %d %s %s", f.Line, f.Code, f.Message)
+		}
+	}
+}

@@ -61,11 +61,11 @@ type fixer struct {
 	// the file, on any branch, repeated or left alone: a real result is
 	// never shadowed, a real one never removed.
 	useAnywhere, resultAnywhere map[string]bool
-	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
-	lastPrompt                  string                   // leafUuid of the last last-prompt entry
-	lastPromptLine              int                      // and its line
-	lastPromptRec               *session.Node            // where that entry is, to rewrite it (nil: not rewritable)
-	titles                      []validate.TitleLine     // custom-title and ai-title records, as validate counts them
+	elsewhere                   func(uuid string) string   // the other transcript holding an entry, or ""
+	lastPrompt                  string                     // leafUuid of the last last-prompt entry
+	lastPromptLine              int                        // and its line
+	leafRefs                    map[string][]*session.Node // leafUuid → the metadata records naming it (nil: not rewritable)
+	titles                      []validate.TitleLine       // custom-title and ai-title records, as validate counts them
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -535,10 +535,18 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		if !e.IsChain() {
 			if e.Type == "last-prompt" && e.LeafUUID != "" {
 				x.lastPrompt, x.lastPromptLine = e.LeafUUID, ln.N
-				x.lastPromptRec = nil
+			}
+			if e.LeafUUID != "" {
+				// Where the entry is, to point it elsewhere should the
+				// entry it names be removed (nil: not rewritable).
+				var at *session.Node
 				if len(r.heads) == 1 && !r.changed {
-					x.lastPromptRec = &session.Node{Line: ln.N, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+					at = &session.Node{Line: ln.N, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
 				}
+				if x.leafRefs == nil {
+					x.leafRefs = map[string][]*session.Node{}
+				}
+				x.leafRefs[e.LeafUUID] = append(x.leafRefs[e.LeafUUID], at)
 			}
 			continue
 		}

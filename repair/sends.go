@@ -46,32 +46,42 @@ func (x *fixer) attachments(l session.Loader) error {
 	return nil
 }
 
-// leafOver points the file's last last-prompt entry at the parent of
-// removed node i when it named i: the resume of newer clients starts from
-// the entry it names.
+// leafOver points the metadata entries (last-prompt, summary) that name
+// removed node i as their leafUuid at its parent: newer clients resume
+// from the entry the last last-prompt names.
 func (x *fixer) leafOver(i int) error {
 	n := &x.nodes[i]
-	if n.UUID != x.lastPrompt || n.Parent == "" {
+	refs := x.leafRefs[n.UUID]
+	if len(refs) == 0 || n.Parent == "" {
 		return nil
-	}
-	if x.lastPromptRec == nil {
-		x.unfixed[validate.LeafMissing]++
-		return nil
-	}
-	raw, err := x.rec(x.lastPromptRec)
-	if err != nil {
-		return err
 	}
 	val, err := json.Marshal(n.Parent)
 	if err != nil {
 		return err
 	}
-	b, err := session.SetField(raw, "leafUuid", val)
-	if err != nil {
-		return err
+	delete(x.leafRefs, n.UUID)
+	for _, at := range refs {
+		if at == nil {
+			x.unfixed[validate.LeafMissing]++
+			continue
+		}
+		raw, err := x.rec(at)
+		if err != nil {
+			return err
+		}
+		b, err := session.SetField(raw, "leafUuid", val)
+		if err != nil {
+			return err
+		}
+		if err := x.setRec(at, b, "point a leafUuid at the parent of a removed entry"); err != nil {
+			return err
+		}
+		x.leafRefs[n.Parent] = append(x.leafRefs[n.Parent], at)
 	}
-	x.lastPrompt = n.Parent
-	return x.setRec(x.lastPromptRec, b, "point the last-prompt entry at the parent of a removed entry")
+	if x.lastPrompt == n.UUID {
+		x.lastPrompt = n.Parent
+	}
+	return nil
 }
 
 // blankText drops, along the chain loader l loads, the blank text blocks

@@ -721,7 +721,11 @@ func attachFinding(res *fileResult, n *session.Node, s Sends) {
 	}
 	fd := res.add(AttachMalformed, n.Line, "attachment entry %s: %s", n.UUID, strings.Join(what, ", "))
 	if crash >= 0 {
-		fd.Message += fmt.Sprintf("; Claude Code %s throws turning it into a message and exits 1 before any request, on every resume (measured: %s)", s.Name, AttachCrashRange(crash))
+		how := "throws turning it into a message"
+		if session.AttachRules[crash].Type == "" || session.AttachRules[crash].Type == "edited_text_file" {
+			how = "fails to load it (Failed to resume session)"
+		}
+		fd.Message += fmt.Sprintf("; Claude Code %s %s and exits 1 before any request, on every resume (measured: %s)", s.Name, how, AttachCrashRange(crash))
 		return
 	}
 	fd.Severity = Warning
