@@ -38,11 +38,12 @@ type fixer struct {
 	fixes      map[int]*lineFix
 	order      []int // lines with fixes, in first-fixed order
 	nodes      []session.Node
-	first      map[string]int // chain uuid → its node, as the lines were read
-	deleted    map[int]bool   // node index → removed
-	removed    int            // entries removed
-	added      int            // entries added
-	saved      int64          // bytes of progress entries dropped
+	first      map[string]int  // chain uuid → its node, as the lines were read
+	deleted    map[int]bool    // node index → removed
+	attach     *session.Parser // reads attachment entries (AttachmentFaults)
+	removed    int             // entries removed
+	added      int             // entries added
+	saved      int64           // bytes of progress entries dropped
 	expect     changeset.Fingerprint
 	lastLine   int
 	metaOnly   bool                  // lines, and none of them a chain entry
@@ -60,10 +61,11 @@ type fixer struct {
 	// the file, on any branch, repeated or left alone: a real result is
 	// never shadowed, a real one never removed.
 	useAnywhere, resultAnywhere map[string]bool
-	elsewhere                   func(uuid string) string // the other transcript holding an entry, or ""
-	lastPrompt                  string                   // leafUuid of the last last-prompt entry
-	lastPromptLine              int                      // and its line
-	titles                      []validate.TitleLine     // custom-title and ai-title records, as validate counts them
+	elsewhere                   func(uuid string) string   // the other transcript holding an entry, or ""
+	lastPrompt                  string                     // leafUuid of the last last-prompt entry
+	lastPromptLine              int                        // and its line
+	leafRefs                    map[string][]*session.Node // leafUuid → the metadata records naming it (nil: not rewritable)
+	titles                      []validate.TitleLine       // custom-title and ai-title records, as validate counts them
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -534,6 +536,18 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 			if e.Type == "last-prompt" && e.LeafUUID != "" {
 				x.lastPrompt, x.lastPromptLine = e.LeafUUID, ln.N
 			}
+			if e.LeafUUID != "" {
+				// Where the entry is, to point it elsewhere should the
+				// entry it names be removed (nil: not rewritable).
+				var at *session.Node
+				if len(r.heads) == 1 && !r.changed {
+					at = &session.Node{Line: ln.N, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+				}
+				if x.leafRefs == nil {
+					x.leafRefs = map[string][]*session.Node{}
+				}
+				x.leafRefs[e.LeafUUID] = append(x.leafRefs[e.LeafUUID], at)
+			}
 			continue
 		}
 		if e.Version != "" {
@@ -588,6 +602,16 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 			if session.KeepBlock(b) {
 				n.Blocks = append(n.Blocks, b)
 			}
+		}
+		if e.Type == "attachment" && len(r.heads) == 1 {
+			rec := ln.Raw
+			if r.recs != nil {
+				rec = r.recs[i]
+			}
+			if x.attach == nil {
+				x.attach = session.NewParser()
+			}
+			n.Attach = session.AttachmentFaults(x.attach, rec)
 		}
 		x.nodes = append(x.nodes, n)
 	}
@@ -1005,6 +1029,9 @@ func (x *fixer) resumed() error {
 				return err
 			}
 		}
+	}
+	if err := x.attachments(l); err != nil {
+		return err
 	}
 	if err := x.blankText(l); err != nil {
 		return err

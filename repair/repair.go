@@ -43,7 +43,7 @@ var lineCodes = []validate.Code{
 	validate.NULBytes, validate.UTF8Invalid, validate.SurrogateLone, validate.LineEmpty,
 	validate.UUIDDuplicate, validate.ParentSelf, validate.ChainCycle, validate.ToolResultMiss,
 	validate.ToolUseMiss, validate.ThinkingUnsigned, validate.NULEscape, validate.UUIDReplayed,
-	validate.TextBlank, validate.ServerToolSplit,
+	validate.TextBlank, validate.ServerToolSplit, validate.AttachMalformed,
 }
 
 var indexCodes = []validate.Code{validate.IndexMissingFile, validate.IndexUnindexed, validate.IndexPath, validate.IndexDrift}
@@ -108,7 +108,7 @@ var readFixes = []validate.Code{validate.NULBytes, validate.JSONInvalid, validat
 // chainCodes are the fixes that look at the entries of the chain.
 var chainCodes = []validate.Code{
 	validate.ParentMissing, validate.ParentSelf, validate.ChainCycle, validate.ToolResultMiss, validate.ToolUseMiss,
-	validate.UUIDDuplicate, validate.UUIDReplayed, validate.ServerToolSplit, validate.TextBlank, validate.ThinkingUnsigned, Progress,
+	validate.UUIDDuplicate, validate.UUIDReplayed, validate.ServerToolSplit, validate.TextBlank, validate.ThinkingUnsigned, validate.AttachMalformed, Progress,
 }
 
 // Plan plans the repairs of the store (or the targets in it). Each

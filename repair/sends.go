@@ -10,6 +10,80 @@ import (
 	"github.com/cfix-dev/cfix/validate"
 )
 
+// attachments removes, along the chain loader l loads, the attachment
+// entries that break session.AttachRules (validate's attachment-malformed),
+// whichever client wrote them: an attachment is context the client added
+// to a turn, never a message or a tool result, and one it cannot read
+// attaches nothing. Its children get its parent, so the chain is kept.
+func (x *fixer) attachments(l session.Loader) error {
+	if !x.allow(validate.AttachMalformed) {
+		return nil
+	}
+	g, idx := x.graph()
+	ld := g.Load(l, x.f.Kind != store.KindSession)
+	var nodes []int
+	for _, gi := range ld.Chain {
+		if n := &g.Nodes[gi]; n.Type == "attachment" && n.Attach != 0 {
+			nodes = append(nodes, idx[gi])
+		}
+	}
+	s := validate.SendsOf(x.version)
+	for _, i := range nodes {
+		if x.deleted[i] {
+			continue
+		}
+		why := "remove an attachment entry Claude Code cannot read (attachment-malformed): it attaches nothing"
+		if f := x.nodes[i].Attach & s.AttachCrash; f != 0 {
+			why = fmt.Sprintf("remove an attachment entry Claude Code %s throws on, exiting 1 on every resume (attachment-malformed): it attaches nothing", s.Name)
+		}
+		if err := x.remove(i, why); err != nil {
+			return err
+		}
+		if err := x.leafOver(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leafOver points the metadata entries (last-prompt, summary) that name
+// removed node i as their leafUuid at its parent: newer clients resume
+// from the entry the last last-prompt names.
+func (x *fixer) leafOver(i int) error {
+	n := &x.nodes[i]
+	refs := x.leafRefs[n.UUID]
+	if len(refs) == 0 || n.Parent == "" {
+		return nil
+	}
+	val, err := json.Marshal(n.Parent)
+	if err != nil {
+		return err
+	}
+	delete(x.leafRefs, n.UUID)
+	for _, at := range refs {
+		if at == nil {
+			x.unfixed[validate.LeafMissing]++
+			continue
+		}
+		raw, err := x.rec(at)
+		if err != nil {
+			return err
+		}
+		b, err := session.SetField(raw, "leafUuid", val)
+		if err != nil {
+			return err
+		}
+		if err := x.setRec(at, b, "point a leafUuid at the parent of a removed entry"); err != nil {
+			return err
+		}
+		x.leafRefs[n.Parent] = append(x.leafRefs[n.Parent], at)
+	}
+	if x.lastPrompt == n.UUID {
+		x.lastPrompt = n.Parent
+	}
+	return nil
+}
+
 // blankText drops, along the chain loader l loads, the blank text blocks
 // the writing version's client sends (validate.Sends): an entry left with
 // no block goes, its children re-parented. Blank blocks the client leaves

@@ -46,9 +46,9 @@ fi
 
 [ "${1:-}" = --no-clients ] && exit 0
 
-# The pinned clients, and those TestOracle resumes the wild stores with
-# ("# oracle:" in e2e/versions.txt).
-oracle=$(sed -n 's/^# oracle: *//p' "$root/e2e/versions.txt")
+# The pinned clients, those TestOracle resumes the wild stores with
+# ("# oracle:" in e2e/versions.txt) and those single tests run ("# probe:").
+oracle=$(sed -nE 's/^# (oracle|probe): *//p' "$root/e2e/versions.txt")
 "$root/scripts/install-claude.sh"
 # shellcheck disable=SC2086 # a list of versions
 [ -z "$oracle" ] || "$root/scripts/install-claude.sh" $oracle

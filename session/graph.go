@@ -24,6 +24,9 @@ type Node struct {
 	// BlankString: message.content is a string, empty or whitespace only
 	// (EmptyString: "").
 	BlankString, EmptyString bool
+	// Attach: the AttachRules an attachment entry breaks (set by the
+	// reader that has the line, see AttachmentFaults).
+	Attach AttachFaults
 }
 
 // KeepBlock reports whether a node keeps a content block: tool calls and

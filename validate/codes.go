@@ -62,6 +62,7 @@ const (
 	ThinkingForeign  Code = "thinking-third-party"
 	TextBlank        Code = "text-blank"
 	ServerToolSplit  Code = "server-tool-split"
+	AttachMalformed  Code = "attachment-malformed"
 	// Files and store.
 	SessionName      Code = "session-name-invalid"
 	SessionEmpty     Code = "session-empty"
@@ -142,6 +143,7 @@ var Codes = []CodeInfo{
 	{ThinkingEmpty, Notice, "on the resumed chain, a signed thinking block with empty text: newer clients store omitted thinking so, and the API accepts it"},
 	{TextBlank, Error, "on the resumed chain, an empty or whitespace-only text block that the writing version's client sends: the API answers 400 (text content blocks must be non-empty / must contain non-whitespace text); repair drops the block (an entry left empty goes, its children re-parented)"},
 	{ServerToolSplit, Error, "on the resumed chain, a server tool's result (web_search_tool_result, advisor_tool_result...) that the client sends apart from its server_tool_use: entries it sends as messages of their own (a slash command's, a hook's) sit between them, or a compaction does; the API answers 400 (unexpected tool_use_id found in advisor_tool_result blocks) on every resume; warning when only attachments some versions send sit between; repair moves the separating entries after the pair"},
+	{AttachMalformed, Error, "on the resumed chain, an attachment entry a client cannot turn into a message: the attachment is null, missing or not an object, or a field its type needs is missing or of the wrong type (a file's or nested_memory's content, a reminder's list, a hook's stdout, a listing delta's lists, a diagnostics' files... docs/clients.md lists them); the client throws (null is not an object, x.map is not a function) and exits 1 before any request, on every resume: error when the writing version's client does (measured per field, 2.0.77 to 2.1.332), warning when it leaves the entry out; repair removes the entry (context the client attached, not a message) and links its children to its parent"},
 	{SessionName, Warning, "a session file's name is not a UUID: /resume does not list it"},
 	{SessionEmpty, Warning, "a session file of 0 bytes"},
 	{SessionStub, Warning, "a session file holds only metadata lines (a stub); the message says where its transcript lives"},

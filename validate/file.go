@@ -18,8 +18,9 @@ type checker struct {
 	parser *session.Parser
 	schema *schemas.Cache
 	buf    []byte
-	slugs  bool          // read the plan slugs user entries name (see Run)
-	vals   []valueResult // work's values of the line before, reused
+	slugs  bool            // read the plan slugs user entries name (see Run)
+	vals   []valueResult   // work's values of the line before, reused
+	attach *session.Parser // reads attachment entries (AttachmentFaults)
 }
 
 func newChecker() *checker {
@@ -325,6 +326,12 @@ func (c *checker) check(f store.File) *fileResult {
 				// come again (rarely).
 				nd := &g.Nodes[len(g.Nodes)-1]
 				nd.Off, nd.Len = ln.Offset, len(ln.Raw)
+				if e.Type == "attachment" {
+					if c.attach == nil {
+						c.attach = session.NewParser()
+					}
+					nd.Attach = session.AttachmentFaults(c.attach, ln.Raw)
+				}
 			}
 			res.uuids = append(res.uuids, e.UUID)
 			if e.CWD != "" {
@@ -669,6 +676,11 @@ func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
 		}
 		res.add(TextBlank, n.Line, "%s text block(s) in this %s entry; Claude Code %s sends them and the API answers 400 (text content blocks must be non-empty, or must contain non-whitespace text) on every resume", strings.Join(what, " and "), n.Type, s.Name)
 	}
+	for _, i := range ld.Chain {
+		if n := &g.Nodes[i]; n.Type == "attachment" && n.Attach != 0 {
+			attachFinding(res, n, s)
+		}
+	}
 	for _, sp := range ServerSplits(g, ld, s) {
 		n := &g.Nodes[sp.Result]
 		if sp.Call < 0 {
@@ -687,6 +699,44 @@ func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
 			fd.Message += fmt.Sprintf(": Claude Code %s sends some attachments (%s) as a message of their own, which splits the pair (the API answers 400)", s.Name, attachmentTypeNote)
 		}
 	}
+}
+
+// attachFinding reports the attachment entry n, which breaks some
+// session.AttachRules, as the client of model s reads it.
+func attachFinding(res *fileResult, n *session.Node, s Sends) {
+	var what []string
+	crash := -1
+	for i, r := range session.AttachRules {
+		if !n.Attach.Has(i) {
+			continue
+		}
+		if r.Type == "" {
+			what = append(what, "its attachment is null, missing or not an object")
+		} else {
+			what = append(what, fmt.Sprintf("the %s of its %s attachment %s", r.Field, r.Type, r.What()))
+		}
+		if crash < 0 && s.AttachCrash.Has(i) {
+			crash = i
+		}
+	}
+	fd := res.add(AttachMalformed, n.Line, "attachment entry %s: %s", n.UUID, strings.Join(what, ", "))
+	if crash >= 0 {
+		how := "throws turning it into a message"
+		if session.AttachRules[crash].Type == "" || session.AttachRules[crash].Type == "edited_text_file" {
+			how = "fails to load it (Failed to resume session)"
+		}
+		fd.Message += fmt.Sprintf("; Claude Code %s %s and exits 1 before any request, on every resume (measured: %s)", s.Name, how, AttachCrashRange(crash))
+		return
+	}
+	fd.Severity = Warning
+	first := 0
+	for i := range session.AttachRules {
+		if n.Attach.Has(i) {
+			first = i
+			break
+		}
+	}
+	fd.Message += fmt.Sprintf("; Claude Code %s leaves it out; other clients throw on it and exit 1 on every resume (measured: %s)", s.Name, AttachCrashRange(first))
 }
 
 // bridged reports whether node cut reaches dangling node d through

@@ -15,7 +15,7 @@ func hintFor(f *Finding) string {
 	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
 		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
 		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub, TitleOutOfReach,
-		NULEscape, UUIDReplayed, TextBlank, ServerToolSplit:
+		NULEscape, UUIDReplayed, TextBlank, ServerToolSplit, AttachMalformed:
 		return "cfix repair --apply " + q
 	case ParentMissing:
 		return "cfix repair --aggressive --only parent-missing --apply " + q

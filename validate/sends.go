@@ -43,6 +43,91 @@ type Sends struct {
 	// on (2.1.280 not) the client moves them out of an assistant message's
 	// way.
 	Attachments bool
+	// AttachCrash: the session.AttachRules whose breaking makes the client
+	// throw while it turns the attachment into a message, and exit 1
+	// before any request (see attachCrash).
+	AttachCrash session.AttachFaults
+}
+
+// attachCrash gives, for each of session.AttachRules, the versions that
+// throw on an attachment breaking it: from (oldest measured to throw; ""
+// for every older version) up to, not including, to ("" when the newest
+// measured still throws). Measured by resuming crafted transcripts with
+// the real clients (e2e TestAttachmentMalformed for one row); the
+// versions before from were not measured unless the note says so.
+var attachCrash = []struct{ from, to, note string }{
+	// The attachment null, missing or not an object: the loader itself
+	// fails (Failed to resume session) in 1.0.128, 2.0.77, 2.1.100,
+	// 2.1.205 and 2.1.216; 2.1.217 skips the entry.
+	{"", "2.1.217", "bisected"},
+	// file: content. 2.0.77 ends the run with "Execution error" and sends
+	// nothing, 2.1.100 to 2.1.274 throw; 2.1.275 leaves it out; 1.0.128
+	// resumes.
+	{"2.0.77", "2.1.275", "bisected"},
+	// nested_memory: content. Every version measured from 2.0.77 to
+	// 2.1.332 throws.
+	{"2.0.77", "", ""},
+	// task_reminder: content not a list (null, missing, a string, a
+	// number, an object: x.map is not a function). 2.1.205 to 2.1.232
+	// throw; 2.1.100 and 2.1.233 do not.
+	{"2.1.205", "2.1.233", "bisected"},
+	// todo_reminder: content. 2.0.77 to 2.1.224 throw, 2.1.250 does not;
+	// the boundary is task_reminder's (one change of the client).
+	{"2.0.77", "2.1.233", "the end bisected on task_reminder"},
+	// hook_additional_context: content not a list (null: x.length of
+	// null; a string: x.join is not a function). 2.0.77 (null) and 2.1.100
+	// to 2.1.205 throw, 2.1.219 does not (not bisected).
+	{"2.0.77", "2.1.219", "2.1.206 to 2.1.218 not measured"},
+	// The listing deltas' lists: null or missing (x.length of null) or a
+	// string (x.join is not a function): 2.1.100 to 2.1.217 throw, 2.1.218
+	// does not (bisected on agent_listing_delta's addedLines; each field
+	// measured on 2.1.205 and 2.1.219, a string bisected on
+	// deferred_tools_delta's addedLines); 2.0.77 knows no such type.
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	{"2.1.100", "2.1.218", "bisected on agent_listing_delta"},
+	// hook_success: stdout set but not a string. Every version measured
+	// from 2.1.100 to 2.1.332 throws (stdout?.trim is not a function),
+	// whatever the hook's event.
+	{"2.1.100", "", "2.0.77 and 1.0.128 do not"},
+	// diagnostics: files. 2.0.77 ends the run with "Execution error",
+	// 2.1.100 to 2.1.222 throw; 2.1.223 leaves it out.
+	{"2.0.77", "2.1.223", "bisected"},
+	// tool_search_usage_reminder: undiscoveredToolNames. 2.1.205 to 2.1.332
+	// throw; 2.1.100 knows no such type.
+	{"2.1.205", "", ""},
+	// memory_update: paths. 2.1.205 to 2.1.233 throw; 2.1.234 leaves it
+	// out; 2.1.100 knows no such type.
+	{"2.1.205", "2.1.234", "bisected"},
+	// edited_text_file: filename set but not a string. The loader fails
+	// (Failed to resume session: The "to" argument must be of type
+	// string) in 2.1.100 to 2.1.216; 2.1.217 reads it; 2.0.77 does not
+	// fail.
+	{"2.1.100", "2.1.217", "bisected"},
+	// selected_lines_in_ide: content. Every version measured from 2.1.100
+	// to 2.1.332 throws (evaluating 'e.length').
+	{"2.1.100", "", ""},
+}
+
+// AttachCrashRange describes the versions measured to throw on an
+// attachment that breaks rule i of session.AttachRules.
+func AttachCrashRange(i int) string {
+	c := attachCrash[i]
+	var r string
+	switch {
+	case c.to == "":
+		r = c.from + " and later (every version measured)"
+	case c.from == "":
+		r = "versions before " + c.to
+	default:
+		r = c.from + " up to " + c.to + " (not included)"
+	}
+	if c.note != "" {
+		r += "; " + c.note
+	}
+	return r
 }
 
 // The measured boundaries of Sends.
@@ -71,7 +156,25 @@ func SendsOf(version string) Sends {
 		BlankUserText:      before(blankUserFrom),
 		LocalCommands:      !before(localCommandFrom),
 		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
+		AttachCrash:        attachCrashOf(version),
 	}
+}
+
+// attachCrashOf returns the attachment rules version throws on (those of
+// the newest versions for an unknown one).
+func attachCrashOf(version string) session.AttachFaults {
+	var f session.AttachFaults
+	for i, c := range attachCrash {
+		from := c.from == "" || version != "" && !session.VersionLess(version, c.from)
+		to := c.to == "" || version != "" && session.VersionLess(version, c.to)
+		if version == "" {
+			from = c.to == ""
+		}
+		if from && to {
+			f |= 1 << i
+		}
+	}
+	return f
 }
 
 // BlankSent counts the blank text blocks of node n that the client sends:

@@ -104,6 +104,24 @@ func FindLine(t testing.TB, path string, match func(m map[string]any) bool) int 
 	return 0
 }
 
+// StripAttachment deletes field of the last attachment entry of type typ
+// in path (as a tool that slims transcripts by dropping file contents
+// does) and returns path and its line.
+func StripAttachment(t testing.TB, path, typ, field string) (string, int) {
+	t.Helper()
+	n := FindLast(t, path, attachmentOf(typ))
+	EditLine(t, path, n, func(m map[string]any) { delete(m["attachment"].(map[string]any), field) })
+	return path, n
+}
+
+// attachmentOf matches an attachment entry whose attachment is of type typ.
+func attachmentOf(typ string) func(m map[string]any) bool {
+	return func(m map[string]any) bool {
+		a, _ := m["attachment"].(map[string]any)
+		return m["type"] == "attachment" && a != nil && a["type"] == typ
+	}
+}
+
 // FindLast returns the 1-based number of the last matching line.
 func FindLast(t testing.TB, path string, match func(m map[string]any) bool) int {
 	t.Helper()
@@ -652,6 +670,32 @@ var Cases = []Case{
 		out = append(out, ls[b+2:]...)
 		WriteLines(t, p, out, true)
 		return p, b + 3 // the call went in before the boundary
+	}},
+	{"file attachment without content, 2.1.205", "2.1.205", validate.AttachMalformed, validate.Error, func(t *testing.T, root string) (string, int) {
+		// 2.1.100 to 2.1.279 read a file attachment's content unguarded:
+		// the resume throws and exits 1 before any request.
+		return StripAttachment(t, filepath.Join(root, "projects", "-home-dev-work-alpha", "b203baf4-cb67-4029-b6e2-337cb8159aff.jsonl"), "file", "content")
+	}},
+	{"file attachment without content, 2.1.332", "2.1.332", validate.AttachMalformed, validate.Warning, func(t *testing.T, root string) (string, int) {
+		// 2.1.280 and later leave such an attachment out: a warning.
+		return StripAttachment(t, filepath.Join(root, "projects", "-home-dev-work-alpha", "bc1c66c0-560d-4a6f-b0d4-796e1f92068c.jsonl"), "file", "content")
+	}},
+	{"hook output parsed into an object, 2.1.332", "2.1.332", validate.AttachMalformed, validate.Error, func(t *testing.T, root string) (string, int) {
+		// Every version from 2.1.100 trims a hook_success's stdout: an
+		// object there (a hook's JSON output decoded by some tool) throws.
+		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "bc1c66c0-560d-4a6f-b0d4-796e1f92068c.jsonl")
+		n := FindLast(t, p, attachmentOf("date"))
+		EditLine(t, p, n, func(m map[string]any) {
+			m["attachment"] = map[string]any{"type": "hook_success", "hookName": "SessionStart:resume", "hookEvent": "SessionStart",
+				"toolUseID": "SessionStart", "content": "", "stdout": map[string]any{"continue": true}, "stderr": "", "exitCode": 0}
+		})
+		return p, n
+	}},
+	{"attachment null, 2.1.205", "2.1.205", validate.AttachMalformed, validate.Error, func(t *testing.T, root string) (string, int) {
+		p := filepath.Join(root, "projects", "-home-dev-work-alpha", "b203baf4-cb67-4029-b6e2-337cb8159aff.jsonl")
+		n := FindLast(t, p, attachmentOf("skill_listing"))
+		EditLine(t, p, n, func(m map[string]any) { m["attachment"] = nil })
+		return p, n
 	}},
 	{"escaped NUL in a tool result", V88, validate.NULEscape, validate.Warning, func(t *testing.T, root string) (string, int) {
 		p := MainFile(root)
