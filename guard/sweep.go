@@ -1,43 +1,32 @@
 package guard
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
+
+	"github.com/cfix-dev/cfix/store"
 )
 
 // Margin is how many days before Claude Code's sweep would delete a
 // session the SessionStart hook archives it.
 const Margin = 5
 
-// DefaultCleanupDays is cleanupPeriodDays when settings.json sets none.
-const DefaultCleanupDays = 30
-
 // archiveEvery is how often the hook starts an archive: Claude Code
 // sweeps at most once a day (.last-cleanup) too.
 const archiveEvery = 24 * time.Hour
 
-// CleanupDays is the cleanupPeriodDays of the store's settings.json
-// (DefaultCleanupDays when unset or unreadable).
-func CleanupDays(root string) int {
-	var s struct {
-		CleanupPeriodDays *float64 `json:"cleanupPeriodDays"`
-	}
-	b, err := os.ReadFile(filepath.Join(root, "settings.json"))
-	if err != nil || json.Unmarshal(b, &s) != nil || s.CleanupPeriodDays == nil {
-		return DefaultCleanupDays
-	}
-	return int(*s.CleanupPeriodDays)
-}
+// CleanupDays is the cleanupPeriodDays of the store's settings.json, as
+// Claude Code reads it (store.SweepOf: 30 when unset or unreadable; 0
+// turns the sweep off).
+func CleanupDays(root string) int { return store.SweepOf(root, time.Now()).PeriodDays }
 
 // ArchiveArgs are the cfix arguments that archive, in the store at root,
-// every session the sweep deletes within Margin days; nil when
-// cleanupPeriodDays leaves no such age (Margin days or fewer).
+// every session the sweep deletes within Margin days; nil when the sweep
+// is off or cleanupPeriodDays leaves no such age (Margin days or fewer).
 func ArchiveArgs(root string) []string {
-	days := CleanupDays(root) - Margin
+	days := archiveDays(root)
 	if days <= 0 {
 		return nil
 	}

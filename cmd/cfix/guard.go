@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
 	"github.com/cfix-dev/cfix/internal/shell"
+	"github.com/cfix-dev/cfix/store"
 )
 
 type guardOptions struct {
@@ -274,16 +274,35 @@ func guardStatus(cmd *cobra.Command, root string, project bool) error {
 	return nil
 }
 
-// guardProtection says what the hooks protect in the store at root.
+// guardProtection says what the hooks protect in the store at root: the
+// age past which a start archives a session, how many the next start
+// archives, and how many archives the archive folder holds.
 func guardProtection(w io.Writer, root string) {
-	args := guard.ArchiveArgs(root)
-	if args == nil {
-		fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", guard.CleanupDays(root))
-		return
+	p := guard.ProtectionOf(root, time.Now())
+	switch {
+	case p.PeriodDays == 0:
+		fmt.Fprintf(w, "nothing to protect: Claude Code's sweep is off (cleanupPeriodDays 0)\n")
+	case p.OlderThan == 0:
+		fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", p.PeriodDays)
+	default:
+		fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %dd ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
+			p.OlderThan, p.PeriodDays, guard.Margin, p.Dir)
+		if l, err := store.Scan(root); err == nil {
+			live, _ := liveSessions(root)
+			ss := store.SessionsOf(l, live)
+			if n, bytes := guard.Mark(ss, p); n > 0 {
+				them := map[bool]string{true: "it", false: "them"}[n == 1]
+				fmt.Fprintf(w, "  the next start archives %d %s (%s; cfix ls marks %s guard)\n", n, pluralWord(n, "session"), changeset.Size(bytes), them)
+			} else {
+				fmt.Fprintf(w, "  the next start archives no session: none is that old\n")
+			}
+		}
 	}
-	adir, _ := archive.DefaultDir()
-	fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %s ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them (cfix archive --list lists them)\n",
-		args[2], guard.CleanupDays(root), guard.Margin, adir)
+	if n, err := p.Archived(); err != nil {
+		fmt.Fprintf(w, "  archives: %v\n", err)
+	} else if n > 0 {
+		fmt.Fprintf(w, "  %s holds %d session %s (cfix archive --list lists them, cfix restore ID puts one back)\n", p.Dir, n, pluralWord(n, "archive"))
+	}
 }
 
 func runNote(r guard.Run) string {
