@@ -113,19 +113,15 @@ func problems(root, path string) ([]validate.Finding, error) {
 }
 
 func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
-	if input.Source == "startup" {
+	switch input.Source {
+	case "startup":
 		root, err := storeOf(input)
 		if err != nil {
 			return err
 		}
-		st, _ := ReadState(dir)
-		var last time.Time
-		if st.Archived != nil {
-			last = st.Archived.At
-		}
-		return archiveBeforeSweep(dir, root, last, run)
-	}
-	if input.Source != "resume" {
+		return archiveBefore(dir, root, "", run)
+	case "resume":
+	default:
 		return nil
 	}
 	root, path, err := transcript(input)
@@ -137,15 +133,33 @@ func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
 		return err
 	}
 	run.Problems = codes(found)
-	if len(found) == 0 {
-		return nil
+	if len(found) > 0 {
+		run.Path = path
+		msg := Warning(path, found)
+		if err := json.NewEncoder(out).Encode(Output{
+			SystemMessage:      msg,
+			HookSpecificOutput: &SpecificOuput{HookEventName: "SessionStart", AdditionalContext: msg},
+		}); err != nil {
+			return err
+		}
 	}
-	run.Path = path
-	msg := Warning(path, found)
-	return json.NewEncoder(out).Encode(Output{
-		SystemMessage:      msg,
-		HookSpecificOutput: &SpecificOuput{HookEventName: "SessionStart", AdditionalContext: msg},
-	})
+	// A resumed session sweeps too: the others are archived first.
+	id := input.SessionID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	}
+	return archiveBefore(dir, root, id, run)
+}
+
+// archiveBefore starts the archive before the sweep (archiveBeforeSweep)
+// when the last one started a day ago or more.
+func archiveBefore(dir, root, except string, run *Run) error {
+	st, _ := ReadState(dir)
+	var last time.Time
+	if st.Archived != nil {
+		last = st.Archived.At
+	}
+	return archiveBeforeSweep(dir, root, last, except, run)
 }
 
 // Warning is what cfix says of a resumed session with findings: what is

@@ -174,11 +174,21 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	if len(archived) != 1 || fmt.Sprint(archived[0]) != want {
 		t.Fatalf("archived %v, want %s", archived, want)
 	}
-	// Once a day; never on a resume.
+	// Once a day, whatever starts.
 	start("startup")
 	Hook(state, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard)
 	if len(archived) != 1 {
 		t.Errorf("archived %v", archived)
+	}
+	// A resume starts it too (a resumed session sweeps as a new one does),
+	// leaving the session resumed in the store.
+	other := t.TempDir()
+	if err := Hook(other, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	wantResume := fmt.Sprint([]string{"archive", "--older-than", "25d", "--root", root, "--apply", "--yes", "--except", damage.V88Session})
+	if len(archived) != 2 || fmt.Sprint(archived[1]) != wantResume {
+		t.Errorf("a resume archived %v, want %s", archived[1:], wantResume)
 	}
 	st, _ := ReadState(state)
 	if st.Archived == nil || st.Archived.Archive != "25d" {

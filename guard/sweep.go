@@ -56,17 +56,21 @@ var Archiver = func(args []string, logPath string) error {
 }
 
 // archiveBeforeSweep starts the archive of the sessions the next sweep
-// deletes, once a day at most, at the start of a new session: Claude Code
-// sweeps after the first prompt of an interactive session, never in -p
-// mode (measured with 2.1.205 and 2.1.332). A resumed session is left
-// alone: it may be one the archive would take.
-func archiveBeforeSweep(dir, root string, last time.Time, run *Run) error {
+// deletes, once a day at most, at the start of a session: Claude Code
+// sweeps 10 minutes after the first prompt of an interactive session, new
+// or resumed, never in -p mode (measured with 2.1.205 and 2.1.332). The
+// session being resumed (except) is left in the store: the client is
+// about to append to it.
+func archiveBeforeSweep(dir, root string, last time.Time, except string, run *Run) error {
 	if time.Since(last) < archiveEvery {
 		return nil
 	}
 	args := ArchiveArgs(root)
 	if args == nil {
 		return nil
+	}
+	if except != "" {
+		args = append(args, "--except", except)
 	}
 	if err := Log(dir, fmt.Sprintf("archive: cfix %v", args)); err != nil {
 		return err
