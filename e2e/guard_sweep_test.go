@@ -23,8 +23,11 @@ const sweepWait = 14 * time.Minute
 // session is gone and nowhere; with them it is gone from the store too,
 // as Claude Code wanted, but cfix's SessionStart hook archived it before
 // the sweep ran, and cfix restore gives back its files byte for byte, with
-// their modes and mtimes. It takes over ten minutes (the sweep's delay
-// after typing); the versions and both cases run at once.
+// their modes and mtimes. In "resume", the client resumes (-r) another
+// session as old: a resumed session sweeps too, and the hook archives the
+// old one first but leaves the one resumed, which keeps its history and
+// the new prompt. It takes over ten minutes (the sweep's delay after
+// typing); the versions and the cases run at once.
 func TestGuardSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Claude Code")
@@ -39,14 +42,10 @@ func TestGuardSweep(t *testing.T) {
 			continue
 		}
 		ran = true
-		for _, guarded := range []bool{true, false} {
-			name := v + "/guard"
-			if !guarded {
-				name = v + "/none"
-			}
-			t.Run(name, func(t *testing.T) {
+		for _, mode := range []string{"guard", "none", "resume"} {
+			t.Run(v+"/"+mode, func(t *testing.T) {
 				t.Parallel()
-				guardSweep(t, v, guarded)
+				guardSweep(t, v, mode)
 			})
 		}
 	}
@@ -55,7 +54,8 @@ func TestGuardSweep(t *testing.T) {
 	}
 }
 
-func guardSweep(t *testing.T, version string, guarded bool) {
+func guardSweep(t *testing.T, version, mode string) {
+	guarded := mode != "none"
 	env := NewEnv(t, version, "")
 	claude := env.ClaudeDir()
 	journal := filepath.Join(env.Home, "journal")
@@ -76,15 +76,38 @@ func guardSweep(t *testing.T, version string, guarded bool) {
 	if _, err := os.Stat(filepath.Join(claude, ".last-cleanup")); err == nil {
 		t.Fatalf("a -p run swept the store (.last-cleanup is there)")
 	}
-	if guarded {
-		if r := RunCfix(t, journal, "guard", "install", "--root", claude, "--apply", "--yes"); r.ExitCode != 0 {
-			t.Fatalf("%s", r)
-		}
-	}
 
 	proj := env.Dir("proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	// The session to resume, as old as the other.
+	var resumed, resumedPath string
+	var resumedBytes []byte
+	var args []string
+	if mode == "resume" {
+		res := env.Run("proj", "-p", "first", "--output-format", "json")
+		out, err := res.Output()
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("%v\n%s", err, res)
+		}
+		resumed = out.SessionID
+		ageSession(t, claude, resumed, 60*24*time.Hour)
+		dir, err := ProjectDir(claude, proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumedPath = filepath.Join(dir, resumed+".jsonl")
+		if resumedBytes, err = os.ReadFile(resumedPath); err != nil {
+			t.Fatal(err)
+		}
+		args = []string{"-r", resumed}
+	}
+	// Installed after every -p run: their SessionStart would archive.
+	if guarded {
+		if r := RunCfix(t, journal, "guard", "install", "--root", claude, "--apply", "--yes"); r.ExitCode != 0 {
+			t.Fatalf("%s", r)
+		}
 	}
 	interactiveConfig(t, env, proj)
 	var tenv []string
@@ -94,11 +117,11 @@ func guardSweep(t *testing.T, version string, guarded bool) {
 		}
 		tenv = append(tenv, kv)
 	}
-	tm := newTmux(t, 120, 40, tenv, proj, env.Exe)
+	tm := newTmux(t, 120, 40, tenv, proj, env.Exe, args...)
 	// The prompt box, and no dialog: the first-run screens are answered
 	// in .claude.json.
 	tm.waitUntil("the prompt of an interactive session", time.Minute, func(s string) bool {
-		if strings.Contains(s, "Enter to confirm") || strings.Contains(s, "EXITED") {
+		if strings.Contains(s, "Enter to confirm") || strings.Contains(s, "Pane is dead") {
 			t.Fatalf("claude %s shows a dialog or ended instead of its prompt:\n%s", version, s)
 		}
 		return strings.Contains(s, "mode on") && strings.Contains(s, "❯")
@@ -148,6 +171,16 @@ func guardSweep(t *testing.T, version string, guarded bool) {
 		t.Fatalf("%s", r)
 	}
 	requireSameTree(t, "the old session after restore", oldFiles, sessionFiles(t, claude, old))
+
+	if mode == "resume" {
+		if _, err := os.Stat(filepath.Join(adir, resumed+".tar.zst")); err == nil {
+			t.Errorf("the session resumed was archived")
+		}
+		b, err := os.ReadFile(resumedPath)
+		if err != nil || !strings.HasPrefix(string(b), string(resumedBytes)) || !strings.Contains(string(b[len(resumedBytes):]), "hello") {
+			t.Errorf("the session resumed does not hold its history and the new prompt (%v): %d bytes, %d before", err, len(b), len(resumedBytes))
+		}
+	}
 }
 
 // sessionFiles is storeTree of the files of the store whose path names

@@ -33,7 +33,8 @@ func newGuardCmd() *cobra.Command {
 to the store's settings.json (~/.claude/settings.json, or
 $CLAUDE_CONFIG_DIR/settings.json) a SessionStart and a SessionEnd hook that
 run cfix hook EVENT with this cfix binary (see cfix hook --help); uninstall
-removes them; status says what is installed and when each hook last ran.`,
+removes them; status says what is installed, what it protects and when each
+hook last ran. --project: the .claude/settings.json of the current directory.`,
 	}
 	cmd.AddCommand(newGuardChangeCmd(true), newGuardChangeCmd(false), newGuardStatusCmd())
 	return cmd
