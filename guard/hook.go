@@ -113,17 +113,28 @@ func problems(root, path string) ([]validate.Finding, error) {
 }
 
 func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
-	switch input.Source {
-	case "startup":
-		root, err := storeOf(input)
-		if err != nil {
-			return err
-		}
-		return archiveBefore(dir, root, "", run)
-	case "resume":
-	default:
+	if input.Source != "startup" && input.Source != "resume" {
 		return nil
 	}
+	root, err := storeOf(input)
+	if err != nil {
+		return err
+	}
+	if input.Source == "startup" {
+		return archiveBefore(dir, root, "", run)
+	}
+	// A resumed session sweeps too: the others are archived first, even
+	// when the check fails.
+	except := input.SessionID
+	if except == "" && input.TranscriptPath != "" {
+		except = strings.TrimSuffix(filepath.Base(input.TranscriptPath), ".jsonl")
+	}
+	return errors.Join(checkResume(input, out, run), archiveBefore(dir, root, except, run))
+}
+
+// checkResume checks the session being resumed, and when it has problems
+// answers with the warning.
+func checkResume(input Input, out io.Writer, run *Run) error {
 	root, path, err := transcript(input)
 	if err != nil {
 		return err
@@ -133,22 +144,15 @@ func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
 		return err
 	}
 	run.Problems = codes(found)
-	if len(found) > 0 {
-		run.Path = path
-		msg := Warning(path, found)
-		if err := json.NewEncoder(out).Encode(Output{
-			SystemMessage:      msg,
-			HookSpecificOutput: &SpecificOuput{HookEventName: "SessionStart", AdditionalContext: msg},
-		}); err != nil {
-			return err
-		}
+	if len(found) == 0 {
+		return nil
 	}
-	// A resumed session sweeps too: the others are archived first.
-	id := input.SessionID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	}
-	return archiveBefore(dir, root, id, run)
+	run.Path = path
+	msg := Warning(path, found)
+	return json.NewEncoder(out).Encode(Output{
+		SystemMessage:      msg,
+		HookSpecificOutput: &SpecificOuput{HookEventName: "SessionStart", AdditionalContext: msg},
+	})
 }
 
 // archiveBefore starts the archive before the sweep (archiveBeforeSweep)

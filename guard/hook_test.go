@@ -190,6 +190,14 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	if len(archived) != 2 || fmt.Sprint(archived[1]) != wantResume {
 		t.Errorf("a resume archived %v, want %s", archived[1:], wantResume)
 	}
+	// Even when the session resumed cannot be checked.
+	gone := filepath.Join(root, "projects", "-nowhere", "0badf00d-0000-4000-8000-000000000000.jsonl")
+	if err := Hook(t.TempDir(), "SessionStart", input("SessionStart", "resume", gone, "0badf00d-0000-4000-8000-000000000000"), io.Discard); err == nil {
+		t.Errorf("a resume of a session that is nowhere: no error")
+	}
+	if len(archived) != 3 || archived[2][len(archived[2])-1] != "0badf00d-0000-4000-8000-000000000000" {
+		t.Errorf("a resume whose check failed archived %v", archived[2:])
+	}
 	st, _ := ReadState(state)
 	if st.Archived == nil || st.Archived.Archive != "25d" {
 		t.Errorf("state %+v", st)
