@@ -38,8 +38,8 @@ type Options struct {
 	// Except are sessions (full ids) OlderThan leaves in the store: the
 	// one a hook's session resumes.
 	Except []string
-	Now       time.Time
-	Force     bool
+	Now    time.Time
+	Force  bool
 	// Build writes the archive files into a staging folder in Dir, so
 	// the plan can be applied; a dry run leaves it false and writes
 	// nothing.
