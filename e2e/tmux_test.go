@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,7 +34,23 @@ func newTmux(t testing.TB, w, h int, env []string, dir, program string, args ...
 	cmd = append(cmd, args...)
 	tm.run(cmd...)
 	tm.run("set-option", "-g", "remain-on-exit", "on")
-	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
+	pid, _ := strconv.Atoi(strings.TrimSpace(tm.run("display-message", "-p", "-t", "0", "#{pane_pid}")))
+	// The server goes, and the program is waited for (it writes into the
+	// test's folders until it has gone, which are removed next).
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", tm.socket, "kill-server").Run()
+		proc, err := os.FindProcess(pid)
+		if pid <= 0 || err != nil {
+			return
+		}
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			if proc.Signal(syscall.Signal(0)) != nil {
+				return
+			}
+		}
+		proc.Kill()
+		time.Sleep(500 * time.Millisecond)
+	})
 	return tm
 }
 
