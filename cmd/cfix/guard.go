@@ -114,6 +114,9 @@ func hookBinary(flag string) (string, error) {
 // of the current directory (a change set of that file alone).
 func guardTarget(opts *guardOptions, command string) (path string, cs *changeset.ChangeSet, err error) {
 	if opts.project {
+		if opts.root != "" {
+			return "", nil, usageError(fmt.Errorf("--project and --root: name one settings file"))
+		}
 		dir, ok, err := guard.ProjectDir()
 		if err != nil {
 			return "", nil, usageError(err)
