@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,8 +35,11 @@ type Options struct {
 	// files) lies longer ago.
 	Sessions  []string
 	OlderThan time.Duration
-	Now       time.Time
-	Force     bool
+	// Except are sessions (full ids) OlderThan leaves in the store: the
+	// one a hook's session resumes.
+	Except []string
+	Now    time.Time
+	Force  bool
 	// Build writes the archive files into a staging folder in Dir, so
 	// the plan can be applied; a dry run leaves it false and writes
 	// nothing.
@@ -75,6 +79,9 @@ func Archive(opts Options) (*Plan, error) {
 	}
 	if len(opts.Sessions) > 0 && opts.OlderThan > 0 {
 		return nil, &clone.InputError{Msg: "name sessions or use --older-than, not both"}
+	}
+	if len(opts.Except) > 0 && opts.OlderThan == 0 {
+		return nil, &clone.InputError{Msg: "--except goes with --older-than"}
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -116,7 +123,7 @@ func Archive(opts Options) (*Plan, error) {
 		}
 		cutoff := opts.Now.Add(-opts.OlderThan)
 		for _, s := range all {
-			if !s.LastActivity.Before(cutoff) || guard.why(s) != "" {
+			if !s.LastActivity.Before(cutoff) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
 				continue
 			}
 			if why := linkedMain(s); why != "" {

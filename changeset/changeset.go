@@ -151,6 +151,10 @@ type ChangeSet struct {
 	// Batch lets apply make the writes in two phases with one sync each
 	// (see batch.go), when no path is written twice.
 	Batch bool `json:"batch,omitempty"`
+	// Scope, when ScopeProjectSettings, makes Root a project's .claude
+	// folder, not a store: the plan writes its settings.json and nothing
+	// else (see confine.go).
+	Scope string `json:"scope,omitempty"`
 	// owned are the folders outside the store the plan reads from (see
 	// Own); never saved.
 	owned []string
@@ -162,6 +166,18 @@ const FormatVersion = 1
 // New returns an empty change set for the store at root.
 func New(root, command string) *ChangeSet {
 	return &ChangeSet{Version: FormatVersion, Root: root, Command: command, Created: time.Now().UTC()}
+}
+
+// ScopeProjectSettings is the Scope of a change set of a project's
+// .claude/settings.json (cfix guard install --project).
+const ScopeProjectSettings = "project-settings"
+
+// NewProjectSettings returns an empty change set of the settings.json in
+// the .claude folder of the project at dir (see ScopeProjectSettings).
+func NewProjectSettings(dir, command string) *ChangeSet {
+	cs := New(filepath.Join(dir, ".claude"), command)
+	cs.Scope = ScopeProjectSettings
+	return cs
 }
 
 // Add appends an operation.

@@ -3,6 +3,7 @@ package changeset
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,7 +29,14 @@ import (
 // A path an op reads (From) lies below the root too, or in a folder the
 // change set owns (Own): the staging folder of an archive or restore, the
 // journal folder of an undo. Ownership is not saved: a plan loaded from a
-// file owns nothing. Every path is absolute and clean (no "..", no "."),
+// file owns nothing.
+//
+// A change set of ScopeProjectSettings has no store: its root is the
+// .claude folder of a project (Claude Code's own folder of that project's
+// settings), a real folder (not a link), or one to make in a folder that
+// exists; it writes <root>/settings.json and nothing else (and its undo
+// removes the root again if the apply made it and it is left empty). A
+// plan loaded from a file is never one. Every path is absolute and clean (no "..", no "."),
 // so the check on the path's text is the check on where it leads; the
 // links on the way are checked on disk (linkGuard), and the writes open
 // no link (copyTree).
@@ -74,6 +82,13 @@ const (
 func (cs *ChangeSet) confine(src source) error {
 	if !filepath.IsAbs(cs.Root) || filepath.Clean(cs.Root) != cs.Root {
 		return &ConfineError{Reason: fmt.Sprintf("store root %q is not an absolute, clean path", cs.Root)}
+	}
+	switch cs.Scope {
+	case "":
+	case ScopeProjectSettings:
+		return cs.confineProject(src)
+	default:
+		return &ConfineError{Reason: fmt.Sprintf("scope %q is not one cfix knows", cs.Scope)}
 	}
 	if fi, err := os.Stat(filepath.Join(cs.Root, "projects")); err != nil || !fi.IsDir() {
 		return &ConfineError{Reason: fmt.Sprintf("store root %s is not a Claude Code store (it has no projects folder)", cs.Root)}
@@ -145,6 +160,66 @@ func (cs *ChangeSet) confineOp(op *Op, src source) error {
 	return nil
 }
 
+// confineProject checks a change set of ScopeProjectSettings (see above).
+func (cs *ChangeSet) confineProject(src source) error {
+	if src == fromFile {
+		return &ConfineError{Reason: "a plan of a project's settings is never saved: plan it again (cfix guard install --project)"}
+	}
+	if filepath.Base(cs.Root) != ".claude" {
+		return &ConfineError{Reason: fmt.Sprintf("%s is not a project's .claude folder", cs.Root)}
+	}
+	if err := ProjectFolderOK(cs.Root); err != nil {
+		return &ConfineError{Reason: err.Error()}
+	}
+	settings := filepath.Join(cs.Root, "settings.json")
+	for i := range cs.Ops {
+		op := &cs.Ops[i]
+		if err := op.check(); err != nil {
+			return &ConfineError{Op: i + 1, Reason: err.Error()}
+		}
+		var err error
+		switch {
+		case op.Action == RemoveEmptyDir && op.Path == cs.Root:
+		case op.Action != Create && op.Action != Rewrite && op.Action != Delete:
+			err = fmt.Errorf("%s of %s: a plan of a project's settings only writes its settings.json", op.Action, op.Path)
+		case op.Path != settings:
+			err = fmt.Errorf("path %s is not %s: a plan of a project's settings writes nothing else", op.Path, settings)
+		case op.To != "" || op.Transform != nil || op.Adopt || op.Mode&^fs.ModePerm != 0:
+			err = fmt.Errorf("%s: a plan of a project's settings only writes bytes into it", op.Path)
+		case op.From != "" && !(op.Restore && (src == fromJournal || cs.owns(op.From))):
+			err = fmt.Errorf("from %s: a plan of a project's settings reads no other file", op.From)
+		}
+		if err != nil {
+			return &ConfineError{Op: i + 1, Reason: err.Error()}
+		}
+		op.Mode &^= 0o111
+	}
+	return nil
+}
+
+// ProjectFolderOK says why the .claude folder of a project at dir is no
+// place to write a settings.json into: it is a symbolic link (which could
+// lead anywhere) or no folder, or it is missing and so is the project.
+func ProjectFolderOK(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		pfi, perr := os.Stat(filepath.Dir(dir))
+		if perr != nil || !pfi.IsDir() {
+			return fmt.Errorf("%s: the project folder %s does not exist", dir, filepath.Dir(dir))
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("%s: %v", dir, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		dest, _ := os.Readlink(dir)
+		return fmt.Errorf("%s is a symbolic link to %s: cfix writes nothing through it", dir, dest)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
 // outsideAllowed reports whether op may write its Path outside the store
 // (see above).
 func (cs *ChangeSet) outsideAllowed(op *Op, src source) bool {
@@ -206,6 +281,9 @@ func confineJournal(dir string, cs *ChangeSet, events []event) error {
 			target := op.Path
 			if op.Action == Rename {
 				target = op.To
+			}
+			if p == cs.Root && cs.Scope == ScopeProjectSettings {
+				continue // the project's .claude folder, made by the apply
 			}
 			if !below(cs.Root, p) && (below(cs.Root, target) || !below(p, target)) {
 				return bad("folder %s is outside the store %s", p, cs.Root)

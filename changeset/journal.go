@@ -339,6 +339,7 @@ func Undo(dir string) (*ChangeSet, error) {
 		return nil, err
 	}
 	u := New(cs.Root, "undo")
+	u.Scope = cs.Scope
 	u.Own(dir) // the backups
 	u.Ops = ops
 	u.Notes = notes
@@ -597,7 +598,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 	// Then the folders the apply made, deepest first, if they are empty;
 	// one outside the store (an archive folder) stays.
 	for k := len(made) - 1; k >= 0; k-- {
-		if !below(cs.Root, made[k]) {
+		if !below(cs.Root, made[k]) && !(made[k] == cs.Root && cs.Scope == ScopeProjectSettings) {
 			continue
 		}
 		if fi, err := os.Stat(made[k]); err == nil && fi.IsDir() {

@@ -22,8 +22,8 @@ const guardSince = "2.1.205"
 // result: a resume loses history), and resumed with -r ID -p: cfix's
 // SessionStart hook answers, and its warning is in what the client sends
 // the model. A session last active 60 days ago is archived (and gone from
-// the store) after the start of a new session, as cfix's SessionStart hook
-// starts cfix archive in the background. cfix guard uninstall then gives
+// the store) after that start, as cfix's SessionStart hook starts cfix
+// archive in the background; the session resumed stays. cfix guard uninstall then gives
 // settings.json back byte for byte. It logs the fields each hook got (the measurement docs quote).
 func TestGuard(t *testing.T) {
 	if testing.Short() {
@@ -128,15 +128,8 @@ func guardResume(t *testing.T, version string) {
 		t.Logf("%s guard state: %s", version, b)
 	}
 
-	// A new session's start archives the old session in the background
-	// (a resume does not: it is still in the store).
-	if _, err := os.Stat(oldPath); err != nil {
-		t.Fatalf("the resume moved the old session: %v", err)
-	}
-	res = env.Run("proj", "-p", "hello again")
-	if res.ExitCode != 0 {
-		t.Fatalf("%s", res)
-	}
+	// The resume's start archived the old session in the background, and
+	// left the session resumed in the store.
 	archived := filepath.Join(env.Home, ".local", "share", "cfix", "archive", oldOut.SessionID+".tar.zst")
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		_, aerr := os.Stat(archived)
@@ -148,6 +141,13 @@ func guardResume(t *testing.T, version string) {
 			b, _ := os.ReadFile(filepath.Join(env.Home, ".local", "state", "cfix", "guard.log"))
 			t.Fatalf("the old session was not archived: %v, %v\nguard.log: %s", aerr, serr, b)
 		}
+	}
+
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the session resumed is not in the store: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(env.Home, ".local", "share", "cfix", "archive", out.SessionID+".tar.zst")); err == nil {
+		t.Errorf("the session resumed was archived")
 	}
 
 	if r := RunCfix(t, journal, "guard", "uninstall", "--root", env.ClaudeDir(), "--apply", "--yes"); r.ExitCode != 0 {

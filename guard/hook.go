@@ -113,21 +113,28 @@ func problems(root, path string) ([]validate.Finding, error) {
 }
 
 func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
-	if input.Source == "startup" {
-		root, err := storeOf(input)
-		if err != nil {
-			return err
-		}
-		st, _ := ReadState(dir)
-		var last time.Time
-		if st.Archived != nil {
-			last = st.Archived.At
-		}
-		return archiveBeforeSweep(dir, root, last, run)
-	}
-	if input.Source != "resume" {
+	if input.Source != "startup" && input.Source != "resume" {
 		return nil
 	}
+	root, err := storeOf(input)
+	if err != nil {
+		return err
+	}
+	if input.Source == "startup" {
+		return archiveBefore(dir, root, "", run)
+	}
+	// A resumed session sweeps too: the others are archived first, even
+	// when the check fails.
+	except := input.SessionID
+	if except == "" && input.TranscriptPath != "" {
+		except = strings.TrimSuffix(filepath.Base(input.TranscriptPath), ".jsonl")
+	}
+	return errors.Join(checkResume(input, out, run), archiveBefore(dir, root, except, run))
+}
+
+// checkResume checks the session being resumed, and when it has problems
+// answers with the warning.
+func checkResume(input Input, out io.Writer, run *Run) error {
 	root, path, err := transcript(input)
 	if err != nil {
 		return err
@@ -146,6 +153,17 @@ func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
 		SystemMessage:      msg,
 		HookSpecificOutput: &SpecificOuput{HookEventName: "SessionStart", AdditionalContext: msg},
 	})
+}
+
+// archiveBefore starts the archive before the sweep (archiveBeforeSweep)
+// when the last one started a day ago or more.
+func archiveBefore(dir, root, except string, run *Run) error {
+	st, _ := ReadState(dir)
+	var last time.Time
+	if st.Archived != nil {
+		last = st.Archived.At
+	}
+	return archiveBeforeSweep(dir, root, last, except, run)
 }
 
 // Warning is what cfix says of a resumed session with findings: what is

@@ -174,11 +174,29 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	if len(archived) != 1 || fmt.Sprint(archived[0]) != want {
 		t.Fatalf("archived %v, want %s", archived, want)
 	}
-	// Once a day; never on a resume.
+	// Once a day, whatever starts.
 	start("startup")
 	Hook(state, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard)
 	if len(archived) != 1 {
 		t.Errorf("archived %v", archived)
+	}
+	// A resume starts it too (a resumed session sweeps as a new one does),
+	// leaving the session resumed in the store.
+	other := t.TempDir()
+	if err := Hook(other, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	wantResume := fmt.Sprint([]string{"archive", "--older-than", "25d", "--root", root, "--apply", "--yes", "--except", damage.V88Session})
+	if len(archived) != 2 || fmt.Sprint(archived[1]) != wantResume {
+		t.Errorf("a resume archived %v, want %s", archived[1:], wantResume)
+	}
+	// Even when the session resumed cannot be checked.
+	gone := filepath.Join(root, "projects", "-nowhere", "0badf00d-0000-4000-8000-000000000000.jsonl")
+	if err := Hook(t.TempDir(), "SessionStart", input("SessionStart", "resume", gone, "0badf00d-0000-4000-8000-000000000000"), io.Discard); err == nil {
+		t.Errorf("a resume of a session that is nowhere: no error")
+	}
+	if len(archived) != 3 || archived[2][len(archived[2])-1] != "0badf00d-0000-4000-8000-000000000000" {
+		t.Errorf("a resume whose check failed archived %v", archived[2:])
 	}
 	st, _ := ReadState(state)
 	if st.Archived == nil || st.Archived.Archive != "25d" {

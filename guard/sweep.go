@@ -1,43 +1,32 @@
 package guard
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
+
+	"github.com/cfix-dev/cfix/store"
 )
 
 // Margin is how many days before Claude Code's sweep would delete a
 // session the SessionStart hook archives it.
 const Margin = 5
 
-// DefaultCleanupDays is cleanupPeriodDays when settings.json sets none.
-const DefaultCleanupDays = 30
-
 // archiveEvery is how often the hook starts an archive: Claude Code
 // sweeps at most once a day (.last-cleanup) too.
 const archiveEvery = 24 * time.Hour
 
-// CleanupDays is the cleanupPeriodDays of the store's settings.json
-// (DefaultCleanupDays when unset or unreadable).
-func CleanupDays(root string) int {
-	var s struct {
-		CleanupPeriodDays *float64 `json:"cleanupPeriodDays"`
-	}
-	b, err := os.ReadFile(filepath.Join(root, "settings.json"))
-	if err != nil || json.Unmarshal(b, &s) != nil || s.CleanupPeriodDays == nil {
-		return DefaultCleanupDays
-	}
-	return int(*s.CleanupPeriodDays)
-}
+// CleanupDays is the cleanupPeriodDays of the store's settings.json, as
+// Claude Code reads it (store.SweepOf: 30 when unset or unreadable; 0
+// turns the sweep off).
+func CleanupDays(root string) int { return store.SweepOf(root, time.Now()).PeriodDays }
 
 // ArchiveArgs are the cfix arguments that archive, in the store at root,
-// every session the sweep deletes within Margin days; nil when
-// cleanupPeriodDays leaves no such age (Margin days or fewer).
+// every session the sweep deletes within Margin days; nil when the sweep
+// is off or cleanupPeriodDays leaves no such age (Margin days or fewer).
 func ArchiveArgs(root string) []string {
-	days := CleanupDays(root) - Margin
+	days := archiveDays(root)
 	if days <= 0 {
 		return nil
 	}
@@ -67,17 +56,21 @@ var Archiver = func(args []string, logPath string) error {
 }
 
 // archiveBeforeSweep starts the archive of the sessions the next sweep
-// deletes, once a day at most, at the start of a new session: Claude Code
-// sweeps after the first prompt of an interactive session, never in -p
-// mode (measured with 2.1.205 and 2.1.332). A resumed session is left
-// alone: it may be one the archive would take.
-func archiveBeforeSweep(dir, root string, last time.Time, run *Run) error {
+// deletes, once a day at most, at the start of a session: Claude Code
+// sweeps 10 minutes after the first prompt of an interactive session, new
+// or resumed, never in -p mode (measured with 2.1.205 and 2.1.332). The
+// session being resumed (except) is left in the store: the client is
+// about to append to it.
+func archiveBeforeSweep(dir, root string, last time.Time, except string, run *Run) error {
 	if time.Since(last) < archiveEvery {
 		return nil
 	}
 	args := ArchiveArgs(root)
 	if args == nil {
 		return nil
+	}
+	if except != "" {
+		args = append(args, "--except", except)
 	}
 	if err := Log(dir, fmt.Sprintf("archive: cfix %v", args)); err != nil {
 		return err

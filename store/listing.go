@@ -19,6 +19,9 @@ type SessionInfo struct {
 	// Swept: Claude Code's next retention sweep deletes its transcript
 	// (see Sweep; set by MarkSwept).
 	Swept bool
+	// Guarded: cfix's SessionStart hook archives it at the next start,
+	// before the sweep (set by guard.Mark).
+	Guarded bool
 }
 
 // MarkSwept marks the sessions whose transcript the sweep sw deletes (a

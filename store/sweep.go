@@ -14,17 +14,20 @@ const DefaultCleanupPeriodDays = 30
 
 // Sweep is what Claude Code's retention sweep will delete at its next run.
 // Read in 2.1.332's code: an interactive session schedules the sweep in
-// the background 5 seconds after it starts, puts it off by 10 minutes at a
-// time while the user typed in the last minute (or the session is busy),
+// the background 5 seconds after its first prompt, puts it off by 10
+// minutes at a time while the user typed in the last minute (or the
+// session is busy),
 // runs it at most once a day (it writes .last-cleanup in the store and
 // skips while that file is less than 24 hours old), and it deletes the
 // transcripts whose modification time is older than cleanupPeriodDays
 // (settings.json; 30 when unset; 0 turns the sweep off), and the other
 // per-session files by the same age. Measured with 2.1.332 (fake API,
 // nonessential traffic off): a `claude -p` run never sweeps (no
-// .last-cleanup, transcripts 31 and 40 days old left), and an idle
-// interactive session did not sweep within 21 minutes (two runs) either; so "the
-// next start" is the earliest the sweep can come, not a certainty.
+// .last-cleanup, transcripts 31 and 40 days old left), an idle
+// interactive session with no prompt did not sweep within 21 minutes (two
+// runs), and one prompt, then no key, swept 10 minutes 5 seconds after it
+// (2.1.205 too); so "the next start" is the earliest the sweep can come,
+// not a certainty.
 type Sweep struct {
 	// PeriodDays is cleanupPeriodDays; FromSettings tells whether
 	// settings.json set it.

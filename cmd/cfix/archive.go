@@ -21,6 +21,7 @@ type archiveOptions struct {
 	planFlags
 	dir       string
 	olderThan string
+	except    []string
 	list      bool
 }
 
@@ -44,7 +45,7 @@ undoes the archive (the archive file goes, every file comes back).
 The archive folder is --archive-dir, else $CFIX_ARCHIVE_DIR, else
 $XDG_DATA_HOME/cfix/archive, else ~/.local/share/cfix/archive. --older-than
 (30d, 2w, 36h) picks every session whose last activity (the newest mtime of
-its files) lies longer ago. --list lists the archives: session, title,
+its files) lies longer ago; --except ID leaves that session in the store. --list lists the archives: session, title,
 project, first and last dates, size.
 
 A dry run reads no file's bytes; --apply compresses the sessions (on every
@@ -61,6 +62,7 @@ core), then applies the plan. A live session is refused (skipped by
 	opts.register(cmd, false)
 	cmd.Flags().StringVar(&opts.dir, "archive-dir", "", "the archive folder (default $CFIX_ARCHIVE_DIR, else $XDG_DATA_HOME/cfix/archive)")
 	cmd.Flags().StringVar(&opts.olderThan, "older-than", "", "archive every session last active longer ago than this (30d, 2w, 36h)")
+	cmd.Flags().StringArrayVar(&opts.except, "except", nil, "with --older-than, leave this session (full id) in the store; repeatable")
 	cmd.Flags().BoolVar(&opts.list, "list", false, "list the archives")
 	return cmd
 }
@@ -100,7 +102,7 @@ func runArchive(opts *archiveOptions, args []string) error {
 			return usageError(fmt.Errorf("--older-than %s: give a duration above zero", opts.olderThan))
 		}
 	}
-	p, err := archive.Archive(archive.Options{Root: root, Dir: dir, Sessions: args, OlderThan: age, Force: opts.force, Build: opts.apply})
+	p, err := archive.Archive(archive.Options{Root: root, Dir: dir, Sessions: args, OlderThan: age, Except: opts.except, Force: opts.force, Build: opts.apply})
 	if err != nil {
 		return planError(err)
 	}

@@ -1,19 +1,18 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
 	"github.com/cfix-dev/cfix/internal/shell"
+	"github.com/cfix-dev/cfix/store"
 )
 
 type guardOptions struct {
@@ -34,7 +33,8 @@ func newGuardCmd() *cobra.Command {
 to the store's settings.json (~/.claude/settings.json, or
 $CLAUDE_CONFIG_DIR/settings.json) a SessionStart and a SessionEnd hook that
 run cfix hook EVENT with this cfix binary (see cfix hook --help); uninstall
-removes them; status says what is installed and when each hook last ran.`,
+removes them; status says what is installed, what it protects and when each
+hook last ran. --project: the .claude/settings.json of the current directory.`,
 	}
 	cmd.AddCommand(newGuardChangeCmd(true), newGuardChangeCmd(false), newGuardStatusCmd())
 	return cmd
@@ -60,6 +60,11 @@ file: fix it first).
 
 The hooks run this cfix binary (--cfix names another).
 
+--project changes the .claude/settings.json of the current directory (the
+project's settings) instead: that file and nothing else (a .claude or a
+settings.json that is a symbolic link is refused); the folder is made when
+missing. cfix undo --apply JOURNAL takes it back.
+
 ` + plannerExitStatus,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,12 +81,13 @@ The hooks run this cfix binary (--cfix names another).
 install added: cfix's entries, then an event's list they leave empty, then a
 hooks field left empty. After an install, it gives back the file byte for
 byte (an empty hooks field, {}, that was there before goes too). A dry run
-unless --apply; cfix undo takes it back.
+unless --apply; cfix undo takes it back. --project: the .claude/settings.json
+of the current directory.
 
 ` + plannerExitStatus
 	}
 	opts.register(cmd, false)
-	cmd.Flags().BoolVar(&opts.project, "project", false, "the .claude/settings.json of the current directory (refused: it lies outside the store; the hooks to add by hand are printed)")
+	cmd.Flags().BoolVar(&opts.project, "project", false, "the .claude/settings.json of the current directory (the project's settings), not the store's")
 	if install {
 		cmd.Flags().StringVar(&opts.bin, "cfix", "", "the cfix binary the hooks run (default: this one)")
 	}
@@ -103,25 +109,44 @@ func hookBinary(flag string) (string, error) {
 	return exe, nil
 }
 
+// guardTarget is the settings file guard changes, and the change set that
+// changes it: the store's, or with --project the one in the .claude folder
+// of the current directory (a change set of that file alone).
+func guardTarget(opts *guardOptions, command string) (path string, cs *changeset.ChangeSet, err error) {
+	if opts.project {
+		if opts.root != "" {
+			return "", nil, usageError(fmt.Errorf("--project and --root: name one settings file"))
+		}
+		dir, ok, err := guard.ProjectDir()
+		if err != nil {
+			return "", nil, usageError(err)
+		}
+		if ok {
+			cs = changeset.NewProjectSettings(dir, command)
+			return filepath.Join(cs.Root, "settings.json"), cs, nil
+		}
+		// The current directory's .claude is the store: its settings.
+	}
+	root, err := resolveRoot(opts.root)
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(root, "settings.json"), changeset.New(root, command), nil
+}
+
 func runGuardChange(opts *guardOptions, install bool) error {
 	bin, err := hookBinary(opts.bin)
 	if err != nil {
 		return usageError(fmt.Errorf("cfix binary: %v", err))
 	}
-	if opts.project {
-		wd, _ := os.Getwd()
-		return usageError(fmt.Errorf("--project: %s lies outside the store, where cfix does not write; add the hooks to it by hand:\n%s", filepath.Join(wd, ".claude", "settings.json"), guard.Fresh(bin)))
-	}
-	root, err := resolveRoot(opts.root)
+	path, cs, err := guardTarget(opts, "guard "+map[bool]string{true: "install", false: "uninstall"}[install])
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(root, "settings.json")
-	raw, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: exitFound, err: fmt.Errorf("settings %s: %v", path, err)}
+	raw, exists, err := guard.ReadSettings(path)
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
 	}
-	exists := err == nil
 	var out []byte
 	reason := "add cfix's hooks, run by " + shell.Quote(bin) + " (hook EVENT)"
 	if install {
@@ -133,7 +158,6 @@ func runGuardChange(opts *guardOptions, install bool) error {
 	if err != nil {
 		return usageError(err)
 	}
-	cs := changeset.New(root, "guard "+map[bool]string{true: "install", false: "uninstall"}[install])
 	if string(out) != string(raw) || (install && !exists) {
 		fp, err := changeset.FingerprintOf(path)
 		if err != nil {
@@ -156,35 +180,45 @@ func runGuardChange(opts *guardOptions, install bool) error {
 
 func newGuardStatusCmd() *cobra.Command {
 	var root string
+	var project bool
 	cmd := &cobra.Command{
 		Use: "status",
 		Example: `  cfix guard status
+  cfix guard status --project
   cfix guard status --root /tmp/store/.claude`,
-		Short: "Say which of cfix's hooks are installed, with which cfix, and when each last ran",
-		Args:  cobra.NoArgs,
+		Short: "Say which of cfix's hooks are installed, with which cfix, what they protect, and when each last ran",
+		Long: `Status lists cfix's hooks in the store's settings.json, and in the
+.claude/settings.json of the current directory when that holds some (or
+with --project); what they protect (the sessions archived before Claude
+Code's sweep, and where the archives are); and when each hook last ran.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := resolveRoot(root)
 			if err != nil {
 				return err
 			}
-			return guardStatus(cmd, r)
+			return guardStatus(cmd, r, project)
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.Flags().BoolVar(&project, "project", false, "also the .claude/settings.json of the current directory when it holds no hook of cfix")
 	return cmd
 }
 
-func guardStatus(cmd *cobra.Command, root string) error {
-	w := cmd.OutOrStdout()
-	path := filepath.Join(root, "settings.json")
-	raw, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: exitFound, err: fmt.Errorf("settings %s: %v", path, err)}
+// listHooks says which of cfix's hooks the settings file at path holds;
+// quiet says nothing of a file without any.
+func listHooks(w io.Writer, path string, quiet bool) (int, error) {
+	raw, _, err := guard.ReadSettings(path)
+	if err != nil {
+		return 0, &exitError{code: exitFound, err: err}
 	}
 	hooks := guard.List(raw)
-	if len(hooks) == 0 {
+	switch {
+	case len(hooks) == 0 && quiet:
+		return 0, nil
+	case len(hooks) == 0:
 		fmt.Fprintf(w, "%s: no hook of cfix (cfix guard install adds them)\n", path)
-	} else {
+	default:
 		fmt.Fprintf(w, "%s:\n", path)
 	}
 	for _, h := range hooks {
@@ -194,14 +228,28 @@ func guardStatus(cmd *cobra.Command, root string) error {
 		}
 		fmt.Fprintf(w, "  %-12s %s%s\n", h.Event, h.Command, note)
 	}
-	if len(hooks) > 0 {
-		if args := guard.ArchiveArgs(root); args != nil {
-			adir, _ := archive.DefaultDir()
-			fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %s ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them (cfix archive --list lists them)\n",
-				args[2], guard.CleanupDays(root), guard.Margin, adir)
-		} else {
-			fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", guard.CleanupDays(root))
+	return len(hooks), nil
+}
+
+func guardStatus(cmd *cobra.Command, root string, project bool) error {
+	w := cmd.OutOrStdout()
+	n, err := listHooks(w, filepath.Join(root, "settings.json"), false)
+	if err != nil {
+		return err
+	}
+	// The current directory's project settings: with --project, or when
+	// they hold cfix's hooks.
+	if dir, ok, err := guard.ProjectDir(); err != nil && project {
+		return usageError(err)
+	} else if ok {
+		m, err := listHooks(w, filepath.Join(dir, ".claude", "settings.json"), !project)
+		if err != nil && project {
+			return err
 		}
+		n += m
+	}
+	if n > 0 {
+		guardProtection(w, root)
 	}
 	dir, err := guard.StateDir()
 	if err != nil {
@@ -228,6 +276,37 @@ func guardStatus(cmd *cobra.Command, root string) error {
 		}
 	}
 	return nil
+}
+
+// guardProtection says what the hooks protect in the store at root: the
+// age past which a start archives a session, how many the next start
+// archives, and how many archives the archive folder holds.
+func guardProtection(w io.Writer, root string) {
+	p := guard.ProtectionOf(root, time.Now())
+	switch {
+	case p.PeriodDays == 0:
+		fmt.Fprintf(w, "nothing to protect: Claude Code's sweep is off (cleanupPeriodDays 0)\n")
+	case p.OlderThan == 0:
+		fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", p.PeriodDays)
+	default:
+		fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %dd ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
+			p.OlderThan, p.PeriodDays, guard.Margin, p.Dir)
+		if l, err := store.Scan(root); err == nil {
+			live, _ := liveSessions(root)
+			ss := store.SessionsOf(l, live)
+			if n, bytes := guard.Mark(ss, p); n > 0 {
+				them := map[bool]string{true: "it", false: "them"}[n == 1]
+				fmt.Fprintf(w, "  the next start archives %d %s (%s; cfix ls marks %s guard)\n", n, pluralWord(n, "session"), changeset.Size(bytes), them)
+			} else {
+				fmt.Fprintf(w, "  the next start archives no session: none is that old\n")
+			}
+		}
+	}
+	if n, err := p.Archived(); err != nil {
+		fmt.Fprintf(w, "  archives: %v\n", err)
+	} else if n > 0 {
+		fmt.Fprintf(w, "  %s holds %d session %s (cfix archive --list lists them, cfix restore ID puts one back)\n", p.Dir, n, pluralWord(n, "archive"))
+	}
 }
 
 func runNote(r guard.Run) string {

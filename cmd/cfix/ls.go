@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/guard"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -63,7 +64,8 @@ project folder: that project's sessions, newest first, with short id, title
 (the custom title, else the AI title, else the summary, else the first
 prompt), start, last activity, messages, size, subagents, version, health,
 and marks: live, stub, empty, warmup, swept (Claude Code's next start
-deletes it: its transcript is older than cleanupPeriodDays). Empty files and Warmup probes are
+deletes it: its transcript is older than cleanupPeriodDays), guard (cfix
+guard archives it at the next start, before the sweep). Empty files and Warmup probes are
 left out unless --all. --up walks up from a directory with no sessions to
 the nearest ancestor that has some.
 
@@ -269,6 +271,7 @@ type lsSessionJSON struct {
 	Empty        bool         `json:"empty"`
 	Warmup       bool         `json:"warmup"`
 	Swept        bool         `json:"swept"`
+	Guarded      bool         `json:"guarded,omitempty"`
 	Health       lsHealthJSON `json:"health"`
 }
 
@@ -305,6 +308,8 @@ func lsStore(opts *lsOptions, root string) error {
 	ss := store.SessionsOf(l, live)
 	sweep := store.SweepOf(root, time.Now())
 	swept, sweptBytes := store.MarkSwept(ss, sweep)
+	prot := guard.ProtectionOf(root, time.Now())
+	guarded, guardedBytes := guard.Mark(ss, prot)
 	ps := store.ProjectsOf(l, ss)
 	extras, err := store.Extras(root)
 	if err != nil {
@@ -408,6 +413,9 @@ func lsStore(opts *lsOptions, root string) error {
 	if swept > 0 {
 		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
 	}
+	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	return nil
 }
 
@@ -504,6 +512,8 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 	}
 	sweep := store.SweepOf(root, time.Now())
 	swept, sweptBytes := store.MarkSwept(ss, sweep)
+	prot := guard.ProtectionOf(root, time.Now())
+	guarded, guardedBytes := guard.Mark(ss, prot)
 	ps := store.ProjectsOf(t.Layout, ss)
 	if err := sortSessions(ss, opts.sort); err != nil {
 		return err
@@ -560,6 +570,9 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 	fmt.Fprintln(w)
 	if swept > 0 {
 		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+	}
+	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+		fmt.Fprintln(w, l)
 	}
 	return nil
 }
@@ -653,7 +666,7 @@ func sessionJSON(s *store.SessionInfo) lsSessionJSON {
 	return lsSessionJSON{ID: s.Session, Path: s.Path, Title: s.Title, TitleFrom: s.TitleFrom, FirstPrompt: s.FirstPrompt,
 		Started: s.Started.UTC(), LastActive: s.LastActive.UTC(), Messages: messagesJSON(&s.Glance), Size: s.Size,
 		Subagents: s.Subagents, SubagentSize: s.SubagentBytes, Version: s.Version, CWDs: cwds, Live: s.Live,
-		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Swept: s.Swept, Health: healthJSON(&s.Glance)}
+		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Swept: s.Swept, Guarded: s.Guarded, Health: healthJSON(&s.Glance)}
 }
 
 func sortSessions(ss []store.SessionInfo, key string) error {
@@ -803,6 +816,9 @@ func marks(s *store.SessionInfo) string {
 	}
 	if s.Swept {
 		m = append(m, "swept")
+	}
+	if s.Guarded {
+		m = append(m, "guard")
 	}
 	return strings.Join(m, ",")
 }

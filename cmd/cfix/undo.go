@@ -41,9 +41,13 @@ to write. --list lists the journals of the store.
 }
 
 func runUndo(opts *undoOptions, args []string) error {
-	root, err := resolveRoot(opts.root)
-	if err != nil {
-		return err
+	// A journal named says its store (or project's .claude folder).
+	var root string
+	var err error
+	if len(args) == 0 || opts.list {
+		if root, err = resolveRoot(opts.root); err != nil {
+			return err
+		}
 	}
 	base, err := changeset.DefaultJournalDir()
 	if err != nil {

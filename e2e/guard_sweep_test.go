@@ -1,0 +1,243 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sweepWait bounds the wait for Claude Code's sweep after the first
+// prompt: it comes 5 s after it, put off by 10 minutes while the user
+// typed in the last minute (the prompt itself is typing), so about 10
+// minutes and 5 s (measured with 2.1.205 and 2.1.332).
+const sweepWait = 14 * time.Minute
+
+// TestGuardSweep: Claude Code's own start-up sweep, in an interactive
+// session in a real terminal (tmux), with cfix's hooks installed and
+// without. A session whose files were last written 60 days ago is in the
+// store; the client starts, a prompt is sent, and the test waits (without
+// a key) until the sweep has written .last-cleanup. Without the hooks the
+// session is gone and nowhere; with them it is gone from the store too,
+// as Claude Code wanted, but cfix's SessionStart hook archived it before
+// the sweep ran, and cfix restore gives back its files byte for byte, with
+// their modes and mtimes. In "resume", the client resumes (-r) another
+// session as old: a resumed session sweeps too, and the hook archives the
+// old one first but leaves the one resumed, which keeps its history and
+// the new prompt. It takes over ten minutes (the sweep's delay after
+// typing); the versions and the cases run at once.
+func TestGuardSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Claude Code")
+	}
+	versions, err := ScenarioVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	for _, v := range versions {
+		if !Since(v, guardSince) {
+			continue
+		}
+		ran = true
+		for _, mode := range []string{"guard", "none", "resume"} {
+			t.Run(v+"/"+mode, func(t *testing.T) {
+				t.Parallel()
+				guardSweep(t, v, mode)
+			})
+		}
+	}
+	if !ran {
+		t.Skipf("no version from %s on among %v", guardSince, versions)
+	}
+}
+
+func guardSweep(t *testing.T, version, mode string) {
+	guarded := mode != "none"
+	env := NewEnv(t, version, "")
+	claude := env.ClaudeDir()
+	journal := filepath.Join(env.Home, "journal")
+	adir := filepath.Join(env.Home, ".local", "share", "cfix", "archive")
+
+	// A session last written 60 days ago: the sweep deletes it.
+	res := env.Run("old", "-p", "hello", "--output-format", "json")
+	out, err := res.Output()
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("%v\n%s", err, res)
+	}
+	old := out.SessionID
+	ageSession(t, claude, old, 60*24*time.Hour)
+	oldFiles := sessionFiles(t, claude, old)
+	if len(oldFiles) == 0 {
+		t.Fatalf("session %s has no file in %s", old, claude)
+	}
+	if _, err := os.Stat(filepath.Join(claude, ".last-cleanup")); err == nil {
+		t.Fatalf("a -p run swept the store (.last-cleanup is there)")
+	}
+
+	proj := env.Dir("proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The session to resume, as old as the other.
+	var resumed, resumedPath string
+	var resumedBytes []byte
+	var args []string
+	if mode == "resume" {
+		res := env.Run("proj", "-p", "first", "--output-format", "json")
+		out, err := res.Output()
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("%v\n%s", err, res)
+		}
+		resumed = out.SessionID
+		ageSession(t, claude, resumed, 60*24*time.Hour)
+		dir, err := ProjectDir(claude, proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumedPath = filepath.Join(dir, resumed+".jsonl")
+		if resumedBytes, err = os.ReadFile(resumedPath); err != nil {
+			t.Fatal(err)
+		}
+		args = []string{"-r", resumed}
+	}
+	// Installed after every -p run: their SessionStart would archive.
+	if guarded {
+		if r := RunCfix(t, journal, "guard", "install", "--root", claude, "--apply", "--yes"); r.ExitCode != 0 {
+			t.Fatalf("%s", r)
+		}
+	}
+	interactiveConfig(t, env, proj)
+	var tenv []string
+	for _, kv := range env.environ() {
+		if strings.HasPrefix(kv, "TERM=") {
+			kv = "TERM=xterm-256color"
+		}
+		tenv = append(tenv, kv)
+	}
+	tm := newTmux(t, 120, 40, tenv, proj, env.Exe, args...)
+	// The prompt box, and no dialog: the first-run screens are answered
+	// in .claude.json.
+	tm.waitUntil("the prompt of an interactive session", time.Minute, func(s string) bool {
+		if strings.Contains(s, "Enter to confirm") || strings.Contains(s, "Pane is dead") {
+			t.Fatalf("claude %s shows a dialog or ended instead of its prompt:\n%s", version, s)
+		}
+		return strings.Contains(s, "mode on") && strings.Contains(s, "❯")
+	})
+	tm.typed("hello")
+	tm.keys("Enter")
+	tm.waitUntil("the fake API's reply", time.Minute, func(s string) bool { return strings.Contains(s, "ok: hello") })
+	prompted := time.Now()
+
+	// No key from here on: the sweep waits for a minute without one.
+	marker := filepath.Join(claude, ".last-cleanup")
+	var swept time.Time
+	for end := prompted.Add(sweepWait); ; time.Sleep(time.Second) {
+		if fi, err := os.Stat(marker); err == nil {
+			swept = fi.ModTime()
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("claude %s had not swept %v after the first prompt (no %s):\n%s", version, sweepWait, marker, tm.screen())
+		}
+	}
+	t.Logf("claude %s swept %v after the first prompt", version, swept.Sub(prompted).Round(time.Second))
+
+	for rel := range oldFiles {
+		if _, err := os.Lstat(filepath.Join(claude, rel)); err == nil {
+			t.Errorf("%s of the old session is still in the store after the sweep", rel)
+		}
+	}
+	archived := filepath.Join(adir, old+".tar.zst")
+	afi, aerr := os.Stat(archived)
+	if !guarded {
+		if aerr == nil {
+			t.Errorf("without cfix's hooks, %s is there", archived)
+		}
+		return
+	}
+	if aerr != nil {
+		b, _ := os.ReadFile(filepath.Join(env.Home, ".local", "state", "cfix", "guard.log"))
+		t.Fatalf("the sweep deleted the old session, and cfix's hook did not archive it: %v\nguard.log: %s", aerr, b)
+	}
+	if !afi.ModTime().Before(swept) {
+		t.Errorf("the archive was written at %v, not before the sweep (%v)", afi.ModTime(), swept)
+	}
+	t.Logf("claude %s: the archive was written %v before the sweep", version, swept.Sub(afi.ModTime()).Round(time.Second))
+
+	if r := RunCfix(t, journal, "restore", old, "--root", claude, "--archive-dir", adir, "--apply", "--yes"); r.ExitCode != 0 {
+		t.Fatalf("%s", r)
+	}
+	requireSameTree(t, "the old session after restore", oldFiles, sessionFiles(t, claude, old))
+
+	if mode == "resume" {
+		if _, err := os.Stat(filepath.Join(adir, resumed+".tar.zst")); err == nil {
+			t.Errorf("the session resumed was archived")
+		}
+		b, err := os.ReadFile(resumedPath)
+		if err != nil || !strings.HasPrefix(string(b), string(resumedBytes)) || !strings.Contains(string(b[len(resumedBytes):]), "hello") {
+			t.Errorf("the session resumed does not hold its history and the new prompt (%v): %d bytes, %d before", err, len(b), len(resumedBytes))
+		}
+	}
+}
+
+// sessionFiles is storeTree of the files of the store whose path names
+// the session id.
+func sessionFiles(t *testing.T, claude, id string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for rel, v := range storeTree(t, claude) {
+		if strings.Contains(rel, id) && !strings.HasSuffix(rel, "/") {
+			out[rel] = v
+		}
+	}
+	return out
+}
+
+// interactiveConfig sets what lets an interactive client start straight
+// to its prompt in HOME/.claude.json (keeping what the client wrote
+// there): onboarding done, a theme, the test's API key approved (the
+// client asks for the last 20 characters of a key from the environment),
+// the folder dir trusted and its onboarding done, and the fullscreen
+// renderer's offer seen.
+func interactiveConfig(t *testing.T, env *Env, dir string) {
+	t.Helper()
+	path := filepath.Join(env.Home, ".claude.json")
+	cfg := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	key := "dummy"
+	for _, kv := range env.environ() {
+		if v, ok := strings.CutPrefix(kv, "ANTHROPIC_API_KEY="); ok {
+			key = v
+		}
+	}
+	cfg["hasCompletedOnboarding"] = true
+	cfg["theme"] = "dark"
+	cfg["customApiKeyResponses"] = map[string]any{"approved": []string{key[max(0, len(key)-20):]}, "rejected": []string{}}
+	cfg["fullscreenUpsellSeenCount"] = 3
+	projects, _ := cfg["projects"].(map[string]any)
+	if projects == nil {
+		projects = map[string]any{}
+	}
+	p, _ := projects[dir].(map[string]any)
+	if p == nil {
+		p = map[string]any{}
+	}
+	p["hasTrustDialogAccepted"] = true
+	p["hasCompletedProjectOnboarding"] = true
+	projects[dir] = p
+	cfg["projects"] = projects
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
