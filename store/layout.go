@@ -47,6 +47,20 @@ type File struct {
 	Agent   string // agent id from the file name, for subagents
 	Size    int64
 	ModTime time.Time
+	// Dev, Ino and CTime (the status change time, in nanoseconds) are the
+	// rest of the file's identity as the scan found it, with Size and
+	// ModTime (0 where the system does not tell): a listing's cache
+	// (catalog) keys by them.
+	Dev, Ino uint64
+	CTime    int64
+}
+
+// Identify sets the identity of f (Size, ModTime, Dev, Ino, CTime) from
+// what a stat of it says.
+func (f *File) Identify(fi os.FileInfo) {
+	f.Size, f.ModTime = fi.Size(), fi.ModTime()
+	f.Dev, f.Ino = fileID(fi)
+	f.CTime = changeTime(fi)
 }
 
 // Compaction reports whether the file is a compaction agent's transcript,
@@ -88,6 +102,10 @@ func Scan(root string) (*Layout, error) {
 		}
 		return nil, err
 	}
+	// The folders are read on every core, each into a layout of its own,
+	// joined in the order of their names.
+	var folders []string
+	var parts []*Layout
 	for _, pe := range ents {
 		switch {
 		case pe.IsDir():
@@ -97,15 +115,32 @@ func Scan(root string) (*Layout, error) {
 				continue // a link to a file: no project folder
 			}
 			if err != nil {
-				l.Links = append(l.Links, linkOf(root, pe.Name()))
+				parts = append(parts, &Layout{Root: root, Links: []ProjectLink{linkOf(root, pe.Name())}})
+				folders = append(folders, "")
 				continue
 			}
 		default:
 			continue
 		}
-		if err := l.scanProject(pe.Name()); err != nil {
-			return nil, err
+		parts = append(parts, &Layout{Root: root})
+		folders = append(folders, pe.Name())
+	}
+	errs := make([]error, len(parts))
+	parallel(len(parts), func(_ *glancer, i int) {
+		if folders[i] != "" {
+			errs[i] = parts[i].scanProject(folders[i])
 		}
+	})
+	for i, p := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		l.Projects = append(l.Projects, p.Projects...)
+		l.Files = append(l.Files, p.Files...)
+		l.Metas = append(l.Metas, p.Metas...)
+		l.SessionDirs = append(l.SessionDirs, p.SessionDirs...)
+		l.Indexes = append(l.Indexes, p.Indexes...)
+		l.Links = append(l.Links, p.Links...)
 	}
 	sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Path < l.Files[j].Path })
 	return l, nil
@@ -212,7 +247,7 @@ func stat(f *File) error {
 	if err != nil {
 		return err
 	}
-	f.Size, f.ModTime = fi.Size(), fi.ModTime()
+	f.Identify(fi)
 	return nil
 }
 

@@ -44,7 +44,11 @@ func (s *SessionInfo) Hidden() bool { return s.Empty || s.Warmup }
 // the head and tail of each) and counts their subagents; live names the
 // live sessions. Side-run transcripts are subagents, never sessions. The
 // result is in the order of l.Files.
-func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
+func SessionsOf(l *Layout, live map[string]bool) []SessionInfo { return SessionsWith(l, live, nil) }
+
+// SessionsWith is SessionsOf through memo (nil: none): a transcript memo
+// kept is not read again.
+func SessionsWith(l *Layout, live map[string]bool, memo Memo) []SessionInfo {
 	var mains []File
 	type key struct{ project, id string }
 	at := map[key]int{}
@@ -59,7 +63,7 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 	for _, d := range l.SessionDirs {
 		dirs[d.Path] = true
 	}
-	gs := glanceAll(mains, dirs)
+	gs := glanceAll(mains, dirs, memo)
 	out := make([]SessionInfo, len(gs))
 	for i, g := range gs {
 		out[i] = SessionInfo{Glance: g, Live: live[g.Session]}
@@ -85,7 +89,7 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			flat = append(flat, f)
 		}
 	}
-	flatIDs := flatSessions(flat)
+	flatIDs := flatSessions(flat, memo)
 	nflat := 0
 	for _, f := range l.Files {
 		id := f.Session
@@ -111,7 +115,7 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			}
 		}
 	}
-	Restub(out, l, ids)
+	RestubWith(out, l, ids, memo)
 	return out
 }
 
@@ -122,6 +126,11 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 // missing from it are glanced at (a listing of one project folder passes
 // a scan of the whole store as all, and nil).
 func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
+	RestubWith(sessions, all, conversations, nil)
+}
+
+// RestubWith is Restub through memo (nil: none).
+func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]int, memo Memo) {
 	want := map[string]bool{}
 	for i := range sessions {
 		if s := &sessions[i]; s.MetaOnly && s.hasCode("session-unwritten") && conversations[s.Session] == 0 {
@@ -142,7 +151,7 @@ func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
 				others = append(others, f)
 			}
 		}
-		for _, g := range GlanceAll(others) {
+		for _, g := range glanceAll(others, nil, memo) {
 			if !g.MetaOnly {
 				conversations[g.Session]++
 			}
@@ -323,8 +332,10 @@ func indexPath(path string) string {
 // itself when it is a symbolic link); known holds sizes already taken, by
 // path.
 func treeSize(dir string, known map[string]int64) int64 {
-	if r, err := filepath.EvalSymlinks(dir); err == nil && r != dir {
-		dir, known = r, nil
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir, known = r, nil
+		}
 	}
 	var n int64
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {

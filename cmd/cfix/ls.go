@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
@@ -32,11 +33,6 @@ type lsOptions struct {
 	// width is the terminal's width (0: not a terminal, nothing is cut).
 	width int
 }
-
-var (
-	lsSessionSorts = []string{"last", "started", "size", "messages", "title", "id"}
-	lsProjectSorts = []string{"last", "path", "size", "sessions"}
-)
 
 func newLsCmd() *cobra.Command {
 	opts := &lsOptions{}
@@ -86,7 +82,7 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 	}
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
-	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(lsSessionSorts, ", ")+"; projects "+strings.Join(lsProjectSorts, ", "))
+	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(catalog.SessionSorts, ", ")+"; projects "+strings.Join(catalog.ProjectSorts, ", "))
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
 	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions and Warmup probes")
 	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
@@ -114,11 +110,14 @@ func runLs(opts *lsOptions) error {
 	if opts.limit < 0 {
 		return usageError(fmt.Errorf("--limit %d: not a number of rows", opts.limit))
 	}
+	cat := catalog.Open(root)
+	// A cache that cannot be written costs only the next listing's time.
+	defer cat.Close()
 	if opts.arg == "" {
-		return lsStore(opts, root)
+		return lsStore(opts, cat)
 	}
 	if k, ok := extrasDir(root, opts.arg); ok {
-		return lsExtras(opts, root, k)
+		return lsExtras(opts, cat, k)
 	}
 	r := store.NewResolver(root, nil)
 	t, err := r.Resolve(opts.arg)
@@ -128,7 +127,7 @@ func runLs(opts *lsOptions) error {
 	// directory's project.
 	if errors.As(err, &te) && isWorkDir(root, opts.arg) {
 		if opts.up {
-			t, err = resolveUp(r, root, opts.arg)
+			t, err = resolveUp(cat, r, opts.arg)
 		} else {
 			err = fmt.Errorf("%w (--up walks up to the nearest directory that has sessions)", err)
 		}
@@ -138,15 +137,15 @@ func runLs(opts *lsOptions) error {
 	}
 	switch t.Kind {
 	case store.TargetStore:
-		return lsStore(opts, root)
+		return lsStore(opts, cat)
 	case store.TargetProject:
 		// A working directory whose folder holds no session yet.
-		if opts.up && !hasSessions(t.Layout) && isWorkDir(root, opts.arg) {
-			if t2, err := resolveUp(r, root, filepath.Dir(absDir(opts.arg))); err == nil {
+		if opts.up && !cat.HasSessions(t.Layout) && isWorkDir(root, opts.arg) {
+			if t2, err := resolveUp(cat, r, filepath.Dir(absDir(opts.arg))); err == nil {
 				t = t2
 			}
 		}
-		return lsProject(opts, root, t)
+		return lsProject(opts, cat, t)
 	}
 	return usageError(fmt.Errorf("%s names a %s: ls takes a directory or a project folder (cfix show SESSION shows a session)", opts.arg, t.Kind))
 }
@@ -168,26 +167,12 @@ func absDir(arg string) string {
 	return abs
 }
 
-// hasSessions reports whether a layout holds a session a listing shows.
-func hasSessions(l *store.Layout) bool {
-	for _, f := range l.Files {
-		// An empty file or a Warmup probe is none (a listing hides
-		// them): only a file with something in it is glanced at.
-		if f.Kind == store.KindSession && f.Size > 0 {
-			if g := store.GlanceAt(f); !g.Warmup {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // resolveUp resolves the nearest ancestor of dir (dir included) whose
 // project folder holds a session.
-func resolveUp(r *store.Resolver, root, dir string) (*store.Target, error) {
-	abs := absDir(dir)
+func resolveUp(cat *catalog.Catalog, r *store.Resolver, dir string) (*store.Target, error) {
+	abs, root := absDir(dir), cat.Root
 	for d := abs; ; d = filepath.Dir(d) {
-		if t, err := r.Resolve(d); err == nil && t.Kind == store.TargetProject && hasSessions(t.Layout) {
+		if t, err := r.Resolve(d); err == nil && t.Kind == store.TargetProject && cat.HasSessions(t.Layout) {
 			return t, nil
 		}
 		if filepath.Dir(d) == d {
@@ -293,25 +278,21 @@ func messagesJSON(g *store.Glance) *int {
 
 // --- the store ---------------------------------------------------------------
 
-func lsStore(opts *lsOptions, root string) error {
-	l, err := store.Scan(root)
-	if err != nil {
-		return usageError(fmt.Errorf("store %s: %w", root, err))
-	}
-	live, err := liveSessions(root)
+func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
+	root := cat.Root
+	st, err := cat.Store()
 	if err != nil {
 		return usageError(err)
 	}
-	ss := store.SessionsOf(l, live)
-	sweep := store.SweepOf(root, time.Now())
-	swept, sweptBytes := store.MarkSwept(ss, sweep)
-	ps := store.ProjectsOf(l, ss)
-	extras, err := store.Extras(root)
+	sweep, swept, sweptBytes := st.Sweep, st.Swept, st.SweptBytes
+	ps := append([]store.ProjectInfo(nil), st.Projects...)
+	// The extras are glanced at for --json only.
+	extras, glances, err := cat.Extras(opts.json)
 	if err != nil {
-		return usageError(fmt.Errorf("store %s: %w", root, err))
+		return usageError(err)
 	}
-	if err := sortProjects(ps, opts.sort); err != nil {
-		return err
+	if err := catalog.SortProjects(ps, opts.sort); err != nil {
+		return usageError(err)
 	}
 	// The totals are of every folder, those of empty and Warmup sessions
 	// only included.
@@ -350,9 +331,8 @@ func lsStore(opts *lsOptions, root string) error {
 		for _, p := range shown {
 			doc.Projects = append(doc.Projects, projectJSON(p))
 		}
-		for _, x := range extras {
-			g := store.GlanceExtra(x)
-			doc.Extras = append(doc.Extras, extraJSON(x, &g))
+		for i, x := range extras {
+			doc.Extras = append(doc.Extras, extraJSON(x, &glances[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}
@@ -370,7 +350,7 @@ func lsStore(opts *lsOptions, root string) error {
 			n = fmt.Sprintf("%d (%d live)", count, p.Live)
 		}
 		fmt.Fprintf(w, "%-16s  %8s  %9d  %9s  %-12s  %s\n", stamp(p.LastActive), n, p.Subagents, changeset.Size(p.Size),
-			health(p.Errors, p.Warnings), projectPaths(p))
+			health(p.Errors, p.Warnings), catalog.PathWords(p))
 	}
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\nNot resumable (Claude Code keeps these outside projects/; cfix ls FOLDER lists them):\n")
@@ -437,76 +417,18 @@ func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
 	return j
 }
 
-// projectPaths is the PATH column of a project: its real paths, or its
-// folder when none is known.
-func projectPaths(p store.ProjectInfo) string {
-	switch {
-	case p.MemoryOnly:
-		return "memory only, no session (folder " + visible.String(p.Folder) + ")"
-	case len(p.Paths) == 0:
-		return "? (folder " + visible.String(p.Folder) + ")"
-	case p.PathsFrom == "index":
-		return visible.String(p.Paths[0]) + " (from sessions-index.json)"
-	}
-	return visible.String(strings.Join(p.Paths, ", "))
-}
-
-func sortProjects(ps []store.ProjectInfo, key string) error {
-	var less func(a, b *store.ProjectInfo) bool
-	switch key {
-	case "last":
-		less = func(a, b *store.ProjectInfo) bool { return a.LastActive.After(b.LastActive) }
-	case "path":
-		less = func(a, b *store.ProjectInfo) bool { return projectPaths(*a) < projectPaths(*b) }
-	case "size":
-		less = func(a, b *store.ProjectInfo) bool { return a.Size > b.Size }
-	case "sessions":
-		less = func(a, b *store.ProjectInfo) bool { return a.Sessions > b.Sessions }
-	default:
-		return usageError(fmt.Errorf("--sort %s: projects sort by %s", key, strings.Join(lsProjectSorts, ", ")))
-	}
-	sort.SliceStable(ps, func(i, j int) bool {
-		if less(&ps[i], &ps[j]) {
-			return true
-		}
-		if less(&ps[j], &ps[i]) {
-			return false
-		}
-		return ps[i].Folder < ps[j].Folder
-	})
-	return nil
-}
-
 // --- one project -------------------------------------------------------------
 
-func lsProject(opts *lsOptions, root string, t *store.Target) error {
-	live, err := liveSessions(root)
+func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
+	root := cat.Root
+	pl, err := cat.Project(t.Layout, t.Project)
 	if err != nil {
 		return usageError(err)
 	}
-	ss := store.SessionsOf(t.Layout, live)
-	// The messages of files too big to read whole: counted, through the
-	// cache (a cache that cannot be written only costs the next run).
-	cache := store.OpenMessageCache(store.CacheFile())
-	store.CountSessions(ss, cache)
-	cache.Save()
-	for _, s := range ss {
-		if s.MetaOnly {
-			// Whether a metadata-only file is a stub depends on the
-			// other folders: as the listing of the whole store says.
-			all, err := store.Scan(root)
-			if err != nil {
-				return usageError(fmt.Errorf("store %s: %w", root, err))
-			}
-			store.Restub(ss, all, nil)
-			break
-		}
-	}
-	sweep := store.SweepOf(root, time.Now())
-	swept, sweptBytes := store.MarkSwept(ss, sweep)
-	ps := store.ProjectsOf(t.Layout, ss)
-	if err := sortSessions(ss, opts.sort); err != nil {
-		return err
+	ss, p := pl.Sessions, pl.Info
+	sweep, swept, sweptBytes := pl.Sweep, pl.Swept, pl.SweptBytes
+	if err := catalog.SortSessions(ss, opts.sort); err != nil {
+		return usageError(err)
 	}
 	hidden := 0
 	var shown []store.SessionInfo
@@ -521,10 +443,6 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 	if opts.limit > 0 && len(shown) > opts.limit {
 		more = len(shown) - opts.limit
 		shown = shown[:opts.limit]
-	}
-	var p store.ProjectInfo
-	if len(ps) > 0 {
-		p = ps[0]
 	}
 	if opts.json {
 		doc := struct {
@@ -546,7 +464,7 @@ func lsProject(opts *lsOptions, root string, t *store.Target) error {
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
+	fmt.Fprintf(w, "%s  (%s)\n", catalog.PathWords(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
 		printSessions(w, shown, opts.width)
 	}
@@ -656,52 +574,20 @@ func sessionJSON(s *store.SessionInfo) lsSessionJSON {
 		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Swept: s.Swept, Health: healthJSON(&s.Glance)}
 }
 
-func sortSessions(ss []store.SessionInfo, key string) error {
-	var less func(a, b *store.SessionInfo) bool
-	switch key {
-	case "last":
-		less = func(a, b *store.SessionInfo) bool { return a.LastActive.After(b.LastActive) }
-	case "started":
-		less = func(a, b *store.SessionInfo) bool { return a.Started.After(b.Started) }
-	case "size":
-		less = func(a, b *store.SessionInfo) bool { return a.Size+a.SubagentBytes > b.Size+b.SubagentBytes }
-	case "messages":
-		less = func(a, b *store.SessionInfo) bool { return a.Messages > b.Messages }
-	case "title":
-		less = func(a, b *store.SessionInfo) bool { return strings.ToLower(a.Title) < strings.ToLower(b.Title) }
-	case "id":
-		less = func(a, b *store.SessionInfo) bool { return a.Session < b.Session }
-	default:
-		return usageError(fmt.Errorf("--sort %s: sessions sort by %s", key, strings.Join(lsSessionSorts, ", ")))
-	}
-	sort.SliceStable(ss, func(i, j int) bool {
-		if less(&ss[i], &ss[j]) {
-			return true
-		}
-		if less(&ss[j], &ss[i]) {
-			return false
-		}
-		return ss[i].Path < ss[j].Path
-	})
-	return nil
-}
-
 // --- extras ------------------------------------------------------------------
 
-func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
-	all, err := store.Extras(root)
+func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
+	root := cat.Root
+	all, glances, err := cat.Extras(true)
 	if err != nil {
-		return usageError(fmt.Errorf("store %s: %w", root, err))
+		return usageError(err)
 	}
 	var xs []store.Extra
-	for _, x := range all {
+	var gs []store.Glance
+	for i, x := range all {
 		if x.Kind == k {
-			xs = append(xs, x)
+			xs, gs = append(xs, x), append(gs, glances[i])
 		}
-	}
-	gs := make([]store.Glance, len(xs))
-	for i, x := range xs {
-		gs[i] = store.GlanceExtra(x)
 	}
 	idx := make([]int, len(xs))
 	for i := range idx {
