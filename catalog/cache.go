@@ -28,9 +28,10 @@ const (
 	MaxStores     = 32
 )
 
-// settle is how long a file must have been left unchanged for the cache
-// to keep what it read of it: a file written within the same tick of the
-// clock as it was read could change again without its modification time.
+// settle is how long before a listing a file must have been modified
+// last for the cache to keep what it read of it: a file written within
+// the same tick of the clock as it was read could change again without
+// its modification time changing.
 const settle = 2 * time.Second
 
 // cacheMagic opens a cache file; cacheFormat is the version of its
@@ -258,7 +259,7 @@ func (c *Cache) lookup(f store.File) *entry {
 // changed), or nil when the file changed too lately to be kept; the
 // caller holds c.mu.
 func (c *Cache) keep(f store.File) *entry {
-	if !f.ModTime.Before(c.now.Add(-settle)) || f.CTime > c.now.Add(-settle).UnixNano() {
+	if !f.ModTime.Before(c.now.Add(-settle)) {
 		return nil
 	}
 	e := c.m[f.Path]
@@ -535,3 +536,10 @@ func (r *reader) bytes() []byte {
 func (r *reader) string() string { return string(r.bytes()) }
 
 var _ store.Memo = (*Cache)(nil)
+
+// Len is how many files the cache holds.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
