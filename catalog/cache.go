@@ -272,6 +272,24 @@ func (c *Cache) keep(f store.File) *entry {
 	return e
 }
 
+// has reports whether the cache holds what a listing reads of f as it is
+// (nothing is read of a subagent transcript under its session, or of an
+// empty file).
+func (c *Cache) has(f store.File) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.m[f.Path]
+	switch {
+	case f.Kind == store.KindAgent || f.Size == 0 && f.Kind == store.KindSession:
+		return true
+	case e == nil || !e.of(f):
+		return false
+	case f.Kind == store.KindAgentFlat:
+		return e.hasFlat
+	}
+	return e.glance != nil && !e.export
+}
+
 // Glance is store.Memo's.
 func (c *Cache) Glance(f store.File, export bool) ([]byte, bool) {
 	if e := c.lookup(f); e != nil && e.glance != nil && e.export == export {

@@ -160,6 +160,18 @@ type Store struct {
 // Store lists the whole store (once; the session messages of big
 // transcripts are not counted: see Count).
 func (c *Catalog) Store() (*Store, error) {
+	st, err := c.sessions()
+	if err != nil || st.Projects != nil {
+		return st, err
+	}
+	st.Projects = store.ProjectsOf(st.Layout, st.Sessions)
+	st.paths = nil
+	return st, nil
+}
+
+// sessions lists the sessions of the whole store (once): Store without
+// its Projects.
+func (c *Catalog) sessions() (*Store, error) {
 	if c.whole != nil {
 		return c.whole, nil
 	}
@@ -174,7 +186,6 @@ func (c *Catalog) Store() (*Store, error) {
 	c.Cache.Listed(store.ProjectsDir(c.Root))
 	s := &Store{Root: c.Root, Layout: l, Sessions: ss, Sweep: store.SweepOf(c.Root, c.Now)}
 	s.Swept, s.SweptBytes = store.MarkSwept(ss, s.Sweep)
-	s.Projects = store.ProjectsOf(l, ss)
 	c.whole = s
 	return s, nil
 }
@@ -184,8 +195,12 @@ func (c *Catalog) Store() (*Store, error) {
 // path is known.
 func (s *Store) ProjectPath(folder string) string {
 	if s.paths == nil {
+		ps := s.Projects
+		if ps == nil {
+			ps = store.ProjectPathsOf(s.Layout, s.Sessions)
+		}
 		s.paths = map[string]string{}
-		for _, p := range s.Projects {
+		for _, p := range ps {
 			if len(p.Paths) > 0 {
 				s.paths[p.Folder] = strings.Join(p.Paths, ", ")
 			}
@@ -209,7 +224,7 @@ type Session struct {
 // and Warmup probes left out unless hidden), newest first, as cfix ls
 // has them.
 func (c *Catalog) List(hidden bool) ([]Session, error) {
-	st, err := c.Store()
+	st, err := c.sessions()
 	if err != nil {
 		return nil, err
 	}
@@ -269,6 +284,17 @@ func (c *Catalog) Project(l *store.Layout, folder string) (*Project, error) {
 		p.Info = ps[0]
 	}
 	return p, nil
+}
+
+// Cached reports whether the cache holds all a listing reads of the
+// transcripts of l: List, Store and Sessions then read none.
+func (c *Catalog) Cached(l *store.Layout) bool {
+	for _, f := range l.Files {
+		if !c.Cache.has(f) {
+			return false
+		}
+	}
+	return true
 }
 
 // HasSessions reports whether a layout holds a session a listing shows

@@ -197,6 +197,26 @@ type ProjectInfo struct {
 // ProjectsOf sums up the project folders of l from its sessions (from
 // SessionsOf). The result is sorted by folder name.
 func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
+	out := ProjectPathsOf(l, sessions)
+	// The sizes: a walk of each folder, on every core, with the sizes of
+	// the transcripts the scan has already taken.
+	known := make(map[string]int64, len(l.Files))
+	for _, f := range l.Files {
+		known[f.Path] = f.Size
+	}
+	parallel(len(out), func(_ *glancer, i int) {
+		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
+		out[i].Size = treeSize(dir, known)
+		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
+			p.MemoryOnly = memoryOnly(dir)
+		}
+	})
+	return out
+}
+
+// ProjectPathsOf is ProjectsOf without what needs a walk of the folders:
+// their Size and MemoryOnly are left zero.
+func ProjectPathsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 	by := map[string]*ProjectInfo{}
 	cwds := map[string]map[string]int{}   // every cwd named
 	firsts := map[string]map[string]int{} // the first cwd of each session
@@ -251,19 +271,6 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 		}
 		out = append(out, *p)
 	}
-	// The sizes: a walk of each folder, on every core, with the sizes of
-	// the transcripts the scan has already taken.
-	known := make(map[string]int64, len(l.Files))
-	for _, f := range l.Files {
-		known[f.Path] = f.Size
-	}
-	parallel(len(out), func(_ *glancer, i int) {
-		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
-		out[i].Size = treeSize(dir, known)
-		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
-			p.MemoryOnly = memoryOnly(dir)
-		}
-	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out
 }
