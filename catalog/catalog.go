@@ -244,6 +244,26 @@ func (c *Catalog) List(hidden bool) ([]Session, error) {
 	return out, nil
 }
 
+// Matching glances (through the cache) at the sessions whose id starts
+// with prefix (lower case), and only at those: newest first, the
+// transcripts of one session in several folders each listed, empty ones
+// left out.
+func (c *Catalog) Matching(prefix string) ([]store.SessionInfo, error) {
+	l, err := c.Layout()
+	if err != nil {
+		return nil, err
+	}
+	sub := &store.Layout{Root: l.Root, Projects: l.Projects, SessionDirs: l.SessionDirs}
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && f.Size > 0 && strings.HasPrefix(strings.ToLower(f.Session), prefix) {
+			sub.Files = append(sub.Files, f)
+		}
+	}
+	ss := store.SessionsWith(sub, nil, c.Cache)
+	slices.SortStableFunc(ss, func(a, b store.SessionInfo) int { return b.LastActive.Compare(a.LastActive) })
+	return ss, nil
+}
+
 // Project is one project folder as cfix ls lists it.
 type Project struct {
 	Root, Folder string

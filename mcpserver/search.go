@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/search"
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -98,8 +99,10 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	}
 	out.Scope = scopeWords
 	so.Project = sc.folder
-	ss := store.SessionsOf(sc.layout, nil)
-	paths := projectPaths(sc.all, store.SessionsOf(sc.all, nil))
+	cat := catalog.Open(s.opts.Root)
+	defer cat.Close()
+	ss := store.SessionsWith(sc.layout, nil, cat.Cache)
+	paths := projectPaths(sc.all, store.SessionsWith(sc.all, nil, cat.Cache))
 	titles := map[string]string{}
 	for _, si := range ss {
 		if si.Title != "" {

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -38,8 +38,11 @@ func (e *InputError) Error() string { return e.Msg }
 // unique prefix, a .jsonl path, latest) or, with title, the sessions whose
 // title (as /resume shows it) holds every word of title, case aside.
 func Find(root, arg, title string) (*Target, error) {
+	cat := catalog.Open(root)
+	// A cache that cannot be written costs only the next lookup's time.
+	defer cat.Close()
 	if title != "" {
-		return byTitle(root, title)
+		return byTitle(cat, title)
 	}
 	t, err := store.NewResolver(root, nil).Resolve(arg)
 	if err != nil {
@@ -63,21 +66,19 @@ func Find(root, arg, title string) (*Target, error) {
 		}
 		return nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
 	}
-	return target(root, mains[0]), nil
+	return target(cat, mains[0]), nil
 }
 
-// byTitle finds the one session whose title holds every word of title.
-func byTitle(root, title string) (*Target, error) {
-	l, err := store.Scan(root)
+// byTitle finds the one session whose title holds every word of title,
+// among those the catalog lists.
+func byTitle(cat *catalog.Catalog, title string) (*Target, error) {
+	list, err := cat.List(false)
 	if err != nil {
 		return nil, err
 	}
 	words := strings.Fields(strings.ToLower(title))
-	var found []store.SessionInfo
-	for _, s := range store.SessionsOf(l, nil) {
-		if s.Hidden() {
-			continue
-		}
+	var found []catalog.Session
+	for _, s := range list {
 		t := strings.ToLower(s.Title)
 		ok := len(words) > 0
 		for _, w := range words {
@@ -91,9 +92,9 @@ func byTitle(root, title string) (*Target, error) {
 	case 0:
 		return nil, &InputError{Msg: fmt.Sprintf("--title %q: no session's title holds it (cfix ls lists the titles)", title)}
 	case 1:
-		return target(root, found[0].File), nil
+		return target(cat, found[0].File), nil
 	}
-	slices.SortFunc(found, func(a, b store.SessionInfo) int { return b.LastActive.Compare(a.LastActive) })
+	// found is newest first, as the catalog lists.
 	var lines []string
 	for _, s := range found {
 		lines = append(lines, fmt.Sprintf("  %s  %s  %s", s.Session[:8], s.LastActive.Local().Format("2006-01-02 15:04"), s.Title))
@@ -101,10 +102,11 @@ func byTitle(root, title string) (*Target, error) {
 	return nil, &InputError{Msg: fmt.Sprintf("--title %q: %d sessions' titles hold it; name one by its id:\n%s", title, len(found), strings.Join(lines, "\n"))}
 }
 
-// target glances at the main transcript f for its title, version and
-// working directory.
-func target(root string, f store.File) *Target {
-	g := store.GlanceAt(f)
+// target glances at the main transcript f (through the catalog's cache)
+// for its title, version and working directory.
+func target(cat *catalog.Catalog, f store.File) *Target {
+	root := cat.Root
+	g := cat.Glance(f)
 	t := &Target{Session: f.Session, Path: f.Path, Project: f.Project, Title: g.Title, Version: g.Version}
 	for _, c := range g.CWDs {
 		if store.FolderFor(root, c) == f.Project {
