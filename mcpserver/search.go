@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/store"
 )
 
