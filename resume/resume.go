@@ -27,6 +27,10 @@ type Target struct {
 	// on disk.
 	Dir       string
 	DirExists bool
+
+	// resolver found it: Check resolves its path with it, and so scans
+	// the store no more than once.
+	resolver *store.Resolver
 }
 
 // InputError is about what the user named: no session, several.
@@ -44,7 +48,8 @@ func Find(root, arg, title string) (*Target, error) {
 	if title != "" {
 		return byTitle(cat, title)
 	}
-	t, err := store.NewResolver(root, nil).Resolve(arg)
+	r := store.NewResolver(root, nil)
+	t, err := r.Resolve(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +71,9 @@ func Find(root, arg, title string) (*Target, error) {
 		}
 		return nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
 	}
-	return target(cat, mains[0]), nil
+	tg := target(cat, mains[0])
+	tg.resolver = r
+	return tg, nil
 }
 
 // byTitle finds the one session whose title holds every word of title,
@@ -92,7 +99,11 @@ func byTitle(cat *catalog.Catalog, title string) (*Target, error) {
 	case 0:
 		return nil, &InputError{Msg: fmt.Sprintf("--title %q: no session's title holds it (cfix ls lists the titles)", title)}
 	case 1:
-		return target(cat, found[0].File), nil
+		tg := target(cat, found[0].File)
+		if l, err := cat.Layout(); err == nil {
+			tg.resolver = store.NewResolver(cat.Root, l)
+		}
+		return tg, nil
 	}
 	// found is newest first, as the catalog lists.
 	var lines []string
@@ -129,7 +140,11 @@ func target(cat *catalog.Catalog, f store.File) *Target {
 // the writing version's client fails on or loses history to: the findings
 // of severity error.
 func Check(root string, t *Target) ([]validate.Finding, error) {
-	rep, err := validate.Run(validate.Options{Root: root, Targets: []string{t.Path}})
+	r := t.resolver
+	if r == nil {
+		r = store.NewResolver(root, nil)
+	}
+	rep, err := validate.Run(validate.Options{Root: root, Targets: []string{t.Path}, Resolver: r})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -165,10 +166,11 @@ func (l *Layout) scanProject(folder string) error {
 			return fmt.Errorf("project folder %s: %w", dir, pl.Err)
 		}
 	}
-	ents, err := os.ReadDir(dir)
+	d, ents, err := readDir(dir)
 	if err != nil {
 		return err
 	}
+	defer d.Close()
 	l.Projects = append(l.Projects, folder)
 	for _, e := range ents {
 		name := e.Name()
@@ -192,7 +194,7 @@ func (l *Layout) scanProject(folder string) error {
 			} else {
 				f.Kind, f.Session = KindSession, stem
 			}
-			if err := stat(&f); err != nil {
+			if err := statIn(d, name, &f); err != nil {
 				return err
 			}
 			l.Files = append(l.Files, f)
@@ -202,16 +204,38 @@ func (l *Layout) scanProject(folder string) error {
 }
 
 func (l *Layout) scanSubagents(folder, session, dir string) error {
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && path == dir {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() || !strings.HasPrefix(name, "agent-") {
+	d, ents, err := readDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil
+		}
+		return err
+	}
+	defer d.Close()
+	return l.scanAgents(folder, session, dir, d, ents)
+}
+
+// scanAgents lists the subagent transcripts and metadata of the open
+// folder d (at path dir, its entries ents), and of the folders in it, in
+// the order of their names.
+func (l *Layout) scanAgents(folder, session, dir string, d *os.File, ents []fs.DirEntry) error {
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if e.IsDir() {
+			sd, sents, err := readDir(path)
+			if err != nil {
+				return err
+			}
+			err = l.scanAgents(folder, session, path, sd, sents)
+			sd.Close()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if !strings.HasPrefix(name, "agent-") {
+			continue
 		}
 		switch {
 		case strings.HasSuffix(name, ".meta.json"):
@@ -219,17 +243,29 @@ func (l *Layout) scanSubagents(folder, session, dir string) error {
 		case strings.HasSuffix(name, ".jsonl"):
 			f := File{Path: path, Project: folder, Kind: KindAgent, Session: session,
 				Agent: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
-			if err := stat(&f); err != nil {
+			if err := statIn(d, name, &f); err != nil {
 				return err
 			}
 			l.Files = append(l.Files, f)
 		}
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
 	}
-	return err
+	return nil
+}
+
+// readDir opens the folder dir and reads its entries, sorted by name
+// (as os.ReadDir); the caller closes it.
+func readDir(dir string) (*os.File, []fs.DirEntry, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return d, ents, nil
 }
 
 // linksToFile reports whether e is a symbolic link to a regular file:
@@ -240,15 +276,6 @@ func linksToFile(path string, e fs.DirEntry) bool {
 	}
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-func stat(f *File) error {
-	fi, err := os.Stat(f.Path)
-	if err != nil {
-		return err
-	}
-	f.Identify(fi)
-	return nil
 }
 
 // LiveSession is a session that sessions/<pid>.json names.

@@ -344,17 +344,31 @@ func treeSize(dir string, known map[string]int64) int64 {
 			dir, known = r, nil
 		}
 	}
+	return sumTree(dir, known)
+}
+
+// sumTree sums the sizes of the regular files under the folder dir (not
+// through symbolic links).
+func sumTree(dir string, known map[string]int64) int64 {
+	d, ents, err := readDir(dir)
+	if err != nil {
+		return 0
+	}
+	defer d.Close()
 	var n int64
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
+	for _, e := range ents {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			n += sumTree(path, known)
+		case e.Type().IsRegular():
 			if size, ok := known[path]; ok {
 				n += size
-			} else if fi, err := d.Info(); err == nil {
-				n += fi.Size()
+			} else if size, ok := sizeIn(d, e.Name()); ok {
+				n += size
 			}
 		}
-		return nil
-	})
+	}
 	return n
 }
 
