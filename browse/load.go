@@ -96,6 +96,9 @@ func scanCmd(root string) tea.Cmd {
 // detailsCmd glances at every session of the store (head and tail of
 // each transcript only, through the catalog's cache), as cfix ls does.
 func detailsCmd(ld *loading) tea.Cmd {
+	if ld == nil {
+		return nil
+	}
 	return func() tea.Msg {
 		if ld.done {
 			return detailsMsg{rows: ld.rows}
