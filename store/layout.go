@@ -174,7 +174,7 @@ func (l *Layout) scanProject(folder string) error {
 	l.Projects = append(l.Projects, folder)
 	for _, e := range ents {
 		name := e.Name()
-		path := filepath.Join(dir, name)
+		path := join(dir, name)
 		switch {
 		case e.IsDir():
 			if name == "memory" {
@@ -221,7 +221,7 @@ func (l *Layout) scanSubagents(folder, session, dir string) error {
 func (l *Layout) scanAgents(folder, session, dir string, d *os.File, ents []fs.DirEntry) error {
 	for _, e := range ents {
 		name := e.Name()
-		path := filepath.Join(dir, name)
+		path := join(dir, name)
 		if e.IsDir() {
 			sd, sents, err := readDir(path)
 			if err != nil {
@@ -252,10 +252,14 @@ func (l *Layout) scanAgents(folder, session, dir string, d *os.File, ents []fs.D
 	return nil
 }
 
+// join is filepath.Join of a clean folder's path and the name of an
+// entry of it (never "." or ".."), without cleaning again.
+func join(dir, name string) string { return dir + string(filepath.Separator) + name }
+
 // readDir opens the folder dir and reads its entries, sorted by name
 // (as os.ReadDir); the caller closes it.
 func readDir(dir string) (*os.File, []fs.DirEntry, error) {
-	d, err := os.Open(dir)
+	d, err := openDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -357,7 +357,7 @@ func sumTree(dir string, known map[string]int64) int64 {
 	defer d.Close()
 	var n int64
 	for _, e := range ents {
-		path := filepath.Join(dir, e.Name())
+		path := join(dir, e.Name())
 		switch {
 		case e.IsDir():
 			n += sumTree(path, known)

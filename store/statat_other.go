@@ -18,6 +18,9 @@ func statIn(dir *os.File, name string, f *File) error {
 	return nil
 }
 
+// openDir opens the folder dir to read.
+func openDir(dir string) (*os.File, error) { return os.Open(dir) }
+
 // sizeIn is the size of name, an entry of the open folder dir, not
 // through a symbolic link.
 func sizeIn(dir *os.File, name string) (int64, bool) {
