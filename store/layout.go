@@ -84,6 +84,18 @@ type Layout struct {
 	SessionDirs []SessionDir
 	Indexes     []string      // sessions-index.json paths
 	Links       []ProjectLink // project folders that are symbolic links, read through
+
+	// listed holds the entries of the folders the scan read, by path:
+	// ProjectsOf sums the sizes of a folder without reading them again.
+	listed map[string][]fs.DirEntry
+}
+
+// list keeps the entries of a folder the scan read.
+func (l *Layout) list(dir string, ents []fs.DirEntry) {
+	if l.listed == nil {
+		l.listed = map[string][]fs.DirEntry{}
+	}
+	l.listed[dir] = ents
 }
 
 // ProjectsDir returns root/projects.
@@ -142,6 +154,9 @@ func Scan(root string) (*Layout, error) {
 		l.SessionDirs = append(l.SessionDirs, p.SessionDirs...)
 		l.Indexes = append(l.Indexes, p.Indexes...)
 		l.Links = append(l.Links, p.Links...)
+		for dir, ents := range p.listed {
+			l.list(dir, ents)
+		}
 	}
 	sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Path < l.Files[j].Path })
 	return l, nil
@@ -171,6 +186,7 @@ func (l *Layout) scanProject(folder string) error {
 		return err
 	}
 	defer d.Close()
+	l.list(dir, ents)
 	l.Projects = append(l.Projects, folder)
 	for _, e := range ents {
 		name := e.Name()
@@ -212,6 +228,7 @@ func (l *Layout) scanSubagents(folder, session, dir string) error {
 		return err
 	}
 	defer d.Close()
+	l.list(dir, ents)
 	return l.scanAgents(folder, session, dir, d, ents)
 }
 
@@ -227,6 +244,7 @@ func (l *Layout) scanAgents(folder, session, dir string, d *os.File, ents []fs.D
 			if err != nil {
 				return err
 			}
+			l.list(path, sents)
 			err = l.scanAgents(folder, session, path, sd, sents)
 			sd.Close()
 			if err != nil {

@@ -206,7 +206,7 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 	}
 	parallel(len(out), func(_ *glancer, i int) {
 		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
-		out[i].Size = treeSize(dir, known)
+		out[i].Size = treeSize(dir, known, l.listed)
 		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
 			p.MemoryOnly = memoryOnly(dir)
 		}
@@ -337,39 +337,53 @@ func indexPath(path string) string {
 
 // treeSize sums the sizes of the regular files under dir (through dir
 // itself when it is a symbolic link); known holds sizes already taken, by
-// path.
-func treeSize(dir string, known map[string]int64) int64 {
+// path, and listed the entries of folders already read.
+func treeSize(dir string, known map[string]int64, listed map[string][]fs.DirEntry) int64 {
 	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		if r, err := filepath.EvalSymlinks(dir); err == nil {
-			dir, known = r, nil
+			dir, known, listed = r, nil, nil
 		}
 	}
-	return sumTree(dir, known)
+	return sumTree(dir, known, listed)
 }
 
 // sumTree sums the sizes of the regular files under the folder dir (not
 // through symbolic links).
-func sumTree(dir string, known map[string]int64) int64 {
-	d, ents, err := readDir(dir)
-	if err != nil {
-		return 0
+func sumTree(dir string, known map[string]int64, listed map[string][]fs.DirEntry) int64 {
+	ents, ok := listed[dir]
+	var d *os.File
+	if !ok {
+		var err error
+		if d, ents, err = readDir(dir); err != nil {
+			return 0
+		}
+		defer d.Close()
 	}
-	defer d.Close()
 	var n int64
 	for _, e := range ents {
 		path := join(dir, e.Name())
 		switch {
 		case e.IsDir():
-			n += sumTree(path, known)
-		case e.Type().IsRegular():
-			if size, ok := known[path]; ok {
+			n += sumTree(path, known, listed)
+		case !e.Type().IsRegular():
+		case known != nil && hasKey(known, path):
+			n += known[path]
+		case d != nil:
+			if size, ok := sizeIn(d, e.Name()); ok {
 				n += size
-			} else if size, ok := sizeIn(d, e.Name()); ok {
-				n += size
+			}
+		default:
+			if fi, err := os.Lstat(path); err == nil {
+				n += fi.Size()
 			}
 		}
 	}
 	return n
+}
+
+func hasKey(m map[string]int64, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // memoryOnly reports whether the folder dir holds a memory/ folder and
