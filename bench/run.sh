@@ -302,7 +302,10 @@ hostile_verdicts() {
 # Bars: ls warm <= 50 ms; browse's first frame <= 150 ms cold, <= 50 ms warm;
 # a keystroke <= 16 ms; resume's check of the big session no slower than
 # cfix validate of it, of the median one < 100 ms.
-CATCACHE=$OUT/cache
+# Every cfix the bench runs keeps its cache there, never in the HOME of the
+# machine (XDG_CACHE_HOME must be absolute).
+CATCACHE=$PWD/$OUT/cache
+export XDG_CACHE_HOME=$CATCACHE
 catalog_cold() { rm -rf "$CATCACHE"; }
 catalog_rows() {
 	local keys us normal

@@ -5,9 +5,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -126,12 +126,7 @@ func listRows(cat *catalog.Catalog) ([]Row, error) {
 
 // sortRows sorts newest first.
 func sortRows(rows []Row) {
-	slices.SortStableFunc(rows, func(a, b Row) int {
-		if c := b.LastActive.Compare(a.LastActive); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
+	catalog.SortNewest(rows, func(r *Row) (time.Time, string) { return r.LastActive, r.Path })
 }
 
 // PreviewCap bounds what a preview holds of a conversation: its last

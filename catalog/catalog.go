@@ -235,12 +235,7 @@ func (c *Catalog) List(hidden bool) ([]Session, error) {
 		}
 		out = append(out, Session{SessionInfo: s, ProjectPath: st.ProjectPath(s.Project)})
 	}
-	slices.SortStableFunc(out, func(a, b Session) int {
-		if c := b.LastActive.Compare(a.LastActive); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
+	SortNewest(out, func(s *Session) (time.Time, string) { return s.LastActive, s.Path })
 	return out, nil
 }
 

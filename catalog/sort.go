@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cfix-dev/cfix/store"
 )
@@ -72,4 +74,34 @@ func SortSessions(ss []store.SessionInfo, key string) error {
 		return ss[i].Path < ss[j].Path
 	})
 	return nil
+}
+
+// SortNewest sorts xs newest first, then by path, by what key says of
+// each (its last activity and its path, which no two share); each element
+// is moved once, however big (an index is sorted, then xs permuted).
+func SortNewest[T any](xs []T, key func(x *T) (last time.Time, path string)) {
+	type k struct {
+		last time.Time
+		path string
+		i    int
+	}
+	ks := make([]k, len(xs))
+	for i := range xs {
+		ks[i].last, ks[i].path = key(&xs[i])
+		ks[i].i = i
+	}
+	slices.SortFunc(ks, func(a, b k) int {
+		if c := b.last.Compare(a.last); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
+		}
+		return a.i - b.i
+	})
+	out := make([]T, len(xs))
+	for j, x := range ks {
+		out[j] = xs[x.i]
+	}
+	copy(xs, out)
 }

@@ -42,10 +42,10 @@ func (e *InputError) Error() string { return e.Msg }
 // unique prefix, a .jsonl path, latest) or, with title, the sessions whose
 // title (as /resume shows it) holds every word of title, case aside.
 func Find(root, arg, title string) (*Target, error) {
-	cat := catalog.Open(root)
-	// A cache that cannot be written costs only the next lookup's time.
-	defer cat.Close()
 	if title != "" {
+		cat := catalog.Open(root)
+		// A cache that cannot be written costs only the next lookup's time.
+		defer cat.Close()
 		return byTitle(cat, title)
 	}
 	r := store.NewResolver(root, nil)
@@ -71,7 +71,9 @@ func Find(root, arg, title string) (*Target, error) {
 		}
 		return nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
 	}
-	tg := target(cat, mains[0])
+	// One glance at one transcript (its head and tail) reads less than
+	// the catalog's cache of the whole store: no catalog here.
+	tg := target(root, store.GlanceAt(mains[0]))
 	tg.resolver = r
 	return tg, nil
 }
@@ -99,7 +101,7 @@ func byTitle(cat *catalog.Catalog, title string) (*Target, error) {
 	case 0:
 		return nil, &InputError{Msg: fmt.Sprintf("--title %q: no session's title holds it (cfix ls lists the titles)", title)}
 	case 1:
-		tg := target(cat, found[0].File)
+		tg := target(cat.Root, found[0].Glance)
 		if l, err := cat.Layout(); err == nil {
 			tg.resolver = store.NewResolver(cat.Root, l)
 		}
@@ -113,11 +115,10 @@ func byTitle(cat *catalog.Catalog, title string) (*Target, error) {
 	return nil, &InputError{Msg: fmt.Sprintf("--title %q: %d sessions' titles hold it; name one by its id:\n%s", title, len(found), strings.Join(lines, "\n"))}
 }
 
-// target glances at the main transcript f (through the catalog's cache)
-// for its title, version and working directory.
-func target(cat *catalog.Catalog, f store.File) *Target {
-	root := cat.Root
-	g := cat.Glance(f)
+// target is the session whose main transcript's glance is g: its title,
+// version and working directory.
+func target(root string, g store.Glance) *Target {
+	f := g.File
 	t := &Target{Session: f.Session, Path: f.Path, Project: f.Project, Title: g.Title, Version: g.Version}
 	for _, c := range g.CWDs {
 		if store.FolderFor(root, c) == f.Project {
