@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/resume"
+	"github.com/cfix-dev/cfix/validate"
 )
 
 type resumeOptions struct {
@@ -164,7 +166,7 @@ func (o *resumeOptions) bringHere(root string, t *resume.Target, dir string) (st
 // in the session, and the repair that fixes it, applied with --repair, or
 // on a terminal when the user says so.
 func (o *resumeOptions) check(root string, t *resume.Target) error {
-	found, err := resume.Check(root, t)
+	found, err := checkResume(root, t)
 	if err != nil {
 		return &exitError{code: exitFound, err: err}
 	}
@@ -216,7 +218,7 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	if err != nil {
 		return resumeError(err)
 	}
-	found, err := resume.Check(root, t)
+	found, err := checkResume(root, t)
 	if err != nil {
 		return &exitError{code: exitFound, err: err}
 	}
@@ -233,6 +235,15 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
 	}
 	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, len(found))}
+}
+
+// checkResume is resume.Check with the collector set as validate sets it
+// (see runValidate): the check is validate's, and as fast.
+func checkResume(root string, t *resume.Target) ([]validate.Finding, error) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	return resume.Check(root, t)
 }
 
 // claudeProgram finds the Claude Code program: given, else $CFIX_CLAUDE,
