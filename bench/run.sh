@@ -298,7 +298,8 @@ hostile_verdicts() {
 # browse.BenchmarkFilterKeystroke (Update and View of the model, in-process).
 # resume's check is cfix resume --check-only (find the session, check it as
 # resume does before it starts the client; no client started), of the big
-# session and of a session of the median size, process start included.
+# session (run by turns with cfix validate of it, so both see the same load)
+# and of a session of the median size, process start included.
 # Bars: ls warm <= 50 ms; browse's first frame <= 150 ms cold, <= 50 ms warm;
 # a keystroke <= 16 ms; resume's check of the big session no slower than
 # cfix validate of it, of the median one < 100 ms.
@@ -333,15 +334,47 @@ catalog_rows() {
 		FAILED=1
 	fi
 	use_set "$BIGFILE"
-	if [[ -z ${WALL["cfix validate (big session)"]:-} ]]; then
-		measure_cfix "cfix validate (big session)" validate --root "$ROOT" --quiet "$BIGFILE"
-	fi
-	OK="0 1" measure "cfix resume --check-only (big)" bin/cfix resume --root "$ROOT" --check-only "$BIGFILE"
+	catalog_pair "cfix validate (big, beside resume)" "cfix resume --check-only (big)" \
+		"validate --root $ROOT --quiet $BIGFILE" "resume --root $ROOT --check-only $BIGFILE"
 	normal=$(find "$PROJECTS" -mindepth 2 -maxdepth 2 -name '*.jsonl' ! -name 'agent-*' -type f -printf '%s %p\n' |
 		sort -n | awk '{a[NR] = $2} END {print a[int((NR + 1) / 2)]}')
 	use_set "$normal"
 	OK="0 1" measure "cfix resume --check-only (median)" bin/cfix resume --root "$ROOT" --check-only "$normal"
 	rm -rf "$CATCACHE"
+}
+# catalog_pair NAME_A NAME_B ARGS_A ARGS_B: bin/cfix ARGS_A and bin/cfix
+# ARGS_B (words split on spaces; exit 0 or 1), run by turns RUNS times each,
+# so that both see the same load of the machine; the best wall time and the
+# highest peak RSS of each, as measure records them.
+catalog_pair() {
+	local names=("$1" "$2") args=("$3" "$4") best=("" "") rss=(0 0) i k rc t0 t1 wall kb log
+	for ((i = 0; i < RUNS; i++)); do
+		for k in 0 1; do
+			log=$LOGS/$(echo "${names[$k]}" | tr -c 'a-zA-Z0-9\n' '-')
+			rc=0
+			t0=$EPOCHREALTIME
+			# shellcheck disable=SC2086 # the arguments are words
+			$TIME -f '%e %M' -o "$LOGS/time.txt" bin/cfix ${args[$k]} >/dev/null 2>"$log.err" || rc=$?
+			t1=$EPOCHREALTIME
+			if ((rc > 1)); then
+				row "${names[$k]}" "failed: exit $rc (see $log.err)"
+				FAILED=1
+				return 0
+			fi
+			wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+			read -r _ kb < <(tail -n 1 "$LOGS/time.txt")
+			if [[ -z ${best[$k]} ]] || awk -v a="$wall" -v b="${best[$k]}" 'BEGIN {exit !(a < b)}'; then
+				best[$k]=$wall
+			fi
+			if ((kb > rss[k])); then rss[k]=$kb; fi
+		done
+	done
+	for k in 0 1; do
+		WALL[${names[$k]}]=${best[$k]}
+		BYTES[${names[$k]}]=$SET_BYTES
+		RSS[${names[$k]}]=$(awk -v k="${rss[$k]}" 'BEGIN {printf "%.1f", k/1024}')
+		row "${names[$k]}" "${best[$k]}" "${RSS[${names[$k]}]}"
+	done
 }
 # catalog_bar NAME BAR_S: the verdict of a row whose wall time must be at
 # most BAR_S seconds.
@@ -357,7 +390,7 @@ catalog_bar() {
 	VERDICTS+=("$1 takes $(awk -v w="$w" 'BEGIN {printf "%.1f", w*1000}') ms (bar: <= $ms ms): $v")
 }
 catalog_verdicts() {
-	local c=${WALL["cfix ls (store, cache cold)"]:-} r=${WALL["cfix resume --check-only (big)"]:-} val=${WALL["cfix validate (big session)"]:-} v
+	local c=${WALL["cfix ls (store, cache cold)"]:-} r=${WALL["cfix resume --check-only (big)"]:-} val=${WALL["cfix validate (big, beside resume)"]:-} v
 	catalog_bar "cfix ls (store, cache warm)" 0.050
 	if [[ -n $c ]]; then
 		VERDICTS+=("  cfix ls (store) with the cache cold: $(awk -v w="$c" 'BEGIN {printf "%.1f", w*1000}') ms")

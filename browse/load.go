@@ -63,6 +63,7 @@ type detailsMsg struct {
 // the scan says, and detailsCmd reads the rest.
 func scanCmd(root string) tea.Cmd {
 	return func() tea.Msg {
+		defer catalog.Loading()()
 		cat := catalog.Open(root)
 		l, err := cat.Layout()
 		if err != nil {
@@ -103,6 +104,7 @@ func detailsCmd(ld *loading) tea.Cmd {
 		if ld.done {
 			return detailsMsg{rows: ld.rows}
 		}
+		defer catalog.Loading()()
 		rows, err := listRows(ld.cat)
 		// A cache that cannot be written costs only the next start.
 		ld.cat.Close()

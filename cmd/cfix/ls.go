@@ -110,6 +110,7 @@ func runLs(opts *lsOptions) error {
 	if opts.limit < 0 {
 		return usageError(fmt.Errorf("--limit %d: not a number of rows", opts.limit))
 	}
+	defer catalog.Loading()()
 	cat := catalog.Open(root)
 	// A cache that cannot be written costs only the next listing's time.
 	defer cat.Close()
