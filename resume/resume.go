@@ -42,16 +42,71 @@ func (e *InputError) Error() string { return e.Msg }
 // unique prefix, a .jsonl path, latest) or, with title, the sessions whose
 // title (as /resume shows it) holds every word of title, case aside.
 func Find(root, arg, title string) (*Target, error) {
+	f, r, g, err := locate(root, arg, title)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		// One glance at one transcript (its head and tail) reads less
+		// than the catalog's cache of the whole store: no catalog here.
+		gl := store.GlanceAt(f)
+		g = &gl
+	}
+	t := target(root, *g)
+	t.resolver = r
+	return t, nil
+}
+
+// FindChecked is Find, then Check, at once: the check starts as soon as
+// the transcript is known, while the glance reads its title and directory
+// (so it takes no longer than validate of the session).
+func FindChecked(root, arg, title string) (*Target, []validate.Finding, error) {
+	f, r, g, err := locate(root, arg, title)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []validate.Finding
+	var cerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		found, cerr = Check(root, &Target{Path: f.Path, resolver: r})
+	}()
+	if g == nil {
+		gl := store.GlanceAt(f)
+		g = &gl
+	}
+	t := target(root, *g)
+	t.resolver = r
+	<-done
+	if cerr != nil {
+		return nil, nil, cerr
+	}
+	return t, found, nil
+}
+
+// locate finds the main transcript of what the user named (see Find),
+// with the resolver that found it, and its glance when the catalog gave
+// it (by title).
+func locate(root, arg, title string) (store.File, *store.Resolver, *store.Glance, error) {
 	if title != "" {
 		cat := catalog.Open(root)
 		// A cache that cannot be written costs only the next lookup's time.
 		defer cat.Close()
-		return byTitle(cat, title)
+		g, err := byTitle(cat, title)
+		if err != nil {
+			return store.File{}, nil, nil, err
+		}
+		var r *store.Resolver
+		if l, err := cat.Layout(); err == nil {
+			r = store.NewResolver(cat.Root, l)
+		}
+		return g.File, r, g, nil
 	}
 	r := store.NewResolver(root, nil)
 	t, err := r.Resolve(arg)
 	if err != nil {
-		return nil, err
+		return store.File{}, nil, nil, err
 	}
 	var mains []store.File
 	for _, f := range t.Layout.Files {
@@ -61,26 +116,22 @@ func Find(root, arg, title string) (*Target, error) {
 	}
 	switch {
 	case len(mains) == 0:
-		return nil, &InputError{Msg: fmt.Sprintf("%s names no session with a main transcript (cfix ls lists them)", arg)}
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("%s names no session with a main transcript (cfix ls lists them)", arg)}
 	case len(mains) > 1 && t.Session == "":
-		return nil, &InputError{Msg: fmt.Sprintf("%s names %d sessions (a project folder?): name one by its id (cfix ls %s lists them)", arg, len(mains), arg)}
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("%s names %d sessions (a project folder?): name one by its id (cfix ls %s lists them)", arg, len(mains), arg)}
 	case len(mains) > 1:
 		var where []string
 		for _, f := range mains {
 			where = append(where, f.Path)
 		}
-		return nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
 	}
-	// One glance at one transcript (its head and tail) reads less than
-	// the catalog's cache of the whole store: no catalog here.
-	tg := target(root, store.GlanceAt(mains[0]))
-	tg.resolver = r
-	return tg, nil
+	return mains[0], r, nil, nil
 }
 
 // byTitle finds the one session whose title holds every word of title,
-// among those the catalog lists.
-func byTitle(cat *catalog.Catalog, title string) (*Target, error) {
+// among those the catalog lists: its glance.
+func byTitle(cat *catalog.Catalog, title string) (*store.Glance, error) {
 	list, err := cat.List(false)
 	if err != nil {
 		return nil, err
@@ -101,11 +152,7 @@ func byTitle(cat *catalog.Catalog, title string) (*Target, error) {
 	case 0:
 		return nil, &InputError{Msg: fmt.Sprintf("--title %q: no session's title holds it (cfix ls lists the titles)", title)}
 	case 1:
-		tg := target(cat.Root, found[0].Glance)
-		if l, err := cat.Layout(); err == nil {
-			tg.resolver = store.NewResolver(cat.Root, l)
-		}
-		return tg, nil
+		return &found[0].Glance, nil
 	}
 	// found is newest first, as the catalog lists.
 	var lines []string

@@ -214,12 +214,15 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	if len(args) == 1 {
 		arg = args[0]
 	}
-	t, err := resume.Find(root, arg, o.title)
-	if err != nil {
-		return resumeError(err)
+	if os.Getenv("GOGC") == "" { // as checkResume
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	found, err := checkResume(root, t)
+	t, found, err := resume.FindChecked(root, arg, o.title)
 	if err != nil {
+		var ie *resume.InputError
+		if errors.As(err, &ie) || userError(err) {
+			return usageError(err)
+		}
 		return &exitError{code: exitFound, err: err}
 	}
 	w := o.errOut
