@@ -41,10 +41,11 @@ type Catalog struct {
 func Open(root string) *Catalog { return OpenIn(root, CacheDir()) }
 
 // OpenIn opens the catalog of the store at root with its cache in dir
-// ("": no cache kept between runs).
+// ("": no cache kept between runs; nor is one for a root that is not an
+// absolute path, as store.Resolve gives).
 func OpenIn(root, dir string) *Catalog {
 	file := ""
-	if dir != "" {
+	if dir != "" && filepath.IsAbs(root) {
 		file = CacheFile(dir, root)
 	}
 	return &Catalog{Root: root, Cache: OpenCache(file, root), Now: time.Now()}
