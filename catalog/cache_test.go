@@ -360,3 +360,47 @@ func bigTranscript(t *testing.T, dir string, turns int) string {
 	}
 	return path
 }
+
+// TestCacheSidecarTitle: a session renamed by its title sidecar
+// (<id>/custom-title.json, the transcript untouched) shows its new name
+// with the cache warm: the cache keeps what the transcript says, and the
+// sidecar is read each time.
+func TestCacheSidecarTitle(t *testing.T) {
+	root := aged(t, "2.0.77")
+	dir := t.TempDir()
+	listing(t, root, dir)
+	l, err := store.Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f store.File
+	for _, x := range l.Files {
+		if x.Kind == store.KindSession && x.Size > 0 {
+			f = x
+			break
+		}
+	}
+	side := filepath.Join(strings.TrimSuffix(f.Path, ".jsonl"), "custom-title.json")
+	if err := os.MkdirAll(filepath.Dir(side), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(side, []byte(`{"customTitle":"named by the sidecar"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := OpenIn(root, dir)
+	if !c.Cache.Loaded {
+		t.Fatal("no cache")
+	}
+	st, err := c.Store()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st.Sessions {
+		if s.Path == f.Path && (s.Title != "named by the sidecar" || s.TitleFrom != store.TitleCustom) {
+			t.Fatalf("title %q (%s) with the sidecar written", s.Title, s.TitleFrom)
+		}
+	}
+	if _, ok := c.Cache.Glance(f, false); !ok {
+		t.Fatal("the transcript was not in the cache: the test proves nothing")
+	}
+}
