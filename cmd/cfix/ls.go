@@ -200,83 +200,6 @@ func extrasDir(root, arg string) (store.ExtraKind, bool) {
 	return 0, false
 }
 
-// --- JSON documents --------------------------------------------------------
-
-type lsHealthJSON struct {
-	Errors   int                  `json:"errors"`
-	Warnings int                  `json:"warnings"`
-	Findings []store.QuickFinding `json:"findings"`
-}
-
-type lsProjectJSON struct {
-	Folder     string    `json:"folder"`
-	Paths      []string  `json:"paths"`
-	PathsFrom  string    `json:"paths_from"`
-	Sessions   int       `json:"sessions"`
-	Hidden     int       `json:"hidden"`
-	Subagents  int       `json:"subagents"`
-	Size       int64     `json:"size"`
-	LastActive time.Time `json:"last_active"`
-	Live       int       `json:"live"`
-	Errors     int       `json:"errors"`
-	Warnings   int       `json:"warnings"`
-	MemoryOnly bool      `json:"memory_only"`
-}
-
-type lsExtraJSON struct {
-	Kind       string    `json:"kind"`
-	Path       string    `json:"path"`
-	Name       string    `json:"name"`
-	Title      string    `json:"title,omitempty"`
-	Size       int64     `json:"size"`
-	Started    time.Time `json:"started,omitzero"`
-	LastActive time.Time `json:"last_active"`
-	Messages   *int      `json:"messages"`
-	Errors     int       `json:"errors"`
-	Warnings   int       `json:"warnings"`
-}
-
-type lsSessionJSON struct {
-	ID           string       `json:"id"`
-	Path         string       `json:"path"`
-	Title        string       `json:"title"`
-	TitleFrom    string       `json:"title_from"`
-	FirstPrompt  string       `json:"first_prompt"`
-	Started      time.Time    `json:"started,omitzero"`
-	LastActive   time.Time    `json:"last_active"`
-	Messages     *int         `json:"messages"`
-	Size         int64        `json:"size"`
-	Subagents    int          `json:"subagents"`
-	SubagentSize int64        `json:"subagent_size"`
-	Version      string       `json:"version"`
-	CWDs         []string     `json:"cwds"`
-	Live         bool         `json:"live"`
-	Stub         bool         `json:"stub"`
-	Empty        bool         `json:"empty"`
-	Warmup       bool         `json:"warmup"`
-	Swept        bool         `json:"swept"`
-	Health       lsHealthJSON `json:"health"`
-}
-
-func healthJSON(g *store.Glance) lsHealthJSON {
-	h := lsHealthJSON{Errors: g.Errors(), Warnings: g.Warnings(), Findings: g.Quick}
-	if g.Err != nil {
-		h.Findings = append(h.Findings, store.QuickFinding{Code: "read-failed", Severity: "error", Message: g.Err.Error()})
-	}
-	if h.Findings == nil {
-		h.Findings = []store.QuickFinding{}
-	}
-	return h
-}
-
-func messagesJSON(g *store.Glance) *int {
-	if !g.MessagesKnown {
-		return nil
-	}
-	n := g.Messages
-	return &n
-}
-
 // --- the store ---------------------------------------------------------------
 
 func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
@@ -324,16 +247,16 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 	}
 	if opts.json {
 		doc := struct {
-			Root     string          `json:"root"`
-			Projects []lsProjectJSON `json:"projects"`
-			Extras   []lsExtraJSON   `json:"extras"`
-			Sweep    sweepJSON       `json:"sweep"`
-		}{Root: root, Projects: []lsProjectJSON{}, Extras: []lsExtraJSON{}, Sweep: sweepDoc(sweep, swept, sweptBytes)}
+			Root     string               `json:"root"`
+			Projects []catalog.ProjectDoc `json:"projects"`
+			Extras   []catalog.ExtraDoc   `json:"extras"`
+			Sweep    catalog.SweepDoc     `json:"sweep"`
+		}{Root: root, Projects: []catalog.ProjectDoc{}, Extras: []catalog.ExtraDoc{}, Sweep: catalog.SweepDocOf(sweep, swept, sweptBytes)}
 		for _, p := range shown {
-			doc.Projects = append(doc.Projects, projectJSON(p))
+			doc.Projects = append(doc.Projects, catalog.ProjectDocOf(p))
 		}
 		for i, x := range extras {
-			doc.Extras = append(doc.Extras, extraJSON(x, &glances[i]))
+			doc.Extras = append(doc.Extras, catalog.ExtraDocOf(x, &glances[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}
@@ -400,24 +323,6 @@ func extraCount(n int, k store.ExtraKind) string {
 	return plural(n, k.String())
 }
 
-func projectJSON(p store.ProjectInfo) lsProjectJSON {
-	paths := p.Paths
-	if paths == nil {
-		paths = []string{}
-	}
-	return lsProjectJSON{Folder: p.Folder, Paths: paths, PathsFrom: p.PathsFrom, Sessions: p.Sessions, Hidden: p.Hidden,
-		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings, MemoryOnly: p.MemoryOnly}
-}
-
-func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
-	j := lsExtraJSON{Kind: x.Kind.Dir(), Path: x.Path, Name: x.Name, Size: x.Size, LastActive: x.ModTime.UTC()}
-	if g != nil {
-		j.Title, j.Started, j.LastActive = g.FirstPrompt, g.Started.UTC(), g.LastActive.UTC()
-		j.Messages, j.Errors, j.Warnings = messagesJSON(g), g.Errors(), g.Warnings()
-	}
-	return j
-}
-
 // --- one project -------------------------------------------------------------
 
 func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
@@ -447,20 +352,20 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	}
 	if opts.json {
 		doc := struct {
-			Root      string          `json:"root"`
-			Folder    string          `json:"folder"`
-			Paths     []string        `json:"paths"`
-			PathsFrom string          `json:"paths_from"`
-			Sessions  []lsSessionJSON `json:"sessions"`
-			Hidden    int             `json:"hidden"`
-			Sweep     sweepJSON       `json:"sweep"`
-		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []lsSessionJSON{}, Hidden: hidden,
-			Sweep: sweepDoc(sweep, swept, sweptBytes)}
+			Root      string               `json:"root"`
+			Folder    string               `json:"folder"`
+			Paths     []string             `json:"paths"`
+			PathsFrom string               `json:"paths_from"`
+			Sessions  []catalog.SessionDoc `json:"sessions"`
+			Hidden    int                  `json:"hidden"`
+			Sweep     catalog.SweepDoc     `json:"sweep"`
+		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []catalog.SessionDoc{}, Hidden: hidden,
+			Sweep: catalog.SweepDocOf(sweep, swept, sweptBytes)}
 		if doc.Paths == nil {
 			doc.Paths = []string{}
 		}
 		for i := range shown {
-			doc.Sessions = append(doc.Sessions, sessionJSON(&shown[i]))
+			doc.Sessions = append(doc.Sessions, catalog.SessionDocOf(&shown[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}
@@ -496,22 +401,6 @@ func sweepLine(sw store.Sweep, n int, bytes int64) string {
 	}
 	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd keeps %s",
 		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
-}
-
-// sweepJSON is the next retention sweep in JSON.
-type sweepJSON struct {
-	PeriodDays   int       `json:"cleanup_period_days"`
-	FromSettings bool      `json:"from_settings"`
-	Off          bool      `json:"off"`
-	LastCleanup  time.Time `json:"last_cleanup,omitzero"`
-	NotBefore    time.Time `json:"not_before,omitzero"`
-	Sessions     int       `json:"sessions"`
-	Bytes        int64     `json:"bytes"`
-}
-
-func sweepDoc(sw store.Sweep, n int, bytes int64) sweepJSON {
-	return sweepJSON{PeriodDays: sw.PeriodDays, FromSettings: sw.FromSettings, Off: sw.Off,
-		LastCleanup: sw.LastCleanup.UTC(), NotBefore: sw.NotBefore.UTC(), Sessions: n, Bytes: bytes}
 }
 
 // printSessions prints the session table. A terminal narrower than 110
@@ -564,17 +453,6 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 	}
 }
 
-func sessionJSON(s *store.SessionInfo) lsSessionJSON {
-	cwds := s.CWDs
-	if cwds == nil {
-		cwds = []string{}
-	}
-	return lsSessionJSON{ID: s.Session, Path: s.Path, Title: s.Title, TitleFrom: s.TitleFrom, FirstPrompt: s.FirstPrompt,
-		Started: s.Started.UTC(), LastActive: s.LastActive.UTC(), Messages: messagesJSON(&s.Glance), Size: s.Size,
-		Subagents: s.Subagents, SubagentSize: s.SubagentBytes, Version: s.Version, CWDs: cwds, Live: s.Live,
-		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Swept: s.Swept, Health: healthJSON(&s.Glance)}
-}
-
 // --- extras ------------------------------------------------------------------
 
 func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
@@ -600,12 +478,12 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 	}
 	if opts.json {
 		doc := struct {
-			Root   string        `json:"root"`
-			Kind   string        `json:"kind"`
-			Extras []lsExtraJSON `json:"extras"`
-		}{Root: root, Kind: k.Dir(), Extras: []lsExtraJSON{}}
+			Root   string             `json:"root"`
+			Kind   string             `json:"kind"`
+			Extras []catalog.ExtraDoc `json:"extras"`
+		}{Root: root, Kind: k.Dir(), Extras: []catalog.ExtraDoc{}}
 		for _, i := range idx {
-			doc.Extras = append(doc.Extras, extraJSON(xs[i], &gs[i]))
+			doc.Extras = append(doc.Extras, catalog.ExtraDocOf(xs[i], &gs[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}
