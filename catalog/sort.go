@@ -105,3 +105,83 @@ func SortNewest[T any](xs []T, key func(x *T) (last time.Time, path string)) {
 	}
 	copy(xs, out)
 }
+
+// StoreView is what the listing of the store shows (View).
+type StoreView struct {
+	// Listed are the projects listed (Shown: those within the limit),
+	// sorted.
+	Listed, Shown []store.ProjectInfo
+	// Size and Sessions sum every folder up; Sessions counts the empty and
+	// Warmup sessions (Hidden) only when all are asked for.
+	Size             int64
+	Sessions, Hidden int
+	// MemoryOnly counts the folders that hold only memory/, not listed
+	// unless all are asked for.
+	MemoryOnly int
+}
+
+// View is what the listing of the store shows, its projects sorted by
+// key (see SortProjects), all of them (all) or those with a session
+// listed and not only memory/, at most limit (0: no limit).
+func (s *Store) View(key string, all bool, limit int) (*StoreView, error) {
+	ps := append([]store.ProjectInfo(nil), s.Projects...)
+	if err := SortProjects(ps, key); err != nil {
+		return nil, err
+	}
+	v := &StoreView{}
+	// The totals are of every folder, those of empty and Warmup sessions
+	// only included.
+	for _, p := range ps {
+		v.Size += p.Size
+		v.Sessions += p.Sessions
+		v.Hidden += p.Hidden
+	}
+	if all {
+		v.Sessions += v.Hidden
+	} else {
+		keep := ps[:0]
+		for _, p := range ps {
+			if p.MemoryOnly {
+				v.MemoryOnly++
+			} else if p.Sessions > 0 || p.Hidden == 0 {
+				keep = append(keep, p)
+			}
+		}
+		ps = keep
+	}
+	v.Listed, v.Shown = ps, ps
+	if limit > 0 && len(ps) > limit {
+		v.Shown = ps[:limit]
+	}
+	return v, nil
+}
+
+// ProjectView is what the listing of a project shows (View).
+type ProjectView struct {
+	Shown []store.SessionInfo
+	// Hidden counts the empty and Warmup sessions left out, More those
+	// past the limit.
+	Hidden, More int
+}
+
+// View is what the listing of the project shows: its sessions sorted by
+// key (see SortSessions), all of them (all) or all but the empty and
+// Warmup ones, at most limit (0: no limit).
+func (p *Project) View(key string, all bool, limit int) (*ProjectView, error) {
+	if err := SortSessions(p.Sessions, key); err != nil {
+		return nil, err
+	}
+	v := &ProjectView{}
+	for _, s := range p.Sessions {
+		if s.Hidden() && !all {
+			v.Hidden++
+			continue
+		}
+		v.Shown = append(v.Shown, s)
+	}
+	if limit > 0 && len(v.Shown) > limit {
+		v.More = len(v.Shown) - limit
+		v.Shown = v.Shown[:limit]
+	}
+	return v, nil
+}

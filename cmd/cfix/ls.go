@@ -209,41 +209,15 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 		return usageError(err)
 	}
 	sweep, swept, sweptBytes := st.Sweep, st.Swept, st.SweptBytes
-	ps := append([]store.ProjectInfo(nil), st.Projects...)
+	v, err := st.View(opts.sort, opts.all, opts.limit)
+	if err != nil {
+		return usageError(err)
+	}
+	ps, shown, total, sessions, hidden, memory := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly
 	// The extras are glanced at for --json only.
 	extras, glances, err := cat.Extras(opts.json)
 	if err != nil {
 		return usageError(err)
-	}
-	if err := catalog.SortProjects(ps, opts.sort); err != nil {
-		return usageError(err)
-	}
-	// The totals are of every folder, those of empty and Warmup sessions
-	// only included.
-	var total int64
-	sessions, hidden := 0, 0
-	for _, p := range ps {
-		total += p.Size
-		sessions += p.Sessions
-		hidden += p.Hidden
-	}
-	memory := 0 // folders that hold only memory/, left out
-	if opts.all {
-		sessions += hidden
-	} else {
-		keep := ps[:0]
-		for _, p := range ps {
-			if p.MemoryOnly {
-				memory++
-			} else if p.Sessions > 0 || p.Hidden == 0 {
-				keep = append(keep, p)
-			}
-		}
-		ps = keep
-	}
-	shown := ps
-	if opts.limit > 0 && len(shown) > opts.limit {
-		shown = shown[:opts.limit]
 	}
 	if opts.json {
 		doc := struct {
@@ -331,25 +305,13 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	if err != nil {
 		return usageError(err)
 	}
-	ss, p := pl.Sessions, pl.Info
+	p := pl.Info
 	sweep, swept, sweptBytes := pl.Sweep, pl.Swept, pl.SweptBytes
-	if err := catalog.SortSessions(ss, opts.sort); err != nil {
+	v, err := pl.View(opts.sort, opts.all, opts.limit)
+	if err != nil {
 		return usageError(err)
 	}
-	hidden := 0
-	var shown []store.SessionInfo
-	for _, s := range ss {
-		if s.Hidden() && !opts.all {
-			hidden++
-			continue
-		}
-		shown = append(shown, s)
-	}
-	more := 0
-	if opts.limit > 0 && len(shown) > opts.limit {
-		more = len(shown) - opts.limit
-		shown = shown[:opts.limit]
-	}
+	shown, hidden, more := v.Shown, v.Hidden, v.More
 	if opts.json {
 		doc := struct {
 			Root      string               `json:"root"`
