@@ -33,9 +33,14 @@
 # Exit status: 0 bars met, 1 a bar failed, 2 the bars could not be checked
 # (cfix validate not built, or a command failed).
 #
+#   cfix mcp's search_sessions of the rare word takes at most 2x the time of
+#   cfix search of it, and read_session's first page of the big session,
+#   read through its index, within 100 ms (see the mcp rows).
+#
 # Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
 # measures only the rows of hostile input (no big store is made); ROWS=catalog
-# only the rows of the catalog (ls, browse, resume; see catalog_rows).
+# only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
+# only the rows of cfix mcp (and cfix search of the same word).
 # MB here is 2^20 bytes, for sizes and RSS alike.
 #
 # To add a measurement: pick the files with `use_set`, then call
@@ -74,7 +79,7 @@ if go build -o bin/cfix ./cmd/cfix 2>"$LOGS/build.log" && bin/cfix validate --he
 	HAVE_CFIX=1
 fi
 
-if [[ $ROWS == all || $ROWS == catalog ]]; then
+if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp ]]; then
 # --- the store -----------------------------------------------------------------
 # The stamp names what the store was made from; a different one regenerates it.
 stamp="seed=$SEED size=$SIZE big=$BIG gen=$(
@@ -408,7 +413,90 @@ catalog_verdicts() {
 	catalog_bar "cfix resume --check-only (median)" 0.100
 }
 
-if [[ $ROWS == catalog ]]; then
+# --- cfix mcp: tool calls over stdio, as a client makes them -------------------
+# bench/mcpcall (built into bin/mcpcall) starts bin/cfix mcp --root STORE for
+# each run with the MCP SDK's client (CommandTransport), initializes, and
+# times the tool call alone: from sending tools/call to its answer decoded
+# (starting the process and initializing are not timed, and so not in the
+# wall column); peak RSS is the server process's. Rows: search_sessions of
+# the rare word over every project, beside cfix search of it (its whole
+# process timed); read_session's first page (8,000 characters, the default)
+# of the big session the first time a server reads it (XDG_CACHE_HOME a new
+# empty folder each run: the transcript is read once, its index written),
+# and again through the index (kept in bench/out/mcpcache, filled by one
+# untimed call first), the page after the first (its read continues the
+# export the first page paused: -next), and the page a MB into its export,
+# read from the start. Bars:
+# search_sessions at most 2x cfix search; the first page through the index
+# within 100 ms.
+MCPCACHE=$OUT/mcpcache
+MCP_RARE=tangential # the rare word of the search rows
+HAVE_MCPCALL=0
+# measure_mcp NAME MCPCALL-FLAGS...: time a tool call of cfix mcp over the
+# store (bin/mcpcall prints the best call's seconds, the peak RSS in KB and
+# the answer's size) and add a row.
+measure_mcp() {
+	local name=$1 log out wall kb
+	shift
+	log=$LOGS/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-')
+	if ((!HAVE_CFIX || !HAVE_MCPCALL)); then
+		row "$name" "not built (see $LOGS/build.log, $LOGS/mcpcall.log)"
+		return 0
+	fi
+	if ! out=$(bin/mcpcall -runs "$RUNS" "$@" -- bin/cfix mcp --root "$ROOT" 2>"$log.err"); then
+		row "$name" "failed (see $log.err)"
+		FAILED=1
+		return 0
+	fi
+	read -r wall kb _ <<<"$out"
+	WALL[$name]=$wall
+	BYTES[$name]=$SET_BYTES
+	RSS[$name]=$(awk -v k="$kb" 'BEGIN {printf "%.1f", k/1024}')
+	row "$name" "$wall" "${RSS[$name]}"
+}
+mcp_rows() {
+	local id
+	echo "bench: building bin/mcpcall ..." >&2
+	if go build -o bin/mcpcall ./bench/mcpcall 2>"$LOGS/mcpcall.log"; then
+		HAVE_MCPCALL=1
+	fi
+	use_set "$ROOT"
+	if [[ -z ${WALL["cfix search $MCP_RARE (store)"]:-} ]]; then
+		measure_cfix "cfix search $MCP_RARE (store)" search --root "$ROOT" "$MCP_RARE"
+	fi
+	measure_mcp "mcp search_sessions $MCP_RARE" -tool search_sessions -args "{\"query\":\"$MCP_RARE\",\"project\":\"all\"}"
+	use_set "$BIGFILE"
+	id=$(basename "$BIGFILE" .jsonl)
+	measure_mcp "mcp read_session page 1 (first)" -cache fresh -tool read_session -args "{\"session\":\"$id\"}"
+	rm -rf "$MCPCACHE"
+	mkdir -p "$MCPCACHE"
+	measure_mcp "mcp read_session page 1 (indexed)" -cache "$MCPCACHE" -warm -tool read_session -args "{\"session\":\"$id\"}"
+	measure_mcp "mcp read_session page 2 (next)" -cache "$MCPCACHE" -next -tool read_session -args "{\"session\":\"$id\"}"
+	measure_mcp "mcp read_session 1 MB in (indexed)" -cache "$MCPCACHE" -tool read_session -args "{\"session\":\"$id\",\"offset\":1048576}"
+}
+mcp_verdicts() {
+	local cs=${WALL["cfix search $MCP_RARE (store)"]:-} ms=${WALL["mcp search_sessions $MCP_RARE"]:-}
+	local first=${WALL["mcp read_session page 1 (first)"]:-} page=${WALL["mcp read_session page 1 (indexed)"]:-} x v
+	if [[ -n $cs && -n $ms ]]; then
+		x=$(awk -v m="$ms" -v c="$cs" 'BEGIN {if (c > 0) printf "%.1f", m/c; else print "inf"}')
+		if awk -v m="$ms" -v c="$cs" 'BEGIN {exit !(m <= 2 * c)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix mcp search_sessions $MCP_RARE answers in $ms s, ${x}x the time of cfix search of it ($cs s, its whole process) (bar: <= 2x): $v")
+	else
+		VERDICTS+=("cfix mcp search_sessions vs cfix search (bar: <= 2x): not measured")
+		STATUS=2
+	fi
+	if [[ -n $page ]]; then
+		if awk -v p="$page" 'BEGIN {exit !(p <= 0.1)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix mcp read_session's first page of the $(awk -v b="$SET_BYTES" 'BEGIN {printf "%.0f", b/1048576}') MB session through its index in $page s, peak RSS ${RSS["mcp read_session page 1 (indexed)"]} MB (bar: <= 0.1 s): $v")
+		VERDICTS+=("  the first time a server reads it (no index: the transcript read once, its index written): ${first:-?} s, peak RSS ${RSS["mcp read_session page 1 (first)"]:-?} MB")
+	else
+		VERDICTS+=("cfix mcp read_session's first page of the big session (bar: <= 0.1 s): not measured")
+		STATUS=2
+	fi
+}
+
+# ROWS=catalog or ROWS=mcp: those rows alone.
+if [[ $ROWS == catalog || $ROWS == mcp ]]; then
 	{
 		echo "cfix bench $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(git rev-parse --short HEAD 2>/dev/null || echo '?')  $(nproc) cores  best of $RUNS, page cache warm"
 		echo "store: $STORE ($stamp)"
@@ -417,8 +505,8 @@ if [[ $ROWS == catalog ]]; then
 	printf '%-34s %7s %9s %8s %8s %12s\n' what files MB "wall s" "MB/s" "peak RSS MB" | tee -a "$RESULTS"
 	STATUS=0
 	VERDICTS=()
-	catalog_rows
-	catalog_verdicts
+	"${ROWS}_rows"
+	"${ROWS}_verdicts"
 	if ((FAILED)); then
 		STATUS=2
 	fi
@@ -591,6 +679,7 @@ fi
 
 hostile_rows
 catalog_rows
+mcp_rows
 
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
@@ -704,6 +793,7 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix archive --apply (store)"]:-} && -n ${WALL
 fi
 hostile_verdicts
 catalog_verdicts
+mcp_verdicts
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
 fi

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -25,6 +26,8 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/visible"
+	"github.com/cfix-dev/cfix/search"
+	"github.com/cfix-dev/cfix/trim"
 )
 
 // Action names a change an action key plans.
@@ -36,6 +39,8 @@ const (
 	Remove  Action = "rm"
 	Archive Action = "archive"
 	Undo    Action = "undo"
+	Fork    Action = "fork"
+	Trim    Action = "trim"
 )
 
 // Planned is a plan to show, and what applies it.
@@ -57,6 +62,12 @@ type Options struct {
 	// Plan plans action a on the session whose main transcript is path
 	// (for Undo, of the store's last change: path is "").
 	Plan func(a Action, path string) (*Planned, error)
+	// PlanFork plans a fork of the session at path whose history ends
+	// at the entry at (as cfix fork --at).
+	PlanFork func(path, at string) (*Planned, error)
+	// PlanTrim plans a trim of the session at path into a new session
+	// (as cfix trim): its thinking, its tool output, or both.
+	PlanTrim func(path string, thinking, toolOutput bool) (*Planned, error)
 }
 
 // Model is the browser.
@@ -79,9 +90,28 @@ type Model struct {
 	previewPath string
 	previewGen  uint64
 	want        *atomic.Uint64
+	// doc is the preview's conversation; open says which kinds of its
+	// folded parts are shown whole; msg is the message under the
+	// preview's cursor (what f forks at, an index in doc.msgs), -1 for
+	// none.
+	doc  *doc
+	rend rendered
+	open map[int]bool
+	msg  int
+	// hit is the search hit the preview of hitPath shows.
+	hit     *search.Hit
+	hitPath string
 
-	dialog *dialog
-	help   bool
+	// find is the content search, while it is open.
+	find     *finder
+	findGen  uint64
+	findWant *atomic.Uint64
+	byID     map[string]int // a session id → its index in all
+	choosing Action         // trim: the next key says what goes
+
+	dialog  *dialog
+	help    bool
+	helpTop int // the first line of the keys shown
 
 	// Chosen is the main transcript of the session Enter chose.
 	Chosen string
@@ -91,6 +121,7 @@ type Model struct {
 type dialog struct {
 	action Action
 	path   string
+	head   string // the title, when not the action's usual one
 	cs     *changeset.ChangeSet
 	apply  func() (string, error)
 	view   viewport.Model
@@ -103,7 +134,8 @@ type dialog struct {
 
 // New returns the browser of opts.Root.
 func New(opts Options) *Model {
-	m := &Model{opts: opts, typing: true, loading: true, width: 80, height: 24, want: &atomic.Uint64{}}
+	m := &Model{opts: opts, typing: true, loading: true, width: 80, height: 24, want: &atomic.Uint64{},
+		findWant: &atomic.Uint64{}, open: map[int]bool{}, msg: -1}
 	m.preview = viewport.New()
 	m.preview.MouseWheelEnabled = true
 	m.preview.SoftWrap = true
@@ -117,6 +149,8 @@ func (m *Model) Init() tea.Cmd { return scanCmd(m.opts.Root) }
 type planMsg struct {
 	action Action
 	path   string
+	head   string
+	note   string // said above the plan
 	plan   *Planned
 	err    error
 }
@@ -158,18 +192,43 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else if msg.cut {
 			text = fmt.Sprintf("[the last %s of the conversation]\n", changeset.Size(PreviewCap)) + text
 		}
-		m.preview.SetContent(text)
+		m.doc = parseDoc(text)
+		m.msg = len(m.doc.msgs) - 1
+		if m.hit != nil && m.hitPath == msg.path {
+			m.showHit()
+			return m, nil
+		}
+		m.showDoc()
 		m.preview.GotoBottom()
+		return m, nil
+	case searchedMsg:
+		f := m.find
+		if f == nil || msg.gen != f.gen {
+			return m, nil
+		}
+		f.running, f.err, f.more, f.hits = false, msg.err, msg.more, f.hits[:0]
+		for _, h := range msg.hits {
+			if _, ok := m.byID[h.Session]; ok {
+				f.hits = append(f.hits, h)
+			}
+		}
+		f.cursor, f.top = 0, 0
+		if len(f.hits) > 0 {
+			return m, m.jump(&f.hits[0])
+		}
 		return m, nil
 	case planMsg:
 		if msg.err != nil {
 			m.status = visible.String(msg.err.Error())
 			return m, nil
 		}
-		d := &dialog{action: msg.action, path: msg.path, cs: msg.plan.ChangeSet, apply: msg.plan.Apply, view: viewport.New()}
+		d := &dialog{action: msg.action, path: msg.path, head: msg.head, cs: msg.plan.ChangeSet, apply: msg.plan.Apply, view: viewport.New()}
 		d.view.MouseWheelEnabled = true
 		d.view.SoftWrap = true
 		var b bytes.Buffer
+		if msg.note != "" {
+			b.WriteString(msg.note + "\n\n")
+		}
 		show := func(w io.Writer) error { return changeset.Show(w, d.cs) }
 		if msg.plan.Show != nil {
 			show = msg.plan.Show
@@ -216,13 +275,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, cmd
 		}
 		if msg.Y <= m.listHeight() {
+			n := 1
 			if msg.Button == tea.MouseWheelUp {
-				return m, m.move(-1)
+				n = -1
 			}
-			return m, m.move(1)
+			if m.results() {
+				return m, m.moveHit(n)
+			}
+			return m, m.move(n)
 		}
 		var cmd tea.Cmd
 		m.preview, cmd = m.preview.Update(msg)
+		m.followScroll()
 		return m, cmd
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -243,11 +307,29 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	if m.help {
-		m.help = false
+		// The arrows scroll the keys when they do not fit; any other
+		// key closes them.
+		switch s {
+		case "down", "j", "pgdown", "space":
+			m.helpTop++
+		case "up", "k", "pgup":
+			m.helpTop = max(0, m.helpTop-1)
+		default:
+			m.help = false
+		}
 		return nil
 	}
 	if m.dialog != nil {
 		return m.dialogKey(s)
+	}
+	if m.choosing != "" {
+		return m.chooseKey(s)
+	}
+	if s == "ctrl+s" || s == "/" && !m.typing && m.find == nil {
+		return m.openFind()
+	}
+	if m.find != nil {
+		return m.findKey(k)
 	}
 	switch s {
 	case "up", "ctrl+p":
@@ -264,9 +346,11 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.move(len(m.shown))
 	case "shift+up", "alt+up":
 		m.preview.ScrollUp(3)
+		m.followScroll()
 		return nil
 	case "shift+down", "alt+down":
 		m.preview.ScrollDown(3)
+		m.followScroll()
 		return nil
 	case "tab":
 		m.here = !m.here
@@ -290,6 +374,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.selected()
 		}
 		return nil
+	case "ctrl+f":
+		m.typing = true
+		return nil
 	case "backspace":
 		if m.filter != "" {
 			_, n := lastRune(m.filter)
@@ -300,7 +387,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "?":
-		m.help = true
+		m.help, m.helpTop = true, 0
 		return nil
 	}
 	if !m.typing {
@@ -325,8 +412,24 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		case "u":
 			return m.plan(Undo)
-		case "/":
-			m.typing = true
+		case "f":
+			return m.fork()
+		case "t":
+			if m.current() != nil && m.opts.PlanTrim != nil {
+				m.choosing = Trim
+			}
+			return nil
+		case "[":
+			m.stepMsg(-1)
+			return nil
+		case "]":
+			m.stepMsg(1)
+			return nil
+		case "v":
+			m.toggle(foldThinking)
+			return nil
+		case "o":
+			m.toggle(foldTools)
 			return nil
 		}
 	}
@@ -336,6 +439,302 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.refilter()
 		return m.selected()
 	}
+	return nil
+}
+
+// chooseKey takes the key that says what a trim takes out.
+func (m *Model) chooseKey(s string) tea.Cmd {
+	m.choosing = ""
+	r := m.current()
+	if r == nil {
+		return nil
+	}
+	var thinking, tools bool
+	switch s {
+	case "t", "1":
+		thinking = true
+	case "o", "2":
+		tools = true
+	case "b", "3", "enter":
+		thinking, tools = true, true
+	default:
+		return nil
+	}
+	var what []string
+	if thinking {
+		what = append(what, "--thinking")
+	}
+	if tools {
+		what = append(what, "--tool-output")
+	}
+	path, plan := r.Path, m.opts.PlanTrim
+	head := fmt.Sprintf("cfix trim %s %s: the plan", short(r.Session), strings.Join(what, " "))
+	note := "A new session without them (the last " + strconv.Itoa(trim.DefaultKeepTurns) + " turns kept as they are); this one stays as it is."
+	m.status = "planning the trim of " + short(r.Session) + "…"
+	return func() tea.Msg {
+		p, err := plan(path, thinking, tools)
+		return planMsg{action: Trim, path: path, head: head, note: note, plan: p, err: err}
+	}
+}
+
+// fork plans the fork of the selected session at the message under the
+// preview's cursor: cfix fork --at the entry its end mark names.
+func (m *Model) fork() tea.Cmd {
+	r := m.current()
+	switch {
+	case r == nil || m.opts.PlanFork == nil:
+		return nil
+	case m.doc == nil || m.previewPath != r.Path:
+		m.status = "the preview is not read yet"
+		return nil
+	case m.msg < 0 || m.msg >= len(m.doc.msgs):
+		m.status = "no message in the preview to fork at"
+		return nil
+	}
+	msg := m.doc.msgs[m.msg]
+	path, at, plan := r.Path, msg.at, m.opts.PlanFork
+	head := fmt.Sprintf("cfix fork %s --at %s: the plan", short(r.Session), short(at))
+	what := msg.head
+	switch {
+	case msg.turn > 0 && msg.last:
+		what += fmt.Sprintf(", the last of turn %d: the same fork as cfix fork --turn %d", msg.turn, msg.turn)
+	case msg.turn > 0:
+		what += fmt.Sprintf(", in turn %d", msg.turn)
+	}
+	note := fmt.Sprintf("A new session whose history ends with the message marked (%s), at entry %s; this one stays as it is.", what, at)
+	m.status = fmt.Sprintf("planning the fork of %s at %s…", short(r.Session), short(at))
+	return func() tea.Msg {
+		p, err := plan(path, at)
+		return planMsg{action: Fork, path: path, head: head, note: note, plan: p, err: err}
+	}
+}
+
+// stepMsg moves the preview's cursor n messages, and the preview to it.
+func (m *Model) stepMsg(n int) {
+	if m.doc == nil || len(m.doc.msgs) == 0 {
+		m.status = "no message in the preview to fork at"
+		return
+	}
+	m.msg = max(0, min(len(m.doc.msgs)-1, m.msg+n))
+	m.showDoc()
+	m.scrollTo(m.rend.msg[m.msg])
+}
+
+// followScroll keeps the preview's cursor in view once the preview
+// scrolled: when the heading of its message left the view, the cursor
+// goes to the last message whose heading is in view or above it (else
+// the first).
+func (m *Model) followScroll() {
+	if m.doc == nil || len(m.doc.msgs) == 0 {
+		return
+	}
+	w, y := m.preview.Width(), m.preview.YOffset()
+	top, bottom := m.rend.lineAt(y, w), m.rend.lineAt(y+m.preview.Height()-1, w)
+	if m.msg >= 0 && m.msg < len(m.rend.msg) {
+		if at := m.rend.msg[m.msg]; at >= top && at <= bottom {
+			return
+		}
+	}
+	if k := m.msgAt(bottom); k != m.msg {
+		m.msg = k
+		m.showDoc()
+	}
+}
+
+// msgAt is the message line i of the preview is part of: the last whose
+// heading is at or above it (else the first).
+func (m *Model) msgAt(i int) int {
+	k := 0
+	for j, at := range m.rend.msg {
+		if at <= i {
+			k = j
+		}
+	}
+	return k
+}
+
+// toggle shows the folded parts of kind whole, or folds them again,
+// keeping the turn under the cursor in view.
+func (m *Model) toggle(kind int) {
+	m.open[kind] = !m.open[kind]
+	if m.doc == nil {
+		return
+	}
+	m.showDoc()
+	if m.hit != nil && m.hitPath == m.previewPath {
+		m.showHit()
+	} else if m.msg >= 0 && m.msg < len(m.rend.msg) {
+		m.scrollTo(m.rend.msg[m.msg])
+	}
+}
+
+// showDoc lays the preview's conversation out again; it returns the line
+// of the hit shown, or -1.
+func (m *Model) showDoc() int {
+	if m.doc == nil {
+		return -1
+	}
+	m.rend = m.doc.render(m.open, m.msg)
+	at := -1
+	lines := m.rend.lines
+	if h := m.hit; h != nil && m.hitPath == m.previewPath {
+		if at = m.rend.find(h.Match, around(h)); at >= 0 {
+			lines = slices.Clone(lines)
+			lines[at] = selStyle.Render(ansi.Strip(lines[at]))
+		}
+	}
+	m.preview.SetContentLines(lines)
+	return at
+}
+
+// showHit shows the preview at the search hit, the cursor on its
+// message.
+func (m *Model) showHit() {
+	at := m.showDoc()
+	if at < 0 {
+		m.status = "the hit is not in the preview (it holds the conversation's last " + changeset.Size(PreviewCap) + ")"
+		m.preview.GotoBottom()
+		return
+	}
+	if len(m.rend.msg) == 0 {
+		m.scrollTo(max(0, at-2))
+		return
+	}
+	if k := m.msgAt(at); k != m.msg {
+		m.msg = k
+		at = m.showDoc()
+	}
+	// The heading of the hit's message in view too, when both fit.
+	w, head := m.preview.Width(), m.rend.msg[m.msg]
+	if head <= at && m.rend.offset(at, w)-m.rend.offset(head, w) < m.preview.Height()-1 {
+		m.scrollTo(head)
+		return
+	}
+	m.scrollTo(max(0, at-2))
+}
+
+// scrollTo puts the preview's line i at its top.
+func (m *Model) scrollTo(i int) {
+	m.preview.SetYOffset(m.rend.offset(i, m.preview.Width()))
+}
+
+// results reports whether the list shows the hits of a search.
+func (m *Model) results() bool { return m.find != nil && !m.find.typing }
+
+// openFind opens the content search, its query to be typed.
+func (m *Model) openFind() tea.Cmd {
+	if m.find != nil {
+		m.find.typing = true
+		return nil
+	}
+	m.find = &finder{typing: true}
+	return nil
+}
+
+// findKey handles a key of the content search.
+func (m *Model) findKey(k tea.KeyPressMsg) tea.Cmd {
+	f, s := m.find, k.String()
+	if f.typing {
+		switch s {
+		case "enter":
+			if strings.TrimSpace(f.query) == "" {
+				return nil
+			}
+			m.findGen++
+			m.findWant.Store(m.findGen)
+			f.typing, f.running, f.gen, f.hits, f.err, f.more = false, true, m.findGen, nil, nil, false
+			return searchCmd(m.opts.Root, f.query, f.gen, m.findWant)
+		case "esc":
+			m.closeFind()
+		case "backspace":
+			if f.query != "" {
+				_, n := lastRune(f.query)
+				f.query = f.query[:len(f.query)-n]
+			}
+		default:
+			if t := k.Text; t != "" && printable(t) {
+				f.query += t
+			}
+		}
+		return nil
+	}
+	switch s {
+	case "up", "k", "ctrl+p":
+		return m.moveHit(-1)
+	case "down", "j", "ctrl+n":
+		return m.moveHit(1)
+	case "pgup":
+		return m.moveHit(-m.listHeight())
+	case "pgdown":
+		return m.moveHit(m.listHeight())
+	case "shift+up", "alt+up":
+		m.preview.ScrollUp(3)
+		m.followScroll()
+	case "shift+down", "alt+down":
+		m.preview.ScrollDown(3)
+		m.followScroll()
+	case "enter":
+		// The session of the hit stays selected, the hit in view.
+		m.closeFind()
+		m.typing = false
+	case "esc", "q":
+		m.closeFind()
+	case "/":
+		f.typing = true
+	case "?":
+		m.help, m.helpTop = true, 0
+	case "v":
+		m.toggle(foldThinking)
+	case "o":
+		m.toggle(foldTools)
+	}
+	return nil
+}
+
+// closeFind closes the content search; a search still running stops.
+func (m *Model) closeFind() {
+	m.find = nil
+	m.findWant.Store(0)
+}
+
+// moveHit moves the cursor of the hits by n, and the preview to the hit.
+func (m *Model) moveHit(n int) tea.Cmd {
+	f := m.find
+	if len(f.hits) == 0 {
+		return nil
+	}
+	f.cursor = max(0, min(len(f.hits)-1, f.cursor+n))
+	h := m.listHeight()
+	f.top = max(min(f.top, f.cursor), f.cursor-h+1)
+	return m.jump(&f.hits[f.cursor])
+}
+
+// jump selects the session of hit h (the filter cleared and every
+// project in scope when it is not shown) and shows the hit in the
+// preview, folded parts of its kind open.
+func (m *Model) jump(h *search.Hit) tea.Cmd {
+	i, ok := m.byID[h.Session]
+	if !ok {
+		m.status = "session " + h.Session + " is not in the list"
+		return nil
+	}
+	pos := slices.Index(m.shown, i)
+	if pos < 0 {
+		m.filter, m.here = "", false
+		m.refilter()
+		pos = slices.Index(m.shown, i)
+	}
+	m.cursor = pos
+	m.scroll()
+	hit := *h
+	m.hit, m.hitPath = &hit, m.all[i].Path
+	if kind := foldOf(h); kind != 0 {
+		m.open[kind] = true
+	}
+	if cmd := m.selected(); cmd != nil {
+		return cmd
+	}
+	m.showHit()
 	return nil
 }
 
@@ -423,6 +822,10 @@ func (m *Model) setRows(rows []Row) {
 		keep = r.Path
 	}
 	m.all = rows
+	m.byID = make(map[string]int, len(rows))
+	for i := range rows {
+		m.byID[rows[i].Session] = i
+	}
 	m.refilter()
 	for i, j := range m.shown {
 		if m.all[j].Path == keep {
@@ -524,14 +927,18 @@ func (m *Model) scroll() {
 func (m *Model) selected() tea.Cmd {
 	r := m.current()
 	if r == nil {
-		m.previewPath = ""
+		m.previewPath, m.doc, m.msg = "", nil, -1
 		m.preview.SetContent("")
 		return nil
 	}
 	if r.Path == m.previewPath {
 		return nil
 	}
+	if r.Path != m.hitPath {
+		m.hit, m.hitPath = nil, ""
+	}
 	m.previewPath = r.Path
+	m.doc, m.msg = nil, -1
 	m.previewGen++
 	m.want.Store(m.previewGen)
 	m.preview.SetContent("loading…")
@@ -539,13 +946,13 @@ func (m *Model) selected() tea.Cmd {
 }
 
 // The screen: a header line, the list, a line naming the selected
-// session, the preview, and the help bar.
+// session, the preview, and the help bar (two lines).
 func (m *Model) listHeight() int {
 	return max(1, (m.height-4)*2/5)
 }
 
 func (m *Model) layout() {
-	ph := m.height - 4 - m.listHeight()
+	ph := m.height - 5 - m.listHeight()
 	m.preview.SetWidth(m.width)
 	m.preview.SetHeight(max(1, ph))
 	if d := m.dialog; d != nil {
@@ -576,41 +983,38 @@ func (m *Model) View() tea.View {
 func (m *Model) render() string {
 	var b strings.Builder
 	w := m.width
-	// Header.
-	scope := "all projects"
-	if m.here {
-		scope = "this project"
-	}
-	head := fmt.Sprintf("cfix browse · %s · %d/%d", scope, len(m.shown), m.countScope())
-	if m.loading {
-		head += " · loading…"
-	}
-	cursor := ""
-	if m.typing {
-		cursor = "▏"
-	}
-	b.WriteString(fit(titleStyle.Render(head)+"  filter: "+visible.String(m.filter)+cursor, w) + "\n")
+	b.WriteString(fit(m.header(), w) + "\n")
 	if m.dialog != nil {
 		b.WriteString(m.renderDialog())
 		return b.String()
 	}
 	if m.help {
 		lines := strings.Split(ansi.Wrap(helpText, max(10, w), " "), "\n")
-		b.WriteString(strings.Join(lines[:min(len(lines), max(1, m.height-1))], "\n"))
+		h := max(1, m.height-1)
+		m.helpTop = max(0, min(m.helpTop, len(lines)-h))
+		lines = lines[m.helpTop:]
+		if len(lines) > h {
+			lines = append(lines[:h-1:h-1], dimStyle.Render("  ↓ more"))
+		}
+		b.WriteString(strings.Join(lines, "\n"))
 		return b.String()
 	}
-	// The list.
+	// The list, or the hits of a search.
 	h := m.listHeight()
-	for i := m.top; i < m.top+h; i++ {
-		if i >= len(m.shown) {
-			b.WriteString("\n")
-			continue
-		}
-		line := m.row(&m.all[m.shown[i]], w-2, i == m.cursor)
-		if i == m.cursor {
-			b.WriteString(selStyle.Render(fit("> "+line, w)) + "\n")
-		} else {
-			b.WriteString(fit("  "+line, w) + "\n")
+	if m.results() {
+		m.renderHits(&b, h)
+	} else {
+		for i := m.top; i < m.top+h; i++ {
+			if i >= len(m.shown) {
+				b.WriteString("\n")
+				continue
+			}
+			line := m.row(&m.all[m.shown[i]], w-2, i == m.cursor)
+			if i == m.cursor {
+				b.WriteString(selStyle.Render(fit("> "+line, w)) + "\n")
+			} else {
+				b.WriteString(fit("  "+line, w) + "\n")
+			}
 		}
 	}
 	if m.err != nil {
@@ -623,25 +1027,108 @@ func (m *Model) render() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.preview.View() + "\n")
-	status := m.helpBar()
+	bar := m.helpBar()
 	if m.status != "" {
-		status = m.status
+		bar = [2]string{m.status, bar[1]}
 	}
-	b.WriteString(dimStyle.Render(fit(status, w)))
+	b.WriteString(dimStyle.Render(fit(bar[0], w)) + "\n" + dimStyle.Render(fit(bar[1], w)))
 	return b.String()
 }
 
-// helpBar is the keys of the moment, in the width there is.
-func (m *Model) helpBar() string {
-	switch {
-	case m.typing && m.width >= 80:
-		return "esc: actions · tab: scope · enter: resume · ?: all keys · ctrl+c: quit"
-	case m.typing:
-		return "esc actions · tab scope · enter resume · ? keys"
-	case m.width >= 104:
-		return "enter resume · e export · r repair · d rm · a archive · u undo · / filter · tab · ? keys · q quit"
+// header is the first line: the scope, the counts, the filter or the
+// search.
+func (m *Model) header() string {
+	scope := "all projects"
+	if m.here {
+		scope = "this project"
 	}
-	return "enter resume · r repair · d rm · a archive · ? keys · q quit"
+	head := fmt.Sprintf("cfix browse · %s · %d/%d", scope, len(m.shown), m.countScope())
+	if m.loading {
+		head += " · loading…"
+	}
+	if f := m.find; f != nil {
+		q := visible.String(f.query)
+		switch {
+		case f.typing:
+			return titleStyle.Render(head) + "  search: " + q + "▏"
+		case f.running:
+			return titleStyle.Render(head) + "  search: " + q + " · searching…"
+		}
+		n := fmt.Sprintf("%d hits", len(f.hits))
+		if len(f.hits) == 1 {
+			n = "1 hit"
+		}
+		if f.more {
+			n = fmt.Sprintf("the first %d hits", len(f.hits))
+		}
+		return titleStyle.Render(head) + "  search: " + q + " · " + n
+	}
+	cursor := ""
+	if m.typing {
+		cursor = "▏"
+	}
+	return titleStyle.Render(head) + "  filter: " + visible.String(m.filter) + cursor
+}
+
+// renderHits writes h lines of the hits of the search: each its
+// session's id and title, and the text around the match.
+func (m *Model) renderHits(b *strings.Builder, h int) {
+	f, w := m.find, m.width
+	lines := 0
+	line := func(s string) {
+		if lines < h {
+			b.WriteString(s + "\n")
+			lines++
+		}
+	}
+	switch {
+	case f.running:
+		line(fit("  searching the text of every transcript for "+visible.String(f.query)+"…", w))
+	case f.err != nil:
+		line(errStyle.Render(fit("  "+visible.String(f.err.Error()), w)))
+	case len(f.hits) == 0:
+		line(fit("  no session holds "+visible.String(f.query), w))
+	}
+	for i := f.top; i < len(f.hits) && lines < h; i++ {
+		hit := &f.hits[i]
+		title := hit.Session
+		if j, ok := m.byID[hit.Session]; ok {
+			title = strings.Join(strings.Fields(m.all[j].Title), " ")
+		}
+		title = ansi.Truncate(visible.String(title), max(10, (w-12)/3), "…")
+		text := short(hit.Session) + "  " + title + " · " + visible.String(snippet(hit))
+		if i == f.cursor {
+			line(selStyle.Render(fit("> "+text, w)))
+		} else {
+			line(fit("  "+text, w))
+		}
+	}
+	for lines < h {
+		line("")
+	}
+}
+
+// helpBar is the keys of the moment, on two lines, in the width there is.
+func (m *Model) helpBar() [2]string {
+	wide := m.width >= 100
+	switch {
+	case m.choosing == Trim:
+		return [2]string{"trim into a new session: t thinking · o tool output", "b both (enter) · any other key: no trim"}
+	case m.find != nil && m.find.typing:
+		return [2]string{"type words to find in every transcript · enter: search", "esc: back to the list · ctrl+c: quit"}
+	case m.find != nil:
+		return [2]string{"↑/↓ the hits · enter: go to it · esc: back · / search again", "v thinking · o tools · shift+↑/↓ scroll · ? keys"}
+	case m.typing && wide:
+		return [2]string{"esc: actions · tab: scope · enter: resume · ?: all keys · ctrl+c: quit",
+			"typing filters the list · ctrl+s: search the text of every session"}
+	case m.typing:
+		return [2]string{"esc actions · tab scope · enter resume · ? keys", "ctrl+s search the text of every session"}
+	case wide:
+		return [2]string{"enter resume · f fork · t trim · e export · r repair · d rm · a archive · u undo · q quit",
+			"[ ] message · v thinking · o tools · / search · ctrl+f filter · tab scope · ? all keys"}
+	}
+	return [2]string{"enter resume · f fork · t trim · / search · ? keys · q quit",
+		"[ ] msg · v thinking · o tools · r repair · d rm · u undo"}
 }
 
 func (m *Model) countScope() int {
@@ -690,7 +1177,9 @@ func (m *Model) row(r *Row, w int, selected bool) string {
 func (m *Model) renderDialog() string {
 	d := m.dialog
 	head := fmt.Sprintf("cfix %s session %s: the plan", d.action, short(sessionOf(d.path)))
-	if d.path == "" {
+	if d.head != "" {
+		head = d.head
+	} else if d.path == "" {
 		head = fmt.Sprintf("cfix %s of the last change: the plan", d.action)
 	}
 	body := boldStyle.Render(fit(head, m.width-4)) + "\n" + d.view.View() + "\n" + d.foot(m.width-4)
@@ -776,6 +1265,9 @@ func marks(r *Row) string {
 	if r.MetaOnly {
 		m = append(m, "stub")
 	}
+	if r.Swept {
+		m = append(m, "swept")
+	}
 	return strings.Join(m, ",")
 }
 
@@ -784,17 +1276,30 @@ const helpText = `Keys
   backspace  removes a letter of the filter
   esc        from the filter to the action keys;
              there, clears the filter
+  ctrl+f     back to the filter
   up/down    move (pgup/pgdown, home/end; j/k)
   shift+up/down, the wheel: scroll the preview
   tab        this directory's project / every project
   enter      resume it (as cfix resume: check, repair)
+  [ ]        the message before / after in the preview
+             (▶, the scroll moves it too)
+  f          fork: a new session whose history ends with
+             the message marked (cfix fork --at)
+  t          trim into a new session: thinking, tool
+             output or both
+  v          thinking in the preview: shown / folded
+  o          tool calls and notes: shown / folded
+  / ctrl+s   search the text of every session; enter
+             on a hit goes to it
   r          repair: the plan, applied on y (journaled)
   d          rm: the plan, applied on y (journaled)
   a          archive: the plan, applied on y
   e          export as Markdown, open it in $PAGER
   u          undo the store's last change: its plan, on y
-  /          back to the filter
   q, ctrl+c  quit
 
-any key closes this help; cfix undo takes a change back
+marks: live (a client has it open), stub (no
+conversation), swept (Claude Code's next cleanup
+deletes it). Any key closes this help; cfix undo takes
+a change back
 `

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +14,11 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/export"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/show"
+	"github.com/cfix-dev/cfix/trim"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -50,7 +54,8 @@ func press(t *testing.T, m *Model, keys ...string) (quit bool) {
 	named := map[string]tea.Key{
 		"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
 		"up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "backspace": {Code: tea.KeyBackspace},
-		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl},
+		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "ctrl+f": {Code: 'f', Mod: tea.ModCtrl},
+		"ctrl+s": {Code: 's', Mod: tea.ModCtrl}, "shift+up": {Code: tea.KeyUp, Mod: tea.ModShift},
 	}
 	for _, k := range keys {
 		if key, ok := named[k]; ok {
@@ -139,8 +144,9 @@ func TestTypingFilters(t *testing.T) {
 	if r := m.current(); r == nil || r.Session != damage.V88Session {
 		t.Errorf("fuzzy filter hlofrst selects %v, want %s:\n%s", r, damage.V88Session, screen(m))
 	}
-	// The id and the project path match too.
-	press(t, m, "esc", "esc", "/", "d835b")
+	// The id and the project path match too; ctrl+f goes back to the
+	// filter from the action keys.
+	press(t, m, "esc", "esc", "ctrl+f", "d835b")
 	if len(m.shown) != 1 || !strings.Contains(screen(m), gammaTitle) {
 		t.Errorf("filter by id:\n%s", screen(m))
 	}
@@ -372,6 +378,15 @@ func TestFitsSixtyColumns(t *testing.T) {
 		t.Fatalf("no dialog:\n%s", screen(m))
 	}
 	check("the dialog")
+	press(t, m, "n", "o", "v")
+	check("the preview unfolded")
+	press(t, m, "t")
+	check("the trim's question")
+	press(t, m, "esc", "/", "first session", "enter")
+	if m.find == nil || len(m.find.hits) == 0 {
+		t.Fatalf("no hits:\n%s", screen(m))
+	}
+	check("the hits")
 }
 
 func TestMouseWheelMovesTheList(t *testing.T) {
@@ -445,5 +460,482 @@ func TestExportWritesTheSessionOutsideTheStore(t *testing.T) {
 	}
 	if strings.HasPrefix(msg.file, root) {
 		t.Errorf("the export %s is in the store", msg.file)
+	}
+}
+
+// applying makes a Planned of cs applied with changeset.Apply (journals
+// in a temporary folder), counting the applies in applied.
+func applying(t *testing.T, cs *changeset.ChangeSet, applied *int) *Planned {
+	journals := t.TempDir()
+	return &Planned{ChangeSet: cs, Apply: func() (string, error) {
+		*applied++
+		res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: journals})
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("applied %d changes; backup journal: %s", res.Applied, res.Journal), nil
+	}}
+}
+
+// plantThinkingAndToolOutput puts a thinking block in the 2.1.88
+// session's last answer and a text in the output of its last tool result.
+func plantThinkingAndToolOutput(t *testing.T, root string) {
+	p := damage.MainFile(root)
+	n := damage.FindLast(t, p, damage.IsType("assistant"))
+	damage.EditLine(t, p, n, func(m map[string]any) {
+		m["message"].(map[string]any)["content"] = []any{
+			map[string]any{"type": "thinking", "thinking": "PLANTED-THOUGHT", "signature": "sig"},
+			map[string]any{"type": "text", "text": "PLANTED-ANSWER"},
+		}
+	})
+	n = damage.FindLast(t, p, damage.HasBlock("tool_result"))
+	damage.EditLine(t, p, n, func(m map[string]any) {
+		for _, b := range damage.Blocks(m) {
+			if b := b.(map[string]any); b["type"] == "tool_result" {
+				b["content"] = "PLANTED-TOOL-OUTPUT"
+			}
+		}
+	})
+}
+
+func TestPreviewFoldsThinkingAndToolsAndTogglesThem(t *testing.T) {
+	root := corpus88(t)
+	plantThinkingAndToolOutput(t, root)
+	m := open(t, root, 100, 60, Options{})
+	press(t, m, "hello", "esc")
+	all := func() string { return ansi.Strip(m.preview.GetContent()) }
+	s := all()
+	if !strings.Contains(s, "PLANTED-ANSWER") || !strings.Contains(s, "▸ Thinking") || strings.Contains(s, "PLANTED-THOUGHT") {
+		t.Fatalf("the preview does not fold the thinking:\n%s", s)
+	}
+	if strings.Contains(s, "PLANTED-TOOL-OUTPUT") || strings.Contains(s, "<details>") || !strings.Contains(s, "▸ Bash run it") {
+		t.Fatalf("the preview does not fold the tool calls:\n%s", s)
+	}
+	if bar := screen(m); !strings.Contains(bar, "v thinking") || !strings.Contains(bar, "o tools") {
+		t.Errorf("the help bar does not show the toggles:\n%s", bar)
+	}
+	press(t, m, "v")
+	if s := all(); !strings.Contains(s, "▾ Thinking") || !strings.Contains(s, "PLANTED-THOUGHT") || strings.Contains(s, "PLANTED-TOOL-OUTPUT") {
+		t.Errorf("v does not show the thinking alone:\n%s", s)
+	}
+	press(t, m, "o")
+	if s := all(); !strings.Contains(s, "PLANTED-TOOL-OUTPUT") || !strings.Contains(s, "PLANTED-THOUGHT") {
+		t.Errorf("o does not show the tool output:\n%s", s)
+	}
+	press(t, m, "v", "o")
+	if s := all(); strings.Contains(s, "PLANTED-TOOL-OUTPUT") || strings.Contains(s, "PLANTED-THOUGHT") {
+		t.Errorf("v and o again do not fold them:\n%s", s)
+	}
+	// While typing, v and o are letters of the filter.
+	press(t, m, "ctrl+f", "v")
+	if m.filter != "hellov" || m.open[foldThinking] {
+		t.Errorf("v while typing: filter %q, thinking shown %v", m.filter, m.open[foldThinking])
+	}
+}
+
+func TestParseDocReadsThroughCode(t *testing.T) {
+	text := "### Turn 1\n\n<!-- cfix:message -->\n#### User\n\n```\n<details><summary>not a tag</summary>\n### Turn 9\n<!-- cfix:message -->\n#### User\n<!-- cfix:at fake -->\n```\n\n" +
+		"<details><summary><code>Bash</code> a &amp; b</summary>\n\n````\n</details>\n````\n\n<details><summary>inner</summary>\n\n<!-- cfix:message -->\n#### Assistant\n\nx\n\n<!-- cfix:at inner -->\n</details>\n\ny\n\n</details>\n\n<!-- cfix:at u1 -->\n### Turn 2\n\n" +
+		"<!-- cfix:message -->\n#### User · now\n\nsecond\n\n<!-- cfix:at u2 -->\n<!-- cfix:message -->\n#### Assistant · &lt;synthetic>\n\nreply\n\n<!-- cfix:at u3 -->\n"
+	d := parseDoc(text)
+	if !slices.Equal(d.turns, []int{1, 2}) {
+		t.Errorf("turns %v, want [1 2]", d.turns)
+	}
+	want := []message{{at: "u1", head: "User", turn: 1, last: true}, {at: "u2", head: "User · now", turn: 2}, {at: "u3", head: "Assistant · <synthetic>", turn: 2, last: true}}
+	if !slices.Equal(d.msgs, want) {
+		t.Errorf("messages %+v, want %+v", d.msgs, want)
+	}
+	r := d.render(map[int]bool{}, 1)
+	got := ansi.Strip(strings.Join(r.lines, "\n"))
+	if !strings.Contains(got, "not a tag") || !strings.Contains(got, "▸ Bash a & b (15 lines)") || strings.Contains(got, "inner") {
+		t.Errorf("rendered:\n%s", got)
+	}
+	// The marks in the code block are text; the others are not shown.
+	if strings.Count(got, "cfix:") != 2 || !strings.Contains(got, "\n▶ #### User · now · f forks here\n") || strings.Count(got, "f forks here") != 1 ||
+		!slices.Equal(r.msg, []int{2, 16, 20}) || r.lines[16] != selStyle.Render("▶ #### User · now · f forks here") {
+		t.Errorf("message headings: %v\n%s", r.msg, got)
+	}
+}
+
+func TestParseDocCutOrUnmarked(t *testing.T) {
+	// The preview cut inside a message: its end mark names no message; a
+	// heading without its start mark (typed in a prompt) is no message; a
+	// message without its end mark is no fork point.
+	text := "text of a message cut\n\n<!-- cfix:at cut -->\n### Turn 3\n\n<!-- cfix:message -->\n#### User\n\n#### Assistant typed\n\n<!-- cfix:at u1 -->\n<!-- cfix:message -->\n#### Assistant\n\nno end\n"
+	d := parseDoc(text)
+	if want := []message{{at: "u1", head: "User", turn: 3}}; !slices.Equal(d.msgs, want) {
+		t.Errorf("messages %+v, want %+v", d.msgs, want)
+	}
+	got := ansi.Strip(strings.Join(d.render(nil, 0).lines, "\n"))
+	if !strings.Contains(got, "▶ #### User · f forks here") || !strings.Contains(got, "\n#### Assistant typed\n") || !strings.Contains(got, "\n#### Assistant\n") {
+		t.Errorf("rendered:\n%s", got)
+	}
+}
+
+// forkPlanner plans as cfix browse does with trim.Fork, recording the
+// entry asked.
+func forkPlanner(t *testing.T, root string, asked *string, applied *int) func(string, string) (*Planned, error) {
+	return func(path string, at string) (*Planned, error) {
+		*asked = at
+		p, err := trim.Fork(trim.ForkOptions{Root: root, Session: path, At: at})
+		if err != nil {
+			return nil, err
+		}
+		return applying(t, p.Plan.ChangeSet, applied), nil
+	}
+}
+
+// forkLeaf is where the fork of the session at path ends, asked so.
+func forkLeaf(t *testing.T, root, path string, o trim.ForkOptions) string {
+	t.Helper()
+	o.Root, o.Session = root, path
+	p, err := trim.Fork(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%s line %d, %d entries", p.Leaf, p.LeafLine, p.Entries)
+}
+
+func TestForkAtTheMessageUnderTheCursor(t *testing.T) {
+	root := corpus88(t)
+	var asked string
+	var applied int
+	m := open(t, root, 100, 40, Options{PlanFork: forkPlanner(t, root, &asked, &applied)})
+	press(t, m, "hello", "esc")
+	// The history a resume loads: turn 1 (/compact, a synthetic reply),
+	// turn 2 (a prompt, a reply with a Bash call, the answer).
+	if len(m.doc.msgs) != 5 || m.msg != 4 {
+		t.Fatalf("the preview's messages %+v, the cursor on %d, want 5 and the last", m.doc.msgs, m.msg)
+	}
+	s := screen(m)
+	if !strings.Contains(s, "▶ #### Assistant · claude-sonnet-4-6 · 2026-11-21 10:43:01 · f forks here") || strings.Count(s, "▶") != 1 {
+		t.Fatalf("the cursor is not on the last message:\n%s", s)
+	}
+	// [: the reply with the Bash call, the message before; ] [ back there.
+	press(t, m, "[")
+	s = screen(m)
+	if m.msg != 3 || strings.Count(s, "f forks here") != 1 || !strings.Contains(s, "▶ #### Assistant") || !strings.Contains(s, "▸ Bash run it") {
+		t.Fatalf("[ left the cursor on message %d:\n%s", m.msg, s)
+	}
+	press(t, m, "]", "[", "f")
+	s = screen(m)
+	want := m.doc.msgs[3].at
+	if m.dialog == nil || asked != want || !strings.Contains(s, fmt.Sprintf("cfix fork 3ba86ea1 --at %s: the plan", want[:8])) ||
+		!strings.Contains(s, "hello, first session (fork)") || !strings.Contains(s, "apply these changes?") ||
+		!strings.Contains(s, "in turn 2") || strings.Contains(s, "--turn") {
+		t.Fatalf("f: %q planned (want %s), dialog:\n%s", asked, want, s)
+	}
+	press(t, m, "y")
+	if applied != 1 || !strings.Contains(screen(m), "applied") {
+		t.Fatalf("y: applied %d:\n%s", applied, screen(m))
+	}
+	press(t, m, "enter")
+	if len(m.all) != 5 || !strings.Contains(screen(m), "hello, first session (fork)") {
+		t.Fatalf("the fork is not in the list:\n%s", screen(m))
+	}
+	var fork string
+	for _, r := range m.all {
+		if r.Title == alphaTitle+" (fork)" {
+			fork = r.Path
+		}
+	}
+	// The fork's history: turn 2 up to the Bash call's result, not the
+	// answer after it.
+	fam, err := show.Resolve(root, fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := export.Write(&b, fam, export.Options{Format: "md"}); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); !strings.Contains(md, "hello-from-bash") || !strings.Contains(md, "after compaction BASH: pwd") ||
+		!strings.Contains(md, "/home/dev/work/alpha") || strings.Contains(md, "done: /home/dev/work/alpha") {
+		t.Errorf("the fork's conversation:\n%s", md)
+	}
+}
+
+// TestForkAtATurnsLastMessageIsTheTurn: f on the last message of a turn
+// plans the fork cfix fork --turn N plans, and the dialog says so.
+func TestForkAtATurnsLastMessageIsTheTurn(t *testing.T) {
+	root := corpus88(t)
+	var asked string
+	m := open(t, root, 100, 40, Options{PlanFork: forkPlanner(t, root, &asked, new(int))})
+	press(t, m, "hello", "esc")
+	path := damage.MainFile(root)
+	for _, c := range []struct{ steps, turn int }{{0, 2}, {3, 1}} {
+		for range c.steps {
+			press(t, m, "[")
+		}
+		press(t, m, "f")
+		s := screen(m)
+		if m.dialog == nil || !strings.Contains(s, fmt.Sprintf("the last of turn %d: the same fork as cfix fork --turn %d", c.turn, c.turn)) {
+			t.Fatalf("f on the last message of turn %d:\n%s", c.turn, s)
+		}
+		if got, want := forkLeaf(t, root, path, trim.ForkOptions{At: asked}), forkLeaf(t, root, path, trim.ForkOptions{Turn: c.turn}); got != want {
+			t.Errorf("turn %d: --at %s ends at %s; --turn %d at %s", c.turn, asked, got, c.turn, want)
+		}
+		press(t, m, "n")
+	}
+}
+
+func TestForkWithoutAMessageSaysSo(t *testing.T) {
+	root := corpus88(t)
+	planned := false
+	m := open(t, root, 100, 30, Options{PlanFork: func(string, string) (*Planned, error) { planned = true; return nil, nil }})
+	// Headings without the marks of a fork point.
+	m.Update(previewMsg{gen: m.previewGen, path: m.previewPath, text: "### Turn 1\n\n#### User\n\nno fork point here\n"})
+	press(t, m, "esc", "[", "f")
+	if planned || m.dialog != nil || !strings.Contains(screen(m), "no message in the preview to fork at") || strings.Contains(screen(m), "▶") {
+		t.Errorf("f without a message:\n%s", screen(m))
+	}
+}
+
+// TestForkMarkAtSixtyColumnsWithoutColour: the marked message reads at 60
+// columns, wrapped, and without colours (the ▶ and the words).
+func TestForkMarkAtSixtyColumnsWithoutColour(t *testing.T) {
+	root := corpus88(t)
+	t.Setenv("NO_COLOR", "1")
+	m := open(t, root, 60, 24, Options{})
+	press(t, m, "hello", "esc", "[")
+	s := screen(m)
+	if !strings.Contains(s, "▶ #### Assistant") || !strings.Contains(s, "f forks here") {
+		t.Errorf("the mark at 60 columns:\n%s", s)
+	}
+	for _, l := range strings.Split(s, "\n") {
+		if w := ansi.StringWidth(l); w > 60 {
+			t.Errorf("a line of %d columns: %q", w, l)
+		}
+	}
+}
+
+func TestTrimAsksWhatGoesThenShowsThePlan(t *testing.T) {
+	root := corpus88(t)
+	plantThinkingAndToolOutput(t, root)
+	var asked []string
+	var applied int
+	m := open(t, root, 100, 40, Options{PlanTrim: func(path string, thinking, tools bool) (*Planned, error) {
+		asked = append(asked, fmt.Sprint(thinking, tools))
+		p, err := trim.Trim(trim.Options{Root: root, Session: path, Thinking: thinking, ToolOutput: tools, KeepTurns: trim.DefaultKeepTurns})
+		if err != nil {
+			return nil, err
+		}
+		return applying(t, p.Plan.ChangeSet, &applied), nil
+	}})
+	press(t, m, "hello", "esc", "t")
+	if s := screen(m); m.choosing != Trim || !strings.Contains(s, "trim into a new session: t thinking · o tool output") {
+		t.Fatalf("t does not ask what goes:\n%s", s)
+	}
+	press(t, m, "esc")
+	if m.choosing != "" || m.dialog != nil || len(asked) != 0 {
+		t.Fatalf("esc planned a trim: %v", asked)
+	}
+	press(t, m, "t", "t")
+	s := screen(m)
+	if m.dialog == nil || !strings.Contains(s, "cfix trim 3ba86ea1 --thinking: the plan") || !strings.Contains(s, "(trimmed)") {
+		t.Fatalf("t t: no plan of a trim of the thinking:\n%s", s)
+	}
+	press(t, m, "n", "t", "enter")
+	if s := screen(m); m.dialog == nil || !strings.Contains(s, "--thinking --tool-output: the plan") {
+		t.Fatalf("t enter: no plan of both:\n%s", s)
+	}
+	press(t, m, "y", "enter")
+	if !slices.Equal(asked, []string{"true false", "true true"}) || applied != 1 || len(m.all) != 5 {
+		t.Errorf("asked %v, applied %d, %d sessions", asked, applied, len(m.all))
+	}
+}
+
+// plantNeedle puts text in the last answer of the gamma session.
+func plantNeedle(t *testing.T, root, text string) {
+	ps, _ := filepath.Glob(filepath.Join(root, "projects", "-home-dev-work-gamma-with-space", "d835ba00*.jsonl"))
+	if len(ps) != 1 {
+		t.Fatalf("gamma sessions: %v", ps)
+	}
+	n := damage.FindLast(t, ps[0], damage.IsType("assistant"))
+	damage.EditLine(t, ps[0], n, func(m map[string]any) {
+		m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "before the " + text + " and after it"}}
+	})
+}
+
+func TestSearchGoesToTheHit(t *testing.T) {
+	root := corpus88(t)
+	plantNeedle(t, root, "PLANTED-NEEDLE")
+	m := open(t, root, 100, 40, Options{})
+	// While typing, / is a letter of the filter; ctrl+s searches.
+	press(t, m, "alpha/")
+	if m.find != nil || m.filter != "alpha/" {
+		t.Fatalf("/ while typing: filter %q, search %v", m.filter, m.find != nil)
+	}
+	press(t, m, "esc", "esc")
+	if r := m.current(); r == nil || strings.HasPrefix(r.Session, "d835ba00") {
+		t.Fatalf("the gamma session is selected first")
+	}
+	press(t, m, "/")
+	if s := screen(m); m.find == nil || !strings.Contains(s, "search: ▏") {
+		t.Fatalf("/ among the action keys does not open the search:\n%s", s)
+	}
+	press(t, m, "planted-needle", "enter")
+	s := screen(m)
+	if m.find == nil || len(m.find.hits) != 1 || !strings.Contains(s, "1 hit") || !strings.Contains(s, gammaTitle+" · before the PLANTED-NEEDLE and after it") {
+		t.Fatalf("the hits:\n%s", s)
+	}
+	if r := m.current(); r == nil || !strings.HasPrefix(r.Session, "d835ba00") || !strings.Contains(s, "── d835ba00") {
+		t.Fatalf("the hit's session is not selected:\n%s", s)
+	}
+	if !strings.Contains(s, "before the PLANTED-NEEDLE and after it") {
+		t.Errorf("the preview does not show the hit:\n%s", s)
+	}
+	press(t, m, "enter")
+	s = screen(m)
+	if m.find != nil || m.typing || !strings.Contains(s, "> d835ba00") || !strings.Contains(s, "filter: ") {
+		t.Errorf("enter on the hit:\n%s", s)
+	}
+	// Nothing found.
+	press(t, m, "ctrl+s", "no such words anywhere", "enter")
+	if s := screen(m); !strings.Contains(s, "no session holds no such words anywhere") || !strings.Contains(s, "0 hits") {
+		t.Errorf("a search that finds nothing:\n%s", s)
+	}
+	press(t, m, "esc")
+	if m.find != nil {
+		t.Error("esc leaves the search open")
+	}
+}
+
+func TestSearchOpensTheFoldOfItsHit(t *testing.T) {
+	root := corpus88(t)
+	plantThinkingAndToolOutput(t, root)
+	m := open(t, root, 100, 40, Options{})
+	press(t, m, "ctrl+s", "planted-tool-output", "enter")
+	if m.find == nil || len(m.find.hits) != 1 {
+		t.Fatalf("the hits:\n%s", screen(m))
+	}
+	s := screen(m)
+	if !m.open[foldTools] || m.current().Session != damage.V88Session || !strings.Contains(s, "PLANTED-TOOL-OUTPUT") {
+		t.Errorf("the preview of a hit in a tool's output:\n%s", s)
+	}
+	// The cursor is on the message of the hit: the reply with the call,
+	// not the answer after it.
+	if last := len(m.doc.msgs) - 1; m.msg != last-1 || !strings.Contains(s, "▶ #### Assistant") {
+		t.Errorf("the cursor is on message %d of %d:\n%s", m.msg, last+1, s)
+	}
+}
+
+func TestSearchStaleResultsAreDropped(t *testing.T) {
+	root := corpus88(t)
+	m := open(t, root, 100, 40, Options{})
+	press(t, m, "ctrl+s", "hello")
+	_, cmd := m.Update(tea.KeyPressMsg(tea.Key{Code: tea.KeyEnter}))
+	press(t, m, "/", "x", "enter")
+	m.Update(cmd())
+	if m.find == nil || m.find.query != "hellox" || len(m.find.hits) != 0 {
+		t.Errorf("the results of the search before were taken: %+v", m.find)
+	}
+}
+
+func TestSweptMark(t *testing.T) {
+	root := corpus88(t)
+	os.WriteFile(filepath.Join(root, "settings.json"), []byte(`{"cleanupPeriodDays": 1}`), 0o644)
+	ps, _ := filepath.Glob(filepath.Join(root, "projects", "*", "faa4037a*.jsonl"))
+	old := time.Now().Add(-72 * time.Hour)
+	if len(ps) != 1 || os.Chtimes(ps[0], old, old) != nil {
+		t.Fatalf("the faa4037a session: %v", ps)
+	}
+	now := time.Now()
+	os.Chtimes(damage.MainFile(root), now, now)
+	m := open(t, root, 100, 30, Options{})
+	for _, l := range strings.Split(screen(m), "\n") {
+		switch {
+		case strings.Contains(l, "faa4037a") && !strings.Contains(l, "[swept]"):
+			t.Errorf("the old session is not marked: %q", l)
+		case strings.Contains(l, "3ba86ea1") && strings.Contains(l, "swept"):
+			t.Errorf("a session of today is marked: %q", l)
+		}
+	}
+}
+
+func TestHelpBarAtSixtyColumns(t *testing.T) {
+	root := corpus88(t)
+	m := open(t, root, 60, 20, Options{})
+	press(t, m, "esc")
+	s := screen(m)
+	for _, k := range []string{"f fork", "t trim", "/ search", "[ ] msg", "v thinking", "o tools"} {
+		if !strings.Contains(s, k) {
+			t.Errorf("the help bar at 60 columns lacks %q:\n%s", k, s)
+		}
+	}
+	press(t, m, "?")
+	keys := screen(m)
+	if !strings.Contains(keys, "↓ more") {
+		t.Errorf("the keys do not say there are more:\n%s", keys)
+	}
+	// They scroll with the arrows; another key closes them.
+	for range 40 {
+		press(t, m, "down")
+		keys += screen(m)
+	}
+	for _, k := range []string{"ctrl+f     back to the filter", "/ ctrl+s   search", "f          fork", "swept (Claude Code's next"} {
+		if !strings.Contains(keys, k) {
+			t.Errorf("the keys lack %q:\n%s", k, keys)
+		}
+	}
+	if !m.help {
+		t.Fatal("down closed the keys")
+	}
+	press(t, m, "x")
+	if m.help || m.filter != "" {
+		t.Errorf("x did not only close the keys: filter %q", m.filter)
+	}
+}
+
+func TestMouseWheelMovesTheHits(t *testing.T) {
+	root := corpus88(t)
+	m := open(t, root, 100, 30, Options{})
+	press(t, m, "ctrl+s", "session", "enter")
+	if m.find == nil || len(m.find.hits) < 2 {
+		t.Fatalf("hits of session:\n%s", screen(m))
+	}
+	_, cmd := m.Update(tea.MouseWheelMsg{X: 5, Y: 2, Button: tea.MouseWheelDown})
+	run(t, m, cmd)
+	if m.find.cursor != 1 || m.current().Session != m.find.hits[1].Session {
+		t.Errorf("the wheel over the hits: cursor %d", m.find.cursor)
+	}
+}
+
+func TestTheMessageCursorFollowsTheScroll(t *testing.T) {
+	root := corpus88(t)
+	m := open(t, root, 100, 40, Options{})
+	press(t, m, "hello", "esc")
+	last := len(m.doc.msgs) - 1
+	if last < 2 || m.msg != last {
+		t.Fatalf("the cursor is on message %d of %d, want the last", m.msg, len(m.doc.msgs))
+	}
+	// Up until the heading of the last message is below the view: the
+	// cursor is on the one before, then further up, marked.
+	for i := 0; i < 40 && m.msg == last; i++ {
+		press(t, m, "shift+up")
+		if at := m.rend.msg[last]; m.msg == last && m.rend.lineAt(m.preview.YOffset()+m.preview.Height()-1, m.preview.Width()) < at {
+			t.Fatalf("the last message's heading (line %d) left the view and the cursor stayed:\n%s", at, screen(m))
+		}
+	}
+	for i := 0; i < 40 && m.msg > 0; i++ {
+		press(t, m, "shift+up")
+	}
+	if s := screen(m); m.msg != 0 || !strings.Contains(s, "▶ #### User · 2026-11-21 10:43:00 · f forks here") {
+		t.Errorf("after scrolling up, the cursor is on message %d:\n%s", m.msg, s)
+	}
+	// Above the first message, it stays there.
+	for range 40 {
+		press(t, m, "shift+up")
+	}
+	if m.msg != 0 {
+		t.Errorf("at the top, the cursor is on message %d", m.msg)
+	}
+	// The wheel over the preview too, back down to the end.
+	for range 40 {
+		_, cmd := m.Update(tea.MouseWheelMsg{X: 5, Y: 35, Button: tea.MouseWheelDown})
+		run(t, m, cmd)
+	}
+	if m.msg != last {
+		t.Errorf("at the end again, the cursor is on message %d", m.msg)
 	}
 }

@@ -194,7 +194,7 @@ func previewCmd(root, path string, gen uint64, want *atomic.Uint64) tea.Cmd {
 			return msg
 		}
 		t := &tail{n: PreviewCap, gen: gen, want: want}
-		if err := export.Write(t, fam, export.Options{Format: "md"}); err != nil {
+		if err := export.Write(t, fam, export.Options{Format: "md", Anchors: true}); err != nil {
 			msg.err = err
 			return msg
 		}

@@ -85,18 +85,14 @@ func (e *entry) of(f store.File) bool {
 	return e.dev == f.Dev && e.ino == f.Ino && e.size == f.Size && e.mtime == f.ModTime.UnixNano() && e.ctime == f.CTime
 }
 
-// CacheDir is the folder of the caches: $XDG_CACHE_HOME/cfix/catalog, else
-// ~/.cache/cfix/catalog; "" when neither is set.
+// CacheDir is the folder of the caches: catalog in store.CacheDir
+// ($XDG_CACHE_HOME/cfix, else ~/.cache/cfix); "" when there is none.
 func CacheDir() string {
-	dir := os.Getenv("XDG_CACHE_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home := os.Getenv("HOME")
-		if home == "" || !filepath.IsAbs(home) {
-			return ""
-		}
-		dir = filepath.Join(home, ".cache")
+	dir := store.CacheDir()
+	if dir == "" {
+		return ""
 	}
-	return filepath.Join(dir, "cfix", "catalog")
+	return filepath.Join(dir, "catalog")
 }
 
 // CacheFile is the cache file of the store at root in dir.

@@ -34,6 +34,21 @@ type Options struct {
 	// Branches writes every entry of the transcript in file order, those
 	// a resume does not load marked, instead of the resumed chain.
 	Branches bool
+	// Index is a folder where the reading of a big main transcript (from
+	// IndexMin bytes) is kept between runs, by the transcript's identity,
+	// so that writing its start costs no pass over the whole file; ""
+	// keeps nothing.
+	Index string
+	// Anchors (Markdown, the resumed chain of a main transcript) marks
+	// the messages a fork can end at: a line "<!-- cfix:message -->"
+	// before the heading of each message of the history a resume loads,
+	// and after the message (its tool results, notes and the entries
+	// that write nothing, up to the next message) a line
+	// "<!-- cfix:at UUID -->" naming the last entry of the chain before
+	// the next message, the entry cfix fork --at ends such a fork at.
+	// After the last message of turn N, that is the entry cfix fork
+	// --turn N ends at. Off, the output is unchanged.
+	Anchors bool
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -58,7 +73,14 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if agent {
 		x.used = map[string]bool{main.Path: true}
 	}
-	t, err := x.open(main, agent)
+	var t *transcript
+	// The index keeps no anchors' start (chainAt): an export with
+	// anchors reads the transcript.
+	if opts.Index != "" && !agent && fam.Loose == "" && !opts.Branches && !opts.Anchors {
+		t, err = x.openIndexed(main, opts.Index)
+	} else {
+		t, err = x.open(main, agent)
+	}
 	if err != nil {
 		return err
 	}
@@ -87,10 +109,14 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return &InputError{Msg: fmt.Sprintf("format %q: want one of %s", opts.Format, strings.Join(Formats, ", "))}
 	}
 	x.r = r
+	if opts.Anchors && opts.Format == "md" && !opts.Branches && !agent && !t.loose {
+		x.anchored = t
+	}
 	r.begin(x.header(t))
 	if err := x.conversation(t, 0); err != nil {
 		return err
 	}
+	x.endAnchor()
 	if opts.Branches && !t.agent && !t.loose {
 		if err := x.strays(t); err != nil {
 			return err
@@ -140,6 +166,13 @@ type exporter struct {
 	inlined map[int]bool
 	agents  *agents // the family's subagent transcripts, indexed
 	last    string  // the message written last
+	// anchored is the transcript whose messages Options.Anchors marks;
+	// onChain says the entry written is on its loaded chain; leaf is
+	// the last entry of the chain since the heading of the message
+	// marked last ("" when none is open).
+	anchored *transcript
+	onChain  bool
+	leaf     string
 }
 
 // transcript is one transcript open for export: its graph (where each
@@ -168,7 +201,12 @@ type transcript struct {
 	// turns numbers the prompts of a main transcript's resumed history
 	// as cfix fork --turn and cfix show count them (trim.Number).
 	turns map[int]int
-	agent bool // a subagent's transcript
+	// chainAt is where in sel the chain a resume loads starts (after the
+	// history behind its compactions).
+	chainAt int
+	agent   bool // a subagent's transcript
+	// head is the header, when read from an index (stats is nil then).
+	head  *header
 	stats *show.Stats
 	// fork is a forked subagent's fork-context-ref: its context is its
 	// session's conversation, which its transcript does not copy.
@@ -271,6 +309,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		}
 	default:
 		t.sel = append(show.Compacted(g, ld.Chain), ld.Chain...)
+		t.chainAt = len(t.sel) - len(ld.Chain)
 	}
 	for _, i := range t.sel {
 		for _, b := range g.Nodes[i].Blocks {
@@ -458,6 +497,9 @@ type header struct {
 }
 
 func (x *exporter) header(t *transcript) header {
+	if t.head != nil {
+		return *t.head
+	}
 	h := header{Session: x.fam.Session, Path: t.path}
 	if st := t.stats; st != nil {
 		for _, k := range []string{"custom-title", "ai-title", "summary"} {
@@ -540,7 +582,10 @@ func (x *exporter) conversation(t *transcript, depth int) error {
 		x.last = ""
 		x.r.note("forked context", forkNote(t.fork), "", false)
 	}
-	for _, i := range t.sel {
+	anchoring := t == x.anchored && depth == 0
+	for k, i := range t.sel {
+		on := anchoring && k >= t.chainAt
+		x.onChain = on // read by write at a message's heading
 		e, err := t.entry(i)
 		if err != nil && t.loose && t.g.Nodes[i].UUID == fmt.Sprintf("line %d", t.g.Nodes[i].Line) {
 			// A line of a file with no chain that holds no JSON: shown
@@ -566,8 +611,38 @@ func (x *exporter) conversation(t *transcript, depth int) error {
 		if err := x.write(t, i, e, depth); err != nil {
 			return err
 		}
+		if on && x.leaf != "" {
+			x.leaf = t.g.Nodes[i].UUID
+		}
 	}
 	return nil
+}
+
+// endAnchor ends the message Options.Anchors marked last: it names the
+// entry a fork at it ends at. A uuid that is not a plain token (a hostile
+// transcript's) names none: that message is no fork point.
+func (x *exporter) endAnchor() {
+	if x.leaf == "" {
+		return
+	}
+	if plainID(x.leaf) {
+		x.r.forkEnd(x.leaf)
+	}
+	x.leaf = ""
+}
+
+// plainID reports whether s is a uuid-like token: letters, digits and
+// "-", "_", ".", at most 100 of them.
+func plainID(s string) bool {
+	if len(s) > 100 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // write writes one entry.
@@ -654,11 +729,22 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 	if role == "assistant" && t.g.Nodes[i].MsgID != "" {
 		key = fmt.Sprintf("%p %s %v", t, t.g.Nodes[i].MsgID, other)
 	}
+	anchoring := t == x.anchored && depth == 0
 	if n := t.turns[i]; n > 0 && depth == 0 && !other && role == "user" && !t.agent {
+		if anchoring {
+			x.endAnchor()
+		}
 		r.turn(n)
 		x.last = ""
 	}
 	if key != x.last {
+		if anchoring {
+			x.endAnchor()
+			if x.onChain {
+				r.forkStart()
+				x.leaf = t.g.Nodes[i].UUID
+			}
+		}
 		r.message(label, e.Message.Model, when(e.Timestamp), other)
 		x.last = key
 	}
@@ -1059,5 +1145,10 @@ type renderer interface {
 	compaction(s, ts string)
 	// turn heads the prompt that starts turn n (cfix fork --turn n).
 	turn(n int)
+	// forkStart and forkEnd mark a message a fork can end at
+	// (Options.Anchors): before its heading, and after it with the
+	// entry the fork ends at.
+	forkStart()
+	forkEnd(uuid string)
 	end()
 }

@@ -170,6 +170,9 @@ func (h *htmlOut) turn(n int) {
 	fmt.Fprintf(h.w, "<h2 class=\"turn\" id=\"turn-%d\">Turn %d</h2>\n", n, n)
 }
 
+func (h *htmlOut) forkStart()     {}
+func (h *htmlOut) forkEnd(string) {}
+
 func (h *htmlOut) end() {
 	h.closeMsg()
 	fmt.Fprintf(h.w, "</main>\n</body>\n</html>\n")

@@ -108,6 +108,12 @@ func (m *markdown) turn(n int) { fmt.Fprintf(m.w, "### Turn %d\n\n", n) }
 
 func (m *markdown) end() {}
 
+// forkStart and forkEnd write HTML comments, which a Markdown viewer
+// does not show, on lines of their own.
+func (m *markdown) forkStart() { m.w.WriteString("<!-- cfix:message -->\n") }
+
+func (m *markdown) forkEnd(uuid string) { fmt.Fprintf(m.w, "<!-- cfix:at %s -->\n", uuid) }
+
 // fenced puts s in a fenced code block whose fence is longer than any run
 // of backticks in s.
 func fenced(s, info string) string {

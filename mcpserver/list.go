@@ -59,7 +59,9 @@ func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInpu
 		// Which sessions are live cannot be told: listed as none.
 		ss = store.SessionsWith(sc.layout, nil, cat.Cache)
 	}
-	paths := projectPaths(sc.all, store.SessionsWith(sc.all, nil, cat.Cache))
+	// The sessions listed are all in the scope's folders, which their
+	// sessions name the paths of.
+	paths := projectPaths(sc.layout, ss)
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].LastActive.After(ss[j].LastActive) })
 	limit := clamp(in.Limit, 50, 500)
 	out.Sessions = []SessionRow{}
@@ -119,13 +121,18 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	if err != nil {
 		return nil, out, err
 	}
-	if fam.Session == "" {
+	target := fam.Session
+	out.Session = fam.Session
+	if target == "" && fam.Loose != "" {
+		// A transcript whose name is no session id: its file.
+		target, out.Session = fam.Loose, strings.TrimSpace(in.Session)
+	}
+	if target == "" {
 		return nil, out, toolError("%s is not a session of the store's projects", in.Session)
 	}
-	out.Session = fam.Session
-	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{fam.Session}})
+	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}})
 	if err != nil {
-		return nil, out, toolError("session %s cannot be checked: %v", fam.Session, err)
+		return nil, out, toolError("session %s cannot be checked: %v", out.Session, err)
 	}
 	out.Files = rep.FilesChecked
 	out.Findings = []HealthFinding{}

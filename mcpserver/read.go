@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
+	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/show"
 )
 
 const readDescription = `Read one past Claude Code session as Markdown ("cfix export" of it): the conversation a resume loads, with its turns numbered ("### Turn N"), tool calls folded with their inputs, and compactions shown. A long session is read a page at a time: the answer holds at most max_chars characters from offset, and next_offset when more follows (call again with it).
@@ -53,80 +59,245 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 		return nil, out, err
 	}
 	out.Session, out.Offset = fam.Session, in.Offset
-	p := &page{off: in.Offset, max: clamp(in.MaxChars, defaultMaxChars, maxMaxChars)}
-	f := &filter{w: p, from: in.FromTurn, to: in.ToTurn, thinking: in.IncludeThinking, output: in.IncludeToolOutput, subagents: in.IncludeSubagents}
-	if err := writeStopping(f, func() error {
-		if err := export.Write(f, fam, export.Options{Format: "md"}); err != nil {
-			return err
-		}
-		return f.flush()
-	}); err != nil {
-		return nil, out, toolError("session %s cannot be read: %v", in.Session, err)
+	if out.Session == "" {
+		out.Session = strings.TrimSpace(in.Session) // a transcript named with no session id
 	}
-	out.Text = p.text()
+	w := window{off: in.Offset, max: clamp(in.MaxChars, defaultMaxChars, maxMaxChars)}
+	key := readKey(fam, in)
+	r := s.pager.take(key, in.Offset)
+	if r != nil {
+		r.win <- w
+	} else {
+		f := &filter{from: in.FromTurn, to: in.ToTurn, thinking: in.IncludeThinking, output: in.IncludeToolOutput, subagents: in.IncludeSubagents}
+		r = s.pager.start(key, f, w, func(f *filter) error {
+			if err := export.Write(f, fam, export.Options{Format: "md", Index: s.opts.Index}); err != nil {
+				return err
+			}
+			return f.flush()
+		})
+	}
+	var res pageResult
+	select {
+	case res = <-r.res:
+	case <-ctx.Done():
+		r.stop()
+		return nil, out, ctx.Err()
+	}
+	if res.err != nil {
+		return nil, out, toolError("session %s cannot be read: %v", in.Session, res.err)
+	}
+	out.Text = res.text
 	switch {
-	case p.more:
-		n := in.Offset + p.kept()
+	case res.more:
+		n := in.Offset + res.kept
 		out.NextOffset = &n
-	case p.pos <= in.Offset && in.Offset > 0:
-		out.Note = "offset " + strconv.Itoa(in.Offset) + " is past the end (" + strconv.Itoa(p.pos) + " bytes): this is the end of the session"
-	case f.turnsSeen == 0 && in.FromTurn > 1:
+		r.next = n
+		s.pager.put(r)
+	case res.pos <= in.Offset && in.Offset > 0:
+		out.Note = "offset " + strconv.Itoa(in.Offset) + " is past the end (" + strconv.Itoa(res.pos) + " bytes): this is the end of the session"
+	case res.turnsSeen == 0 && in.FromTurn > 1:
 		out.Note = "the session has no numbered turns: read it without from_turn"
-	case in.FromTurn > f.last && in.FromTurn > 0:
-		out.Note = fmt.Sprintf("the session has %d turns: turn %d is past the end", f.last, in.FromTurn)
+	case in.FromTurn > res.last && in.FromTurn > 0:
+		out.Note = fmt.Sprintf("the session has %d turns: turn %d is past the end", res.last, in.FromTurn)
 	}
 	return nil, out, nil
 }
 
-// stop is what a page writer panics with to stop an export that has
-// written all the page needs: export.Write reads on while its writes
-// fail, and a page of a long session should cost a page's reading.
+// readKey names a read of a session: its files as they are, and what the
+// read shows. A page continues a paused read of the same key.
+func readKey(fam *show.Family, in ReadInput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%s\x00%d %d %t %t %t", fam.Session, fam.Loose, in.FromTurn, in.ToTurn, in.IncludeThinking, in.IncludeToolOutput, in.IncludeSubagents)
+	if fam.Layout != nil {
+		for _, f := range fam.Layout.Files {
+			fmt.Fprintf(&b, "\x00%s %d %d", f.Path, f.Size, f.ModTime.UnixNano())
+		}
+	}
+	if fam.Loose != "" {
+		if fi, err := os.Stat(fam.Loose); err == nil {
+			fmt.Fprintf(&b, "\x00%d %d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
+
+// stop is what a page writer panics with to stop an export: export.Write
+// reads on while its writes fail, and a page of a long session should
+// cost a page's reading.
 type stop struct{}
 
-// writeStopping runs fn, which writes through f, and takes a stop as the
-// end of the page.
-func writeStopping(f *filter, fn func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(stop); !ok {
-				panic(r)
-			}
-			err = nil
+// window is the bytes [off, off+max) of an export a page asks for.
+type window struct{ off, max int }
+
+// pageResult is a page of a read: its text, how many bytes of the export
+// it holds (kept), and whether more follows; at the end, how many bytes
+// the export had (pos) and the turns the filter saw.
+type pageResult struct {
+	text            string
+	kept            int
+	more            bool
+	pos             int
+	turnsSeen, last int
+	err             error
+}
+
+// A reading is an export of a session written through a filter to a
+// stream, on a goroutine of its own, that stops at the end of each page
+// and waits: for the next page (win), which it continues, or to be given
+// up (quit). Paging through a session so costs a page's writing each
+// time, where a read from the start writes all that comes before its
+// offset.
+type reading struct {
+	key  string
+	next int // the offset of the next page
+	win  chan window
+	res  chan pageResult
+	quit chan struct{}
+	once sync.Once
+	idle *time.Timer
+}
+
+func (r *reading) stop() { r.once.Do(func() { close(r.quit) }) }
+
+// pager keeps the readings paused at the end of a page: at most
+// maxPaused, each for pausedFor at most.
+type pager struct {
+	mu     sync.Mutex
+	paused []*reading
+	// started counts the exports started (tests).
+	started int
+}
+
+const (
+	maxPaused = 2
+	pausedFor = 5 * time.Minute
+)
+
+// take returns the paused reading of key whose next page starts at off,
+// or nil.
+func (p *pager) take(key string, off int) *reading {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, r := range p.paused {
+		if r.key == key && r.next == off {
+			p.paused = append(p.paused[:i], p.paused[i+1:]...)
+			r.idle.Stop()
+			return r
 		}
-	}()
-	return fn()
-}
-
-// page keeps the bytes [off, off+max) of what is written to it, and stops
-// the writing (panics with stop) once it knows more follows.
-type page struct {
-	off, max int
-	pos      int // bytes written so far
-	buf      []byte
-	more     bool
-}
-
-func (p *page) Write(b []byte) (int, error) {
-	n := len(b)
-	start, end := p.pos, p.pos+n
-	p.pos = end
-	lo, hi := max(start, p.off), min(end, p.off+p.max)
-	if lo < hi {
-		p.buf = append(p.buf, b[lo-start:hi-start]...)
 	}
-	if end > p.off+p.max {
-		p.more = true
+	return nil
+}
+
+// put pauses r; the reading paused longest goes past maxPaused.
+func (p *pager) put(r *reading) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = append(p.paused, r)
+	r.idle = time.AfterFunc(pausedFor, func() { p.drop(r) })
+	if len(p.paused) > maxPaused {
+		old := p.paused[0]
+		p.paused = p.paused[1:]
+		old.idle.Stop()
+		old.stop()
+	}
+}
+
+// drop gives up a paused reading.
+func (p *pager) drop(r *reading) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, q := range p.paused {
+		if q == r {
+			p.paused = append(p.paused[:i], p.paused[i+1:]...)
+			r.stop()
+			return
+		}
+	}
+}
+
+// start starts a reading whose first page is w: write writes the export
+// through the filter, which writes to the reading's stream.
+func (p *pager) start(key string, f *filter, w window, write func(*filter) error) *reading {
+	p.mu.Lock()
+	p.started++
+	p.mu.Unlock()
+	r := &reading{key: key, win: make(chan window), res: make(chan pageResult, 1), quit: make(chan struct{})}
+	st := &stream{r: r, f: f, win: w}
+	f.w = st
+	go func() {
+		err := func() (err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					if _, ok := v.(stop); !ok {
+						err = fmt.Errorf("internal error: %v", v)
+					}
+				}
+			}()
+			return write(f)
+		}()
+		if st.quitting {
+			return // given up: nobody waits for it
+		}
+		res := st.page(false)
+		res.pos, res.turnsSeen, res.last, res.err = st.pos, f.turnsSeen, f.last, err
+		r.res <- res
+	}()
+	return r
+}
+
+// stream passes on the bytes of the current window of a reading; when a
+// byte past it comes, it hands the page over and waits for the next.
+type stream struct {
+	r        *reading
+	f        *filter
+	win      window
+	pos      int    // bytes written so far
+	buf      []byte // the window's bytes written so far
+	quitting bool
+}
+
+func (s *stream) Write(b []byte) (int, error) {
+	n := len(b)
+	select {
+	case <-s.r.quit:
+		s.quitting = true
 		panic(stop{})
+	default:
+	}
+	for len(b) > 0 {
+		end := s.win.off + s.win.max
+		switch {
+		case s.pos < s.win.off:
+			k := min(len(b), s.win.off-s.pos)
+			s.pos, b = s.pos+k, b[k:]
+		case s.pos < end:
+			k := min(len(b), end-s.pos)
+			s.buf = append(s.buf, b[:k]...)
+			s.pos, b = s.pos+k, b[k:]
+		default:
+			// More than the page: hand it over, and wait.
+			res := s.page(true)
+			carry := append([]byte(nil), s.buf[res.kept:]...)
+			s.r.res <- res
+			select {
+			case w := <-s.r.win:
+				s.win = w
+				s.buf = append(s.buf[:0], carry...)
+			case <-s.r.quit:
+				s.quitting = true
+				panic(stop{})
+			}
+		}
 	}
 	return n, nil
 }
 
-// kept is how many bytes of the page the text holds: the window, less a
-// rune cut at its end.
-func (p *page) kept() int {
-	b := p.buf
-	if p.more {
-		// A rune cut by the window's end goes to the next page.
+// page is the current window's page; more says more follows, and a rune
+// cut by the window's end goes to the next page. A rune cut at its start
+// (an offset that is no page's) is left out.
+func (s *stream) page(more bool) pageResult {
+	b := s.buf
+	if more {
 		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
 			if utf8.RuneStart(b[i]) {
 				if !utf8.FullRune(b[i:]) {
@@ -136,17 +307,11 @@ func (p *page) kept() int {
 			}
 		}
 	}
-	return len(b)
-}
-
-// text is the page, less a rune cut at its start (the previous page holds
-// it) or end.
-func (p *page) text() string {
-	b := p.buf[:p.kept()]
+	kept := len(b)
 	for len(b) > 0 && !utf8.RuneStart(b[0]) {
 		b = b[1:]
 	}
-	return string(b)
+	return pageResult{text: string(b), kept: kept, more: more}
 }
 
 // filter passes on the lines of an export's Markdown that a read asks for:
@@ -159,7 +324,7 @@ func (p *page) text() string {
 // from what people or the model wrote. It classifies a line by its first
 // bytes, so a long line is passed on as it comes, never held.
 type filter struct {
-	w                           *page
+	w                           io.Writer
 	from, to                    int
 	thinking, output, subagents bool
 	head                        []byte // the start of the current line, up to headLen

@@ -93,16 +93,69 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			return nil, out, toolError("until %q: %v; give an RFC 3339 time, a date like 2026-01-29, or a duration like 7d", in.Until, err)
 		}
 	}
-	sc, scopeWords, err := s.scopeOf(ctx, req, in.Project)
-	if err != nil {
-		return nil, out, err
+	// The content search runs beside the listing of the store and the
+	// glance at its sessions (for the metadata hits, which come first):
+	// it keeps its first limit hits, which get their titles and project
+	// paths after. Every project's search starts at once; a project's
+	// once its folder is known.
+	var sc *scope
+	if in.Project != "all" {
+		var words string
+		if sc, words, err = s.scopeOf(ctx, req, in.Project); err != nil {
+			return nil, out, err
+		}
+		out.Scope = words
+		so.Project = sc.folder
 	}
-	out.Scope = scopeWords
-	so.Project = sc.folder
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type pending struct {
+		hit              SearchHit
+		session, project string
+	}
+	var content []pending
+	more := false // the content search found more than it kept
+	done := make(chan error, 1)
+	go func() {
+		_, err := search.Run(so, func(h *search.Hit) error {
+			if err := sctx.Err(); err != nil {
+				return err
+			}
+			if len(content) >= limit {
+				more = true
+				return errFull
+			}
+			hit := SearchHit{Session: h.Session, Time: stamp(h.Time), Role: h.Role, Match: where(h), Tool: h.Tool}
+			var b strings.Builder
+			if h.CutBefore {
+				b.WriteString("…")
+			}
+			b.WriteString(h.Before + h.Match + h.After)
+			if h.CutAfter {
+				b.WriteString("…")
+			}
+			hit.Snippet = clip(b.String(), snippetChars)
+			content = append(content, pending{hit, h.Session, h.Project})
+			return nil
+		})
+		done <- err
+	}()
+	// stopped ends the content search before an early answer.
+	stopped := func() { cancel(); <-done }
+	if sc == nil {
+		var words string
+		if sc, words, err = s.scopeOf(ctx, req, in.Project); err != nil {
+			stopped()
+			return nil, out, err
+		}
+		out.Scope = words
+	}
+
 	cat := catalog.Open(s.opts.Root)
 	defer cat.Close()
 	ss := store.SessionsWith(sc.layout, nil, cat.Cache)
-	paths := projectPaths(sc.all, store.SessionsWith(sc.all, nil, cat.Cache))
+	// A project's hits are all in its folder: its sessions name its path.
+	paths := projectPaths(sc.layout, ss)
 	titles := map[string]string{}
 	for _, si := range ss {
 		if si.Title != "" {
@@ -113,7 +166,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	add := func(h SearchHit) bool {
 		b, _ := json.Marshal(h)
 		if len(out.Hits) >= limit {
-			out.Cut = fmt.Sprintf("stopped at limit %d hits; raise limit, or narrow the search (project, role, tool, since)", limit)
+			out.Cut = limitCut(limit)
 			return false
 		}
 		if used+len(b) > budget {
@@ -140,36 +193,27 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 				continue
 			}
 			if !add(h) {
+				stopped()
 				return nil, out, nil
 			}
 		}
 	}
-	_, err = search.Run(so, func(h *search.Hit) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	err = <-done
+	full := false
+	for _, p := range content {
+		p.hit.Title, p.hit.Project = titles[p.session], paths[p.project]
+		if !add(p.hit) {
+			full = true
+			break
 		}
-		hit := SearchHit{Session: h.Session, Title: titles[h.Session], Project: paths[h.Project], Time: stamp(h.Time),
-			Role: h.Role, Match: where(h), Tool: h.Tool}
-		var b strings.Builder
-		if h.CutBefore {
-			b.WriteString("…")
-		}
-		b.WriteString(h.Before + h.Match + h.After)
-		if h.CutAfter {
-			b.WriteString("…")
-		}
-		hit.Snippet = clip(b.String(), snippetChars)
-		if hit.Title == "" && h.Session != "" {
-			hit.Title = titles[h.Session]
-		}
-		if !add(hit) {
-			return errFull
-		}
-		return nil
-	})
+	}
+	if more && !full {
+		out.Cut = limitCut(limit)
+	}
 	var oe *search.OptionError
 	switch {
 	case errors.Is(err, errFull):
+	case errors.Is(err, context.Canceled) && ctx.Err() == nil:
 	case errors.As(err, &oe):
 		return nil, out, toolError("%s", oe.Msg)
 	case err != nil && len(out.Hits) == 0:
@@ -179,9 +223,14 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	}
 	if out.Hits == nil {
 		out.Hits = []SearchHit{}
-		out.Note = "no hits in " + scopeWords + `; try ignore_case, fewer words, project "all", or a regex`
+		out.Note = "no hits in " + out.Scope + `; try ignore_case, fewer words, project "all", or a regex`
 	}
 	return nil, out, nil
+}
+
+// limitCut says that the answer stopped at limit hits.
+func limitCut(limit int) string {
+	return fmt.Sprintf("stopped at limit %d hits; raise limit, or narrow the search (project, role, tool, since)", limit)
 }
 
 // where says where in a transcript a content hit is.

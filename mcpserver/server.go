@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,17 +28,23 @@ type Options struct {
 	// Dir is the directory that stands for "this project" when the client
 	// names no root (default: the process's working directory).
 	Dir string
+	// Index is the folder where read_session keeps what it read of a big
+	// transcript (export.Options.Index), so that a page of it costs a
+	// page's reading the next time; "" keeps nothing.
+	Index string
 }
 
 // New returns a server with the tools search_sessions, list_sessions,
 // read_session and session_health over the store at opts.Root.
-func New(opts Options) *mcp.Server {
-	if opts.Version == "" {
-		opts.Version = "dev"
+func New(opts Options) *mcp.Server { return newServer(&server{opts: opts}) }
+
+// newServer returns the MCP server of s.
+func newServer(s *server) *mcp.Server {
+	if s.opts.Version == "" {
+		s.opts.Version = "dev"
 	}
-	s := &server{opts: opts}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "cfix", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "cfix reads the Claude Code session store (" + opts.Root + "): every past conversation " +
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cfix", Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions: "cfix reads the Claude Code session store (" + s.opts.Root + "): every past conversation " +
 			"with Claude Code, by project. Use search_sessions to find where something was discussed or done, " +
 			"list_sessions to see a project's sessions, read_session to read one a page at a time, and " +
 			"session_health to see why a session fails to resume. Nothing here changes the store.",
@@ -51,7 +58,8 @@ func New(opts Options) *mcp.Server {
 }
 
 type server struct {
-	opts Options
+	opts  Options
+	pager pager
 }
 
 // toolError is an error the model reads: the tool call fails with it.
@@ -103,6 +111,19 @@ func (s *server) scopeOf(ctx context.Context, req *mcp.CallToolRequest, project 
 	}
 	if !explicit {
 		return sc, "every project (the client's directory " + project + " has no sessions)", nil
+	}
+	// A path as list_sessions and search_sessions give it: a project's
+	// path its sessions name, a Windows one too (which no path of this
+	// system names).
+	if err == nil || errors.As(err, new(*store.TargetError)) {
+		for _, p := range store.ProjectsOf(all, store.SessionsOf(all, nil)) {
+			if slices.Contains(p.Paths, project) {
+				if t, err := store.NewResolver(s.opts.Root, all).Resolve(p.Folder); err == nil && t.Kind == store.TargetProject {
+					sc.layout, sc.folder, sc.dir = t.Layout, t.Project, project
+					return sc, "project " + project, nil
+				}
+			}
+		}
 	}
 	return nil, "", toolError("project %q names no project of the store: give the directory a session was started in (list_sessions with project \"all\" lists every project's path), or \"all\"", project)
 }
@@ -168,9 +189,41 @@ func (s *server) resolveSession(ctx context.Context, req *mcp.CallToolRequest, a
 		}
 		return nil, toolError("session prefix %s matches %d sessions (%s): give more characters of the id", arg, len(ids), strings.Join(ids, ", "))
 	case errors.As(err, &te):
+		// A transcript whose file name is no session id: list_sessions
+		// gives that name as its id.
+		if fam, ok, err := s.byName(arg); ok {
+			return fam, err
+		}
 		return nil, toolError("no session matches %s%s; list_sessions gives the ids of a project's sessions, search_sessions finds one by its text", arg, suggest(s.opts.Root, arg))
 	}
 	return nil, toolError("session %s: %v", arg, err)
+}
+
+// byName resolves a session named by the file name of its main
+// transcript where that is no session id (list_sessions lists it so):
+// ok when a transcript has that name.
+func (s *server) byName(arg string) (*show.Family, bool, error) {
+	all, err := store.Scan(s.opts.Root)
+	if err != nil {
+		return nil, false, nil
+	}
+	var paths, projects []string
+	for _, f := range all.Files {
+		if f.Kind == store.KindSession && f.Session == arg {
+			paths, projects = append(paths, f.Path), append(projects, f.Project)
+		}
+	}
+	switch len(paths) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		fam, err := show.Resolve(s.opts.Root, paths[0])
+		if err != nil {
+			return nil, true, toolError("session %s: %v", arg, err)
+		}
+		return fam, true, nil
+	}
+	return nil, true, toolError("session %s names transcripts in %d project folders (%s): read one by a session id from list_sessions of one project", arg, len(paths), strings.Join(projects, ", "))
 }
 
 // suggest names the sessions whose id is nearest arg's start: those that

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,14 +28,22 @@ const alpha = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
 // ("this project").
 func connect(t *testing.T, root string, dir ...string) *mcp.ClientSession {
 	t.Helper()
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
 	// By default the server's directory has no project in the store.
 	d := t.TempDir()
 	if len(dir) > 0 {
 		d = dir[0]
 	}
-	srv := New(Options{Root: root, Version: "test", Dir: d})
+	return connectWith(t, Options{Root: root, Dir: d})
+}
+
+// connectWith serves a store with opts over in-memory transports and
+// returns the SDK's client connected to it.
+func connectWith(t *testing.T, opts Options) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	opts.Version = "test"
+	srv := New(opts)
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +65,18 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any,
 	if err != nil {
 		t.Fatalf("%s %v: %v", tool, args, err)
 	}
-	text := res.Content[0].(*mcp.TextContent).Text
 	if res.IsError {
-		t.Fatalf("%s %v: tool error: %s", tool, args, text)
+		t.Fatalf("%s %v: tool error: %s", tool, args, res.Content[0].(*mcp.TextContent).Text)
 	}
+	decode(t, res, out)
+}
+
+// decode decodes a tool's answer into out.
+func decode(t *testing.T, res *mcp.CallToolResult, out any) {
+	t.Helper()
+	text := res.Content[0].(*mcp.TextContent).Text
 	if err := json.Unmarshal([]byte(text), out); err != nil {
-		t.Fatalf("%s: %v\n%s", tool, err, text)
+		t.Fatalf("%v\n%s", err, text)
 	}
 }
 
@@ -310,29 +325,75 @@ func TestReadSession(t *testing.T) {
 	}
 }
 
-// TestReadSessionStops reads the first page of a long session: the export
-// stops once the page is full, so its reading does not reach the end.
+// TestReadSessionStops reads a session a page at a time: the export stops
+// at the end of each page and the next page continues it (one export for
+// all the pages read in order); a page out of order starts another.
 func TestReadSessionStops(t *testing.T) {
 	root := damage.CopyStore(t, "2.1.332")
-	cs := connect(t, root)
+	st, ct := mcp.NewInMemoryTransports()
+	srv := &server{opts: Options{Root: root, Dir: t.TempDir()}}
+	ctx := context.Background()
+	ss, err := newServer(srv).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	want := exportOf(t, root, alpha)
+	var all strings.Builder
+	args := map[string]any{"session": alpha, "max_chars": 2000, "include_thinking": true, "include_tool_output": true, "include_subagents": true}
+	pages := 0
+	for {
+		var out ReadOutput
+		call(t, cs, "read_session", args, &out)
+		all.WriteString(out.Text)
+		pages++
+		if out.NextOffset == nil {
+			break
+		}
+		args["offset"] = *out.NextOffset
+	}
+	if all.String() != want || pages < 5 {
+		t.Fatalf("%d pages put together differ from the export", pages)
+	}
+	if srv.pager.started != 1 {
+		t.Errorf("%d pages read in order started %d exports, want 1", pages, srv.pager.started)
+	}
 	var out ReadOutput
 	call(t, cs, "read_session", map[string]any{"session": alpha, "max_chars": 2000}, &out)
-	if len(out.Text) != 2000 || out.NextOffset == nil || *out.NextOffset != 2000 {
-		t.Fatalf("first page: %d bytes, next %v", len(out.Text), out.NextOffset)
+	call(t, cs, "read_session", map[string]any{"session": alpha, "max_chars": 2000, "offset": 4000}, &out)
+	if srv.pager.started != 3 || out.Text != want[4000:6000] && !strings.Contains(want, out.Text) {
+		t.Errorf("pages out of order: %d exports started, want 3", srv.pager.started)
 	}
-	// A page writer that panics when full is what stops the export.
-	p := &page{max: 10}
-	f := &filter{w: p}
+
+	// A stream hands the page over once a byte past it comes, and a
+	// reading given up stops its writer.
+	p := &pager{}
+	f := &filter{}
 	calls := 0
-	err := writeStopping(f, func() error {
+	r := p.start("k", f, window{0, 10}, func(f *filter) error {
 		for i := 0; i < 100; i++ {
 			calls++
 			f.Write([]byte("a line\n"))
 		}
 		return nil
 	})
-	if err != nil || calls != 2 || p.text() != "a line\na l" || !p.more {
-		t.Errorf("stop: err %v, %d writes, text %q", err, calls, p.text())
+	res := <-r.res
+	if res.text != "a line\na l" || !res.more || res.kept != 10 {
+		t.Errorf("first page %+v", res)
+	}
+	r.win <- window{10, 7}
+	if res = <-r.res; res.text != "ine\na l" || !res.more {
+		t.Errorf("second page %+v", res)
+	}
+	r.stop()
+	time.Sleep(10 * time.Millisecond)
+	if calls != 3 {
+		t.Errorf("the writer went on after it was given up: %d writes", calls)
 	}
 }
 

@@ -28,7 +28,11 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 	go func() {
 		pw.CloseWithError(screen(in, pw, w))
 	}()
-	err := New(opts).Run(ctx, &mcp.IOTransport{Reader: pr, Writer: w})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &server{opts: opts}
+	go s.warm(ctx, warmDelay)
+	err := newServer(s).Run(ctx, &mcp.IOTransport{Reader: pr, Writer: w})
 	pr.Close()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil

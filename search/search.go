@@ -90,7 +90,13 @@ type Options struct {
 	// Warn receives a message about a line that may hold a hit but is
 	// not valid JSON (its hits before the damage are still reported).
 	Warn func(msg string)
+	// Stop, when set, is asked before the hits of each file are taken:
+	// once it says yes, the search ends and Run returns ErrStopped.
+	Stop func() bool
 }
+
+// ErrStopped is what Run returns when Options.Stop ended the search.
+var ErrStopped = errors.New("search stopped")
 
 // Stats sums up a search.
 type Stats struct {
@@ -436,6 +442,11 @@ func runJobs(opts Options, pat *Pattern, src producer, emit func(*Hit) error) (S
 	var fileErrs []error
 files:
 	for out := range order {
+		if opts.Stop != nil && opts.Stop() {
+			firstErr = ErrStopped
+			close(stop)
+			break
+		}
 		for r := range out {
 			if r.done {
 				if !r.noFile {

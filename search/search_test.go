@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -415,4 +416,17 @@ func craftedStore(t *testing.T) string {
 		}
 	}
 	return root
+}
+
+func TestStopEndsTheSearch(t *testing.T) {
+	root := craftedStore(t)
+	all, err := Run(Options{Root: root, Pattern: "caf"}, func(*Hit) error { return nil })
+	if err != nil || all.Files < 2 || all.Hits == 0 {
+		t.Fatalf("the whole search: %+v %v", all, err)
+	}
+	asked := 0
+	st, err := Run(Options{Root: root, Pattern: "caf", Stop: func() bool { asked++; return asked > 1 }}, func(*Hit) error { return nil })
+	if !errors.Is(err, ErrStopped) || st.Files > 1 || asked != 2 {
+		t.Errorf("stopped after the first file: %+v %v, asked %d times", st, err, asked)
+	}
 }

@@ -14,8 +14,10 @@ import (
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/browse"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/trim"
 )
 
 func newBrowseCmd() *cobra.Command {
@@ -25,20 +27,31 @@ func newBrowseCmd() *cobra.Command {
 		Short: "Browse every session of the store, preview it, repair or remove it, and resume it",
 		Long: `Browse is a full-screen browser of every session of every project, newest
 first, with what cfix ls shows of each (last activity, messages, size,
-subagents, health, live and stub marks). Typing filters the list (the words
-are found in the title, the first prompt, the project path or the id, as
-they are or with letters between); Tab switches between this directory's
-project and the whole store. Below the list, the selected conversation as
-cfix export writes it, its last messages in view.
+subagents, health, and the marks live, stub and swept: Claude Code's next
+cleanup deletes it). Typing filters the list (the words are found in the
+title, the first prompt, the project path or the id, as they are or with
+letters between); Tab switches between this directory's project and the
+whole store. Below the list, the selected conversation as cfix export writes
+it, its last messages in view, thinking and tool calls folded; ▶ marks the
+message under its cursor.
 
 Enter resumes the selected session as cfix resume does (the check, the
 repair it offers, then claude --resume in the session's directory;
-arguments after -- go to claude). Esc leaves the filter for the action
-keys: e exports the session as Markdown into the temporary folder and
-opens it in $CFIX_PAGER, else $PAGER, else less; r repairs, d removes, a
-archives the session, u undoes the store's last change: each shows its
-plan and applies it only on y, as the command does with --apply (the lock,
-the journal: cfix undo takes it back). A live session is not changed. ? lists the keys; q or Ctrl+C quits.
+arguments after -- go to claude). Esc leaves the filter for the action keys
+(Ctrl+F goes back to it): [ and ] move the preview's cursor from message to
+message (scrolling the preview moves it too), f forks the session there (cfix
+fork --at the last entry before the next message: the history up to that
+message, its tool results with it; at a turn's last message, the fork cfix
+fork --turn N makes), t trims it into a new session (thinking, tool output
+or both), v and o show the thinking and the tool calls whole or fold them; /
+(Ctrl+S anywhere) searches the text of every session as cfix search -i does
+and goes to a hit, its session selected and the preview at it. e exports
+the session as Markdown into the temporary folder and opens it in
+$CFIX_PAGER, else $PAGER, else less; r repairs, d removes, a archives the
+session, u undoes the store's last change. Each
+change shows its plan and applies it only on y, as the command does with
+--apply (the lock, the journal: cfix undo takes it back). A live session is
+not repaired, removed or archived. ? lists the keys; q or Ctrl+C quits.
 
 Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
 stdout is not a terminal.`,
@@ -84,9 +97,17 @@ func runBrowse(o *resumeOptions, extra []string) error {
 		here = store.FolderFor(root, wd)
 	}
 	m := browse.New(browse.Options{
-		Root: root,
-		Here: here,
-		Plan: func(a browse.Action, path string) (*browse.Planned, error) { return browsePlan(root, a, path) },
+		Root:     root,
+		Here:     here,
+		Plan:     func(a browse.Action, path string) (*browse.Planned, error) { return browsePlan(root, a, path) },
+		PlanFork: func(path, at string) (*browse.Planned, error) { return browseFork(root, path, at) },
+		PlanTrim: func(path string, thinking, toolOutput bool) (*browse.Planned, error) {
+			p, err := trim.Trim(trim.Options{Root: root, Session: path, Thinking: thinking, ToolOutput: toolOutput, KeepTurns: trim.DefaultKeepTurns})
+			if err != nil {
+				return nil, err
+			}
+			return sessionPlanned(root, p.Plan), nil
+		},
 	})
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out))
 	if _, err := p.Run(); err != nil {
@@ -172,6 +193,17 @@ func browsePlan(root string, a browse.Action, path string) (*browse.Planned, err
 	return nil, fmt.Errorf("browse: no action %q", a)
 }
 
+// browseFork plans the fork f of browse makes, at the message under the
+// preview's cursor: cfix fork PATH --at AT, planned as the command plans
+// it and applied as its --apply --yes applies it.
+func browseFork(root, path, at string) (*browse.Planned, error) {
+	p, err := trim.Fork(trim.ForkOptions{Root: root, Session: path, At: at})
+	if err != nil {
+		return nil, err
+	}
+	return sessionPlanned(root, p.Plan), nil
+}
+
 // planned is a change set and its apply, as --apply --yes applies it.
 func planned(root string, cs *changeset.ChangeSet, err error) (*browse.Planned, error) {
 	if err != nil {
@@ -182,6 +214,17 @@ func planned(root string, cs *changeset.ChangeSet, err error) (*browse.Planned, 
 		err := runPlan(&f, cs)
 		return f.out.(*bytes.Buffer).String(), err
 	}}, nil
+}
+
+// sessionPlanned is a plan that makes a session (fork, trim) and its
+// apply, as the command's --apply --yes applies it (it says how to
+// resume the new session).
+func sessionPlanned(root string, p *clone.Plan) *browse.Planned {
+	return &browse.Planned{ChangeSet: p.ChangeSet, Apply: func() (string, error) {
+		f := applyFlags(root)
+		err := runSessionPlan(&f, p)
+		return f.out.(*bytes.Buffer).String(), err
+	}}
 }
 
 // applyFlags are the flags of an apply browse makes: --apply --yes

@@ -1,20 +1,27 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/export"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/wild"
+	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
+	"github.com/cfix-dev/cfix/trim"
+	"github.com/cfix-dev/cfix/validate"
 )
 
 // tmuxTerm is a terminal of tmux running one command, read as a person
@@ -148,6 +155,17 @@ func TestBrowseInATerminal(t *testing.T) {
 	if out, err := clone.CombinedOutput(); err != nil {
 		t.Fatalf("cfix clone: %v\n%s", err, out)
 	}
+	// A text the content search finds in the gamma session alone (planted
+	// after the clone was made).
+	gammas, _ := filepath.Glob(filepath.Join(root, "projects", "-home-dev-work-gamma-with-space", gamma+"*.jsonl"))
+	if len(gammas) != 1 {
+		t.Fatalf("the gamma session: %v", gammas)
+	}
+	n = damage.FindLast(t, gammas[0], damage.IsType("assistant"))
+	damage.EditLine(t, gammas[0], n, func(m map[string]any) {
+		m["message"].(map[string]any)["content"] = []any{map[string]any{"type": "text", "text": "the words FOUND-BY-THE-SEARCH are here"}}
+	})
+	os.Chtimes(gammas[0], old, old)
 	// A pager that keeps what it was given to show.
 	pager := filepath.Join(tmp, "pager")
 	paged := filepath.Join(tmp, "paged.md")
@@ -203,14 +221,55 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.waitUntil("the list after the undo", func(s string) bool {
 					return strings.Contains(s, "hello, first session") && strings.Contains(s, "1E") && !strings.Contains(s, "loading")
 				})
+				// f: a fork at the message under the preview's cursor: the
+				// reply with the Bash call of the last turn ([), not the
+				// session's last message (the planted answer).
+				tm.keys("[")
+				tm.waitFor("the preview's cursor", "▶ #### Assistant", "f forks here", "▸ Bash run it")
+				tm.keys("f")
+				s = tm.waitFor("the fork dialog", "cfix fork 3ba86ea1 --at ", "A new session whose history ends with the message marked", "in turn 2",
+					`first session (fork)"`, "apply these changes? [y] yes")
+				if strings.Contains(s, "--turn") {
+					t.Errorf("the fork at a message inside a turn is planned as one at a turn:\n%s", s)
+				}
+				tm.keys("y")
+				s = tm.waitFor("the fork", "resume it with:", "claude --resume")
+				fork := regexp.MustCompile(`claude --resume ([0-9a-f-]{36})`).FindStringSubmatch(s)
+				if fork == nil {
+					t.Fatalf("the fork's id is not on the screen:\n%s", s)
+				}
+				tm.keys("Enter")
+				tm.waitUntil("the fork in the list", func(s string) bool {
+					return strings.Contains(s, "hello, first session (fork)") && strings.Contains(s, "2/6") && !strings.Contains(s, "loading")
+				})
+				// The fork selected, its preview: the Bash call and its
+				// result, not the answer after them.
+				if !strings.Contains(tm.screen(), "> "+fork[1][:8]) {
+					tm.keys("Down")
+				}
+				tm.waitUntil("the fork's preview", func(s string) bool {
+					return strings.Contains(s, "> "+fork[1][:8]) && strings.Contains(s, "── "+fork[1]) && strings.Contains(s, "▸ Bash run it") &&
+						strings.Contains(s, "after compaction BASH: pwd") && !strings.Contains(s, "PLANTED-IN-THE-PREVIEW") && strings.Contains(s, "f forks here")
+				})
+				// /: the content search of the store, and the jump to its
+				// hit in another session.
+				tm.keys("/")
+				tm.waitFor("the search", "search: ▏", "enter: search")
+				tm.typed("found-by-the-search")
+				tm.keys("Enter")
+				s = tm.waitFor("the hits", "search: found-by-the-search · 1 hit", "a fresh one in gamma · the words FOUND-BY-THE-SEARCH are here",
+					"── d835ba00")
+				if !regexp.MustCompile(`(?m)^the words FOUND-BY-THE-SEARCH are here`).MatchString(s) {
+					t.Errorf("the preview does not show the hit:\n%s", s)
+				}
+				tm.keys("Enter")
+				tm.waitFor("the hit's session selected", "6/6", "> d835ba00", "the words FOUND-BY-THE-SEARCH are here", "f fork")
 				// a: the archive of the second project's session, planned,
 				// declined, then applied.
-				tm.keys("Escape")
-				tm.waitFor("the whole list", "5/5")
-				tm.keys("/")
+				tm.keys("C-f")
 				tm.waitFor("the filter", "esc: actions")
 				tm.typed("second project")
-				tm.waitFor("the filtered list", "1/5")
+				tm.waitFor("the filtered list", "1/6")
 				tm.keys("Escape")
 				tm.waitFor("the action keys", "r repair")
 				tm.keys("a")
@@ -222,22 +281,25 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("y")
 				tm.waitFor("the archive", "applied 2 changes")
 				tm.keys("Enter")
-				tm.waitFor("the list after the archive", "0/4")
+				tm.waitFor("the list after the archive", "0/5")
 				if m, _ := filepath.Glob(filepath.Join(tmp, "archive", "*")); len(m) == 0 {
 					t.Errorf("no archive file in %s", filepath.Join(tmp, "archive"))
 				}
 				// Enter on the clone, in a directory that exists.
 				// Still among the action keys: Esc clears the filter.
 				tm.keys("Escape")
-				tm.waitFor("the whole list", "4/4")
-				tm.keys("/")
+				tm.waitFor("the whole list", "5/5")
+				tm.keys("C-f")
 				tm.waitFor("the filter", "esc: actions")
 				tm.typed(filepath.Base(work))
-				tm.waitFor("the clone", "1/4", "a fresh one in gamma", work)
+				tm.waitFor("the clone", "1/5", "a fresh one in gamma", work)
 				tm.keys("Enter")
 			} else {
 				tm.keys("Escape")
 				tm.waitFor("the action keys", "r repair")
+				// The preview's cursor without colours: the ▶ and the words.
+				tm.keys("[")
+				tm.waitFor("the preview's cursor", "▶ #### Assistant", "f forks here")
 				// e: the export, opened in the pager.
 				tm.keys("e")
 				tm.waitFor("the export", "exported to ")
@@ -316,9 +378,17 @@ func TestBrowseWildInATerminal(t *testing.T) {
 		}
 	}
 	tm.keys("Escape")
-	tm.waitFor("the action keys at 60 columns", "enter resume · r repair · d rm · a archive · ? keys · q quit")
+	tm.waitFor("the action keys at 60 columns", "enter resume · f fork · t trim · / search · ? keys · q quit",
+		"[ ] msg · v thinking · o tools · r repair · d rm · u undo")
+	// The preview's cursor on the message before the last, at 60 columns.
+	tm.keys("[")
+	tm.waitFor("the preview's cursor at 60 columns", "▶ #### ", "forks here")
 	tm.keys("?")
-	tm.waitFor("the keys", "u          undo", "e          export")
+	tm.waitFor("the keys", "f          fork", "↓ more")
+	for range 12 {
+		tm.keys("Down")
+	}
+	tm.waitFor("the keys scrolled", "u          undo", "e          export", "swept (Claude Code's next")
 	tm.keys("x")
 	tm.waitFor("the help closed", "? keys · q quit")
 	tm.keys("C-c")
@@ -326,4 +396,112 @@ func TestBrowseWildInATerminal(t *testing.T) {
 	if got := tm.flags(); !strings.Contains(got, "alt=0") || !strings.Contains(got, "mouse=0") {
 		t.Errorf("after Ctrl+C the terminal is left %s:\n%s", got, s)
 	}
+}
+
+// TestBrowseForkIsTheCommandsFork: f of browse plans, at each message of
+// the preview, the plan cfix fork --at prints for the entry the message's
+// end mark names (the Markdown the preview reads), and at the last
+// message of a turn the plan of cfix fork --turn N (in the 2.1.330
+// session, the end of a turn is an entry after the answer); its apply is
+// the command's, and the fork ends at that entry.
+func TestBrowseForkIsTheCommandsFork(t *testing.T) {
+	for _, c := range []struct{ version, session string }{{damage.V88, damage.V88Session}, {"2.1.330", "140fbe06"}} {
+		t.Run(c.version, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("CFIX_JOURNAL_DIR", filepath.Join(tmp, "journal"))
+			root := damage.CopyStoreTo(t, c.version, tmp)
+			damage.Age(t, root)
+			paths, _ := filepath.Glob(filepath.Join(root, "projects", "*", c.session+"*.jsonl"))
+			if len(paths) != 1 {
+				t.Fatalf("session %s: %v", c.session, paths)
+			}
+			path := paths[0]
+			ats, lastOf := forkPoints(t, root, path)
+			if len(ats) < 5 || len(lastOf) < 2 {
+				t.Fatalf("the preview's messages: %v, the last of turns %v", ats, lastOf)
+			}
+			for _, at := range ats {
+				p, err := browseFork(root, path, at)
+				if err != nil {
+					t.Fatalf("f at %s: %v", at, err)
+				}
+				var plan bytes.Buffer
+				if err := changeset.Show(&plan, p.ChangeSet); err != nil {
+					t.Fatal(err)
+				}
+				out, code := cli(t, "fork", path, "--at", at, "--root", root)
+				// The command says after the plan that it wrote nothing.
+				if rest, ok := strings.CutPrefix(out, plan.String()); code != exitOK || !ok || strings.Count(rest, "\n") > 2 || !strings.Contains(rest, "dry run: nothing was written") {
+					t.Errorf("f at %s: browse's plan is not cfix fork --at's (status %d):\n%s\n--- cfix fork --at:\n%s", at, code, plan.String(), out)
+				}
+				if n, ok := lastOf[at]; ok {
+					if byTurn, _ := cli(t, "fork", path, "--turn", strconv.Itoa(n), "--root", root); byTurn != out {
+						t.Errorf("f at %s, the last message of turn %d: the plan is not cfix fork --turn %d's:\n%s\n--- --turn:\n%s", at, n, n, out, byTurn)
+					}
+				}
+			}
+			// y: the apply of a fork at a message that is not the last of
+			// its turn.
+			var at string
+			for _, a := range ats[1:] {
+				if _, ok := lastOf[a]; !ok {
+					at = a
+				}
+			}
+			p, err := browseFork(root, path, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Apply()
+			if err != nil || !strings.Contains(out, "resume it with:") {
+				t.Fatalf("the apply: %v\n%s", err, out)
+			}
+			id := regexp.MustCompile(`claude --resume ([0-9a-f-]{36})`).FindStringSubmatch(out)
+			if id == nil {
+				t.Fatalf("the apply names no session to resume:\n%s", out)
+			}
+			want, err := trim.Fork(trim.ForkOptions{Root: root, Session: path, At: at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc, err := validate.LoadedChain(filepath.Join(filepath.Dir(path), id[1]+".jsonl"))
+			if err != nil || len(lc.UUIDs) == 0 || lc.UUIDs[len(lc.UUIDs)-1] != want.Leaf {
+				t.Errorf("the fork %s: the chain a resume loads ends at %v (%v), want %s", id[1], lc.UUIDs, err, want.Leaf)
+			}
+		})
+	}
+}
+
+// forkPoints reads the marks of the Markdown browse's preview reads of the
+// session at path: the entries its messages end at, in order, and of
+// those the ends of a turn's last message (the turn).
+func forkPoints(t *testing.T, root, path string) ([]string, map[string]int) {
+	t.Helper()
+	fam, err := show.Resolve(root, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := export.Write(&md, fam, export.Options{Format: "md", Anchors: true}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(md.String(), "\n")
+	var ats []string
+	lastOf := map[string]int{}
+	turn := 0
+	for i, l := range lines {
+		if n, ok := strings.CutPrefix(l, "### Turn "); ok {
+			turn, _ = strconv.Atoi(n)
+		}
+		at, ok := strings.CutPrefix(l, "<!-- cfix:at ")
+		if !ok {
+			continue
+		}
+		at = strings.TrimSuffix(at, " -->")
+		ats = append(ats, at)
+		if strings.HasPrefix(lines[i+1], "### Turn ") || strings.TrimSpace(strings.Join(lines[i+1:], "")) == "" {
+			lastOf[at] = turn
+		}
+	}
+	return ats, lastOf
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/mcpserver"
+	"github.com/cfix-dev/cfix/store"
 )
 
 func newMCPCmd() *cobra.Command {
@@ -49,7 +51,11 @@ is "cfix" with the arguments ["mcp"].`,
 			}
 			wd, _ := os.Getwd()
 			v := strings.TrimPrefix(strings.SplitN(versionText(), "\n", 2)[0], "cfix ")
-			if err := mcpserver.Serve(context.Background(), mcpserver.Options{Root: r, Version: v, Dir: wd}, os.Stdin, os.Stdout); err != nil {
+			var index string
+			if c := store.CacheDir(); c != "" {
+				index = filepath.Join(c, "export")
+			}
+			if err := mcpserver.Serve(context.Background(), mcpserver.Options{Root: r, Version: v, Dir: wd, Index: index}, os.Stdin, os.Stdout); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}
 			return nil

@@ -1,0 +1,70 @@
+package mcpserver
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/show"
+	"github.com/cfix-dev/cfix/store"
+)
+
+// Warming: the first read of a big transcript passes over the whole file
+// (its header and its resumed chain need every line): about 2 s for a
+// 200 MB one. So that the model's first read_session of it is a page's
+// work, the server writes the index of the newest big transcripts once it
+// has started (warmDelay later, when the client has finished its own
+// start), one at a time. A transcript written to within warmQuiet is left
+// alone: a live session changes under its index.
+const (
+	warmDelay = 2 * time.Second
+	warmQuiet = time.Minute
+	// warmMax is how many transcripts are warmed: the newest, well under
+	// the index folder's bound so that warming never evicts what reads
+	// used.
+	warmMax = 8
+)
+
+// warmCandidates are the main transcripts of l worth an index, newest
+// first: at least export.IndexMin bytes, unchanged since before now-warmQuiet.
+func warmCandidates(l *store.Layout, now time.Time) []store.File {
+	var fs []store.File
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession && f.Size >= export.IndexMin && now.Sub(f.ModTime) >= warmQuiet {
+			fs = append(fs, f)
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ModTime.After(fs[j].ModTime) })
+	if len(fs) > warmMax {
+		fs = fs[:warmMax]
+	}
+	return fs
+}
+
+// warm writes the indexes of the warm candidates of the store, after
+// delay, until ctx ends. It is a cache: what fails is left undone.
+func (s *server) warm(ctx context.Context, delay time.Duration) {
+	if s.opts.Index == "" {
+		return
+	}
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(delay):
+	}
+	l, err := store.Scan(s.opts.Root)
+	if err != nil {
+		return
+	}
+	for _, f := range warmCandidates(l, time.Now()) {
+		if ctx.Err() != nil {
+			return
+		}
+		fam, err := show.Resolve(s.opts.Root, f.Path)
+		if err != nil {
+			continue
+		}
+		export.Prepare(fam, s.opts.Index)
+	}
+}
