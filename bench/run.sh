@@ -38,7 +38,8 @@
 #   read through its index, within 100 ms (see the mcp rows).
 #
 # Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
-# measures only the rows of hostile input (no big store is made); ROWS=mcp
+# measures only the rows of hostile input (no big store is made); ROWS=catalog
+# only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
 # only the rows of cfix mcp (and cfix search of the same word).
 # MB here is 2^20 bytes, for sizes and RSS alike.
 #
@@ -78,7 +79,7 @@ if go build -o bin/cfix ./cmd/cfix 2>"$LOGS/build.log" && bin/cfix validate --he
 	HAVE_CFIX=1
 fi
 
-if [[ $ROWS == all || $ROWS == mcp ]]; then
+if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp ]]; then
 # --- the store -----------------------------------------------------------------
 # The stamp names what the store was made from; a different one regenerates it.
 stamp="seed=$SEED size=$SIZE big=$BIG gen=$(
@@ -290,6 +291,128 @@ hostile_verdicts() {
 	done
 }
 
+# --- the catalog: ls and browse through its cache, resume's check -------------
+# The catalog's cache lives in bench/out/cache (XDG_CACHE_HOME): "cold" runs
+# start with it removed (not timed), "warm" ones after a cfix ls filled it
+# (the cache is one for ls, browse, completion and resume). The page cache is
+# warm in both. browse's first frame is CFIX_BROWSE_FIRST_FRAME=1 cfix browse:
+# the process from its start to the first frame with the list in it (cold:
+# the rows of the scan; warm: the whole rows, from the cache), drawn at
+# 120x40 and written to stdout, without a terminal (Bubble Tea's own setup of
+# one is not in it). A filter keystroke at 6,000 sessions is the Go benchmark
+# browse.BenchmarkFilterKeystroke (Update and View of the model, in-process).
+# resume's check is cfix resume --check-only (find the session, check it as
+# resume does before it starts the client; no client started), of the big
+# session (run by turns with cfix validate of it, so both see the same load)
+# and of a session of the median size, process start included.
+# Bars: ls warm <= 50 ms; browse's first frame <= 150 ms cold, <= 50 ms warm;
+# a keystroke <= 16 ms; resume's check of the big session no slower than
+# cfix validate of it, of the median one < 100 ms.
+# Every cfix the bench runs keeps its cache there, never in the HOME of the
+# machine (XDG_CACHE_HOME must be absolute).
+CATCACHE=$PWD/$OUT/cache
+export XDG_CACHE_HOME=$CATCACHE
+catalog_cold() { rm -rf "$CATCACHE"; }
+catalog_rows() {
+	local keys us normal
+	if ((!HAVE_CFIX)); then
+		row "catalog rows" "cfix: not built"
+		return
+	fi
+	use_set "$PROJECTS"
+	measure_prepared "cfix ls (store, cache cold)" catalog_cold env XDG_CACHE_HOME="$CATCACHE" bin/cfix ls --root "$ROOT"
+	XDG_CACHE_HOME="$CATCACHE" bin/cfix ls --root "$ROOT" >/dev/null
+	measure "cfix ls (store, cache warm)" env XDG_CACHE_HOME="$CATCACHE" bin/cfix ls --root "$ROOT"
+	measure_prepared "browse first frame (cache cold)" catalog_cold env XDG_CACHE_HOME="$CATCACHE" CFIX_BROWSE_FIRST_FRAME=1 \
+		bin/cfix browse --root "$ROOT"
+	XDG_CACHE_HOME="$CATCACHE" bin/cfix ls --root "$ROOT" >/dev/null
+	measure "browse first frame (cache warm)" env XDG_CACHE_HOME="$CATCACHE" CFIX_BROWSE_FIRST_FRAME=1 \
+		bin/cfix browse --root "$ROOT"
+	keys=$(go test ./browse -run '^$' -bench '^BenchmarkFilterKeystroke$' -benchtime 200x -count "$RUNS" 2>"$LOGS/keystroke.err" |
+		awk '{for (i = 2; i <= NF; i++) if ($i == "µs/keystroke") print $(i-1)}' | sort -g | head -n 1)
+	SET_FILES=0 SET_BYTES=0
+	if [[ -n $keys ]]; then
+		WALL["browse filter keystroke"]=$(awk -v u="$keys" 'BEGIN {printf "%.4f", u/1e6}')
+		row "browse filter keystroke" "$(awk -v u="$keys" 'BEGIN {printf "%.2f ms a keystroke at 6,000 sessions (Update + View, go test -bench)", u/1000}')"
+	else
+		row "browse filter keystroke" "failed (see $LOGS/keystroke.err)"
+		FAILED=1
+	fi
+	use_set "$BIGFILE"
+	catalog_pair "cfix validate (big, beside resume)" "cfix resume --check-only (big)" \
+		"validate --root $ROOT --quiet $BIGFILE" "resume --root $ROOT --check-only $BIGFILE"
+	normal=$(find "$PROJECTS" -mindepth 2 -maxdepth 2 -name '*.jsonl' ! -name 'agent-*' -type f -printf '%s %p\n' |
+		sort -n | awk '{a[NR] = $2} END {print a[int((NR + 1) / 2)]}')
+	use_set "$normal"
+	OK="0 1" measure "cfix resume --check-only (median)" bin/cfix resume --root "$ROOT" --check-only "$normal"
+	rm -rf "$CATCACHE"
+}
+# catalog_pair NAME_A NAME_B ARGS_A ARGS_B: bin/cfix ARGS_A and bin/cfix
+# ARGS_B (words split on spaces; exit 0 or 1), run by turns RUNS times each,
+# so that both see the same load of the machine; the best wall time and the
+# highest peak RSS of each, as measure records them.
+catalog_pair() {
+	local names=("$1" "$2") args=("$3" "$4") best=("" "") rss=(0 0) i k rc t0 t1 wall kb log
+	for ((i = 0; i < RUNS; i++)); do
+		for k in 0 1; do
+			log=$LOGS/$(echo "${names[$k]}" | tr -c 'a-zA-Z0-9\n' '-')
+			rc=0
+			t0=$EPOCHREALTIME
+			# shellcheck disable=SC2086 # the arguments are words
+			$TIME -f '%e %M' -o "$LOGS/time.txt" bin/cfix ${args[$k]} >/dev/null 2>"$log.err" || rc=$?
+			t1=$EPOCHREALTIME
+			if ((rc > 1)); then
+				row "${names[$k]}" "failed: exit $rc (see $log.err)"
+				FAILED=1
+				return 0
+			fi
+			wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}')
+			read -r _ kb < <(tail -n 1 "$LOGS/time.txt")
+			if [[ -z ${best[$k]} ]] || awk -v a="$wall" -v b="${best[$k]}" 'BEGIN {exit !(a < b)}'; then
+				best[$k]=$wall
+			fi
+			if ((kb > rss[k])); then rss[k]=$kb; fi
+		done
+	done
+	for k in 0 1; do
+		WALL[${names[$k]}]=${best[$k]}
+		BYTES[${names[$k]}]=$SET_BYTES
+		RSS[${names[$k]}]=$(awk -v k="${rss[$k]}" 'BEGIN {printf "%.1f", k/1024}')
+		row "${names[$k]}" "${best[$k]}" "${RSS[${names[$k]}]}"
+	done
+}
+# catalog_bar NAME BAR_S: the verdict of a row whose wall time must be at
+# most BAR_S seconds.
+catalog_bar() {
+	local w=${WALL[$1]:-} ms v
+	ms=$(awk -v b="$2" 'BEGIN {printf "%g", b*1000}')
+	if ((!HAVE_CFIX)) || [[ -z $w ]]; then
+		VERDICTS+=("$1 (bar: <= $ms ms): not measured")
+		STATUS=2
+		return
+	fi
+	if awk -v w="$w" -v b="$2" 'BEGIN {exit !(w <= b)}'; then v=PASS; else v=FAIL STATUS=1; fi
+	VERDICTS+=("$1 takes $(awk -v w="$w" 'BEGIN {printf "%.1f", w*1000}') ms (bar: <= $ms ms): $v")
+}
+catalog_verdicts() {
+	local c=${WALL["cfix ls (store, cache cold)"]:-} r=${WALL["cfix resume --check-only (big)"]:-} val=${WALL["cfix validate (big, beside resume)"]:-} v
+	catalog_bar "cfix ls (store, cache warm)" 0.050
+	if [[ -n $c ]]; then
+		VERDICTS+=("  cfix ls (store) with the cache cold: $(awk -v w="$c" 'BEGIN {printf "%.1f", w*1000}') ms")
+	fi
+	catalog_bar "browse first frame (cache cold)" 0.150
+	catalog_bar "browse first frame (cache warm)" 0.050
+	catalog_bar "browse filter keystroke" 0.016
+	if ((HAVE_CFIX)) && [[ -n $r && -n $val ]]; then
+		if awk -v r="$r" -v c="$val" 'BEGIN {exit !(r <= c)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix resume --check-only of the big session takes $r s, cfix validate of it $val s (bar: <= validate): $v")
+	else
+		VERDICTS+=("cfix resume --check-only of the big session (bar: <= validate): not measured")
+		STATUS=2
+	fi
+	catalog_bar "cfix resume --check-only (median)" 0.100
+}
+
 # --- cfix mcp: tool calls over stdio, as a client makes them -------------------
 # bench/mcpcall (built into bin/mcpcall) starts bin/cfix mcp --root STORE for
 # each run with the MCP SDK's client (CommandTransport), initializes, and
@@ -372,7 +495,8 @@ mcp_verdicts() {
 	fi
 }
 
-if [[ $ROWS == mcp ]]; then
+# ROWS=catalog or ROWS=mcp: those rows alone.
+if [[ $ROWS == catalog || $ROWS == mcp ]]; then
 	{
 		echo "cfix bench $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(git rev-parse --short HEAD 2>/dev/null || echo '?')  $(nproc) cores  best of $RUNS, page cache warm"
 		echo "store: $STORE ($stamp)"
@@ -381,8 +505,8 @@ if [[ $ROWS == mcp ]]; then
 	printf '%-34s %7s %9s %8s %8s %12s\n' what files MB "wall s" "MB/s" "peak RSS MB" | tee -a "$RESULTS"
 	STATUS=0
 	VERDICTS=()
-	mcp_rows
-	mcp_verdicts
+	"${ROWS}_rows"
+	"${ROWS}_verdicts"
 	if ((FAILED)); then
 		STATUS=2
 	fi
@@ -554,6 +678,7 @@ if ((HAVE_CFIX)); then
 fi
 
 hostile_rows
+catalog_rows
 mcp_rows
 
 # --- verdicts ------------------------------------------------------------------
@@ -667,6 +792,7 @@ if ((HAVE_CFIX)) && [[ -n ${WALL["cfix archive --apply (store)"]:-} && -n ${WALL
 	VERDICTS+=("cfix archive --apply of every session takes ${a} s, ${x}x the time of tar --zstd of the same files (bar: <= 1x): $v")
 fi
 hostile_verdicts
+catalog_verdicts
 mcp_verdicts
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")

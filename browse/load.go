@@ -2,17 +2,16 @@ package browse
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/export"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/show"
@@ -37,11 +36,20 @@ func (r *Row) index() {
 }
 
 // scannedMsg is the list as the scan of projects/ has it: ids, sizes and
-// modification times, before any transcript is read.
+// modification times, before any transcript is read; or the whole list,
+// when the catalog's cache holds every session as it is.
 type scannedMsg struct {
-	layout *store.Layout
+	layout *loading
 	rows   []Row
 	err    error
+}
+
+// loading is a load of the list under way: the catalog it reads, or the
+// rows it has read (done).
+type loading struct {
+	cat  *catalog.Catalog
+	rows []Row
+	done bool
 }
 
 // detailsMsg is the list with what the glance at each transcript says.
@@ -50,12 +58,24 @@ type detailsMsg struct {
 	err  error
 }
 
-// scanCmd scans the store.
+// scanCmd scans the store. When the cache of its catalog holds every
+// session as it is, the list is whole at once; else its rows hold what
+// the scan says, and detailsCmd reads the rest.
 func scanCmd(root string) tea.Cmd {
 	return func() tea.Msg {
-		l, err := store.Scan(root)
+		defer catalog.Loading()()
+		cat := catalog.Open(root)
+		l, err := cat.Layout()
 		if err != nil {
-			return scannedMsg{err: fmt.Errorf("store %s: %w", root, err)}
+			return scannedMsg{err: err}
+		}
+		if cat.Cached(l) {
+			rows, err := listRows(cat)
+			if err != nil {
+				return scannedMsg{err: err}
+			}
+			cat.Close()
+			return scannedMsg{layout: &loading{rows: rows, done: true}, rows: rows}
 		}
 		var rows []Row
 		for _, f := range l.Files {
@@ -70,65 +90,45 @@ func scanCmd(root string) tea.Cmd {
 			rows = append(rows, r)
 		}
 		sortRows(rows)
-		return scannedMsg{layout: l, rows: rows}
+		return scannedMsg{layout: &loading{cat: cat}, rows: rows}
 	}
 }
 
-// detailsCmd glances at every session of l (head and tail of each
-// transcript only), as cfix ls does.
-func detailsCmd(l *store.Layout) tea.Cmd {
-	return func() tea.Msg {
-		live, err := liveSessions(l.Root)
-		if err != nil {
-			return detailsMsg{err: err}
-		}
-		ss := store.SessionsOf(l, live)
-		store.MarkSwept(ss, store.SweepOf(l.Root, time.Now()))
-		paths := map[string]string{}
-		for _, p := range store.ProjectsOf(l, ss) {
-			if len(p.Paths) > 0 {
-				paths[p.Folder] = strings.Join(p.Paths, ", ")
-			}
-		}
-		rows := make([]Row, 0, len(ss))
-		for _, s := range ss {
-			if s.Hidden() {
-				continue
-			}
-			r := Row{SessionInfo: s, ProjectPath: paths[s.Project], Detailed: true}
-			if r.ProjectPath == "" {
-				r.ProjectPath = s.Project
-			}
-			r.index()
-			rows = append(rows, r)
-		}
-		sortRows(rows)
-		return detailsMsg{rows: rows}
+// detailsCmd glances at every session of the store (head and tail of
+// each transcript only, through the catalog's cache), as cfix ls does.
+func detailsCmd(ld *loading) tea.Cmd {
+	if ld == nil {
+		return nil
 	}
+	return func() tea.Msg {
+		if ld.done {
+			return detailsMsg{rows: ld.rows}
+		}
+		defer catalog.Loading()()
+		rows, err := listRows(ld.cat)
+		// A cache that cannot be written costs only the next start.
+		ld.cat.Close()
+		return detailsMsg{rows: rows, err: err}
+	}
+}
+
+// listRows are the rows of the sessions the catalog lists.
+func listRows(cat *catalog.Catalog) ([]Row, error) {
+	ss, err := cat.List(false)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]Row, len(ss))
+	for i, s := range ss {
+		rows[i] = Row{SessionInfo: s.SessionInfo, ProjectPath: s.ProjectPath, Detailed: true}
+		rows[i].index()
+	}
+	return rows, nil
 }
 
 // sortRows sorts newest first.
 func sortRows(rows []Row) {
-	slices.SortStableFunc(rows, func(a, b Row) int {
-		if c := b.LastActive.Compare(a.LastActive); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-}
-
-func liveSessions(root string) (map[string]bool, error) {
-	ls, err := store.LiveSessions(root)
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]bool{}
-	for _, l := range ls {
-		if l.Running && l.SessionID != "" {
-			m[l.SessionID] = true
-		}
-	}
-	return m, nil
+	catalog.SortNewest(rows, func(r *Row) (time.Time, string) { return r.LastActive, r.Path })
 }
 
 // PreviewCap bounds what a preview holds of a conversation: its last

@@ -40,12 +40,14 @@ func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") || strings.HasPrefix(kv, "CFIX_JOURNAL_DIR=") {
+		if strings.HasPrefix(kv, "CLAUDE_CONFIG_DIR=") || strings.HasPrefix(kv, "CFIX_JOURNAL_DIR=") || strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
 			continue
 		}
 		env = append(env, kv)
 	}
-	cmd.Env = append(env, "CFIX_JOURNAL_DIR="+journalDir)
+	// What cfix caches (the catalog's cache) stays in the test's own
+	// folder, never in a HOME of the machine.
+	cmd.Env = append(env, "CFIX_JOURNAL_DIR="+journalDir, "XDG_CACHE_HOME="+t.TempDir())
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout

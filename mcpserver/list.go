@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -49,15 +50,15 @@ func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInpu
 		return nil, out, err
 	}
 	out.Scope = words
-	live := map[string]bool{}
-	if ls, err := store.LiveSessions(s.opts.Root); err == nil {
-		for _, l := range ls {
-			if l.Running && l.SessionID != "" {
-				live[l.SessionID] = true
-			}
-		}
+	// Through the catalog's cache: a store that has not changed since
+	// the last listing is not read again.
+	cat := catalog.Open(s.opts.Root)
+	defer cat.Close()
+	ss, err := cat.Sessions(sc.layout, true)
+	if err != nil {
+		// Which sessions are live cannot be told: listed as none.
+		ss = store.SessionsWith(sc.layout, nil, cat.Cache)
 	}
-	ss := store.SessionsOf(sc.layout, live)
 	// The sessions listed are all in the scope's folders, which their
 	// sessions name the paths of.
 	paths := projectPaths(sc.layout, ss)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -150,7 +151,9 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		out.Scope = words
 	}
 
-	ss := store.SessionsOf(sc.layout, nil)
+	cat := catalog.Open(s.opts.Root)
+	defer cat.Close()
+	ss := store.SessionsWith(sc.layout, nil, cat.Cache)
 	// A project's hits are all in its folder: its sessions name its path.
 	paths := projectPaths(sc.layout, ss)
 	titles := map[string]string{}

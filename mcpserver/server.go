@@ -131,7 +131,7 @@ func (s *server) scopeOf(ctx context.Context, req *mcp.CallToolRequest, project 
 // projectPaths maps project folders to the real path of their project.
 func projectPaths(l *store.Layout, ss []store.SessionInfo) map[string]string {
 	m := map[string]string{}
-	for _, p := range store.ProjectsOf(l, ss) {
+	for _, p := range store.ProjectPathsOf(l, ss) {
 		if len(p.Paths) > 0 {
 			m[p.Folder] = p.Paths[0]
 		} else {

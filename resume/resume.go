@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -27,6 +27,10 @@ type Target struct {
 	// on disk.
 	Dir       string
 	DirExists bool
+
+	// resolver found it: Check resolves its path with it, and so scans
+	// the store no more than once.
+	resolver *store.Resolver
 }
 
 // InputError is about what the user named: no session, several.
@@ -38,12 +42,71 @@ func (e *InputError) Error() string { return e.Msg }
 // unique prefix, a .jsonl path, latest) or, with title, the sessions whose
 // title (as /resume shows it) holds every word of title, case aside.
 func Find(root, arg, title string) (*Target, error) {
-	if title != "" {
-		return byTitle(root, title)
-	}
-	t, err := store.NewResolver(root, nil).Resolve(arg)
+	f, r, g, err := locate(root, arg, title)
 	if err != nil {
 		return nil, err
+	}
+	if g == nil {
+		// One glance at one transcript (its head and tail) reads less
+		// than the catalog's cache of the whole store: no catalog here.
+		gl := store.GlanceAt(f)
+		g = &gl
+	}
+	t := target(root, *g)
+	t.resolver = r
+	return t, nil
+}
+
+// FindChecked is Find, then Check, at once: the check starts as soon as
+// the transcript is known, while the glance reads its title and directory
+// (so it takes no longer than validate of the session).
+func FindChecked(root, arg, title string) (*Target, []validate.Finding, error) {
+	f, r, g, err := locate(root, arg, title)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []validate.Finding
+	var cerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		found, cerr = Check(root, &Target{Path: f.Path, resolver: r})
+	}()
+	if g == nil {
+		gl := store.GlanceAt(f)
+		g = &gl
+	}
+	t := target(root, *g)
+	t.resolver = r
+	<-done
+	if cerr != nil {
+		return nil, nil, cerr
+	}
+	return t, found, nil
+}
+
+// locate finds the main transcript of what the user named (see Find),
+// with the resolver that found it, and its glance when the catalog gave
+// it (by title).
+func locate(root, arg, title string) (store.File, *store.Resolver, *store.Glance, error) {
+	if title != "" {
+		cat := catalog.Open(root)
+		// A cache that cannot be written costs only the next lookup's time.
+		defer cat.Close()
+		g, err := byTitle(cat, title)
+		if err != nil {
+			return store.File{}, nil, nil, err
+		}
+		var r *store.Resolver
+		if l, err := cat.Layout(); err == nil {
+			r = store.NewResolver(cat.Root, l)
+		}
+		return g.File, r, g, nil
+	}
+	r := store.NewResolver(root, nil)
+	t, err := r.Resolve(arg)
+	if err != nil {
+		return store.File{}, nil, nil, err
 	}
 	var mains []store.File
 	for _, f := range t.Layout.Files {
@@ -53,31 +116,29 @@ func Find(root, arg, title string) (*Target, error) {
 	}
 	switch {
 	case len(mains) == 0:
-		return nil, &InputError{Msg: fmt.Sprintf("%s names no session with a main transcript (cfix ls lists them)", arg)}
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("%s names no session with a main transcript (cfix ls lists them)", arg)}
 	case len(mains) > 1 && t.Session == "":
-		return nil, &InputError{Msg: fmt.Sprintf("%s names %d sessions (a project folder?): name one by its id (cfix ls %s lists them)", arg, len(mains), arg)}
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("%s names %d sessions (a project folder?): name one by its id (cfix ls %s lists them)", arg, len(mains), arg)}
 	case len(mains) > 1:
 		var where []string
 		for _, f := range mains {
 			where = append(where, f.Path)
 		}
-		return nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("session %s has transcripts in %d folders (cfix validate says which is the stub): name one by its path: %s", t.Session, len(mains), strings.Join(where, ", "))}
 	}
-	return target(root, mains[0]), nil
+	return mains[0], r, nil, nil
 }
 
-// byTitle finds the one session whose title holds every word of title.
-func byTitle(root, title string) (*Target, error) {
-	l, err := store.Scan(root)
+// byTitle finds the one session whose title holds every word of title,
+// among those the catalog lists: its glance.
+func byTitle(cat *catalog.Catalog, title string) (*store.Glance, error) {
+	list, err := cat.List(false)
 	if err != nil {
 		return nil, err
 	}
 	words := strings.Fields(strings.ToLower(title))
-	var found []store.SessionInfo
-	for _, s := range store.SessionsOf(l, nil) {
-		if s.Hidden() {
-			continue
-		}
+	var found []catalog.Session
+	for _, s := range list {
 		t := strings.ToLower(s.Title)
 		ok := len(words) > 0
 		for _, w := range words {
@@ -91,9 +152,9 @@ func byTitle(root, title string) (*Target, error) {
 	case 0:
 		return nil, &InputError{Msg: fmt.Sprintf("--title %q: no session's title holds it (cfix ls lists the titles)", title)}
 	case 1:
-		return target(root, found[0].File), nil
+		return &found[0].Glance, nil
 	}
-	slices.SortFunc(found, func(a, b store.SessionInfo) int { return b.LastActive.Compare(a.LastActive) })
+	// found is newest first, as the catalog lists.
 	var lines []string
 	for _, s := range found {
 		lines = append(lines, fmt.Sprintf("  %s  %s  %s", s.Session[:8], s.LastActive.Local().Format("2006-01-02 15:04"), s.Title))
@@ -101,10 +162,10 @@ func byTitle(root, title string) (*Target, error) {
 	return nil, &InputError{Msg: fmt.Sprintf("--title %q: %d sessions' titles hold it; name one by its id:\n%s", title, len(found), strings.Join(lines, "\n"))}
 }
 
-// target glances at the main transcript f for its title, version and
-// working directory.
-func target(root string, f store.File) *Target {
-	g := store.GlanceAt(f)
+// target is the session whose main transcript's glance is g: its title,
+// version and working directory.
+func target(root string, g store.Glance) *Target {
+	f := g.File
 	t := &Target{Session: f.Session, Path: f.Path, Project: f.Project, Title: g.Title, Version: g.Version}
 	for _, c := range g.CWDs {
 		if store.FolderFor(root, c) == f.Project {
@@ -127,7 +188,11 @@ func target(root string, f store.File) *Target {
 // the writing version's client fails on or loses history to: the findings
 // of severity error.
 func Check(root string, t *Target) ([]validate.Finding, error) {
-	rep, err := validate.Run(validate.Options{Root: root, Targets: []string{t.Path}})
+	r := t.resolver
+	if r == nil {
+		r = store.NewResolver(root, nil)
+	}
+	rep, err := validate.Run(validate.Options{Root: root, Targets: []string{t.Path}, Resolver: r})
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,22 @@ type Extra struct {
 	Name    string // the file name without .jsonl: ses_<id> for an export
 	Size    int64
 	ModTime time.Time
+	// Dev, Ino and CTime complete its identity (see File).
+	Dev, Ino uint64
+	CTime    int64
+}
+
+// extraOf is the extra of kind k at path, whose stat is fi.
+func extraOf(k ExtraKind, path string, fi os.FileInfo) Extra {
+	var f File
+	f.Identify(fi)
+	return Extra{Path: path, Kind: k, Name: strings.TrimSuffix(filepath.Base(path), ".jsonl"), Size: f.Size, ModTime: f.ModTime,
+		Dev: f.Dev, Ino: f.Ino, CTime: f.CTime}
+}
+
+// File is the extra as a transcript file of the store (its Session "").
+func (x Extra) File() File {
+	return File{Path: x.Path, Kind: KindSession, Size: x.Size, ModTime: x.ModTime, Dev: x.Dev, Ino: x.Ino, CTime: x.CTime}
 }
 
 // Extras lists the extras of the store at root, sorted by path. A store
@@ -75,8 +91,7 @@ func Extras(root string) ([]Extra, error) {
 			if !fi.Mode().IsRegular() {
 				continue
 			}
-			out = append(out, Extra{Path: filepath.Join(dir, name), Kind: k, Name: strings.TrimSuffix(name, ".jsonl"),
-				Size: fi.Size(), ModTime: fi.ModTime()})
+			out = append(out, extraOf(k, filepath.Join(dir, name), fi))
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
@@ -100,7 +115,7 @@ func ExtraAt(root, path string) (Extra, bool) {
 		if err != nil || !fi.Mode().IsRegular() {
 			return Extra{}, false
 		}
-		return Extra{Path: filepath.Join(dir, name), Kind: k, Name: strings.TrimSuffix(name, ".jsonl"), Size: fi.Size(), ModTime: fi.ModTime()}, true
+		return extraOf(k, filepath.Join(dir, name), fi), true
 	}
 	return Extra{}, false
 }

@@ -96,6 +96,19 @@ type Glance struct {
 	Quick []QuickFinding
 	// Err is set when the file could not be read.
 	Err error
+
+	// titled: the glance read far enough to name the session; lines are
+	// the titles it met, from which (and the title sidecar) Title is
+	// picked.
+	titled bool
+	lines  titleLines
+}
+
+// titleLines are the titles a glance met where the picker weighs them:
+// the last custom-title and ai-title of the tail and of the head, and the
+// last summary ("" when none, or when the last one is empty).
+type titleLines struct {
+	customTail, customHead, aiTail, aiHead, summary string
 }
 
 // Errors and Warnings count the quick findings of each severity.
@@ -122,11 +135,36 @@ func (g *Glance) add(code string, line int, msg string) {
 var glanceBufs = sync.Pool{New: func() any { b := make([]byte, 2*GlanceReach+1); return &b }}
 
 // GlanceAt glances at one transcript.
-func GlanceAt(f File) Glance {
+func GlanceAt(f File) Glance { return GlanceWith(f, nil) }
+
+// GlanceWith glances at one transcript through memo (nil: none).
+func GlanceWith(f File, memo Memo) Glance {
 	g := Glance{File: f}
 	gl := newGlancer()
-	gl.glance(&g)
+	gl.memoGlance(&g, memo)
 	return g
+}
+
+// memoGlance glances at g.File through memo (nil: none): what memo kept
+// of the file as it is, else a read of it, which memo then keeps.
+func (gl *glancer) memoGlance(g *Glance, memo Memo) {
+	if memo == nil {
+		gl.glance(g)
+		return
+	}
+	f := g.File
+	if b, ok := memo.Glance(f, gl.export); ok && g.UnmarshalBinary(b) == nil {
+		gl.finish(g)
+		return
+	}
+	*g = Glance{File: f}
+	gl.read(g)
+	if g.Err == nil && g.Size == f.Size {
+		if b, err := g.AppendBinary(nil); err == nil {
+			memo.KeepGlance(f, gl.export, b)
+		}
+	}
+	gl.finish(g)
 }
 
 // TitleOf is the title GlanceAt gives f, found with less work: once the
@@ -165,11 +203,14 @@ func maybeTitle(raw []byte) bool {
 // (see Extras): its first prompt, times and messages, and the quick check
 // of its lines. It is no session: Session is "" and no session check
 // applies.
-func GlanceExtra(x Extra) Glance {
-	g := Glance{File: File{Path: x.Path, Kind: KindSession, Size: x.Size, ModTime: x.ModTime}}
+func GlanceExtra(x Extra) Glance { return GlanceExtraWith(x, nil) }
+
+// GlanceExtraWith is GlanceExtra through memo (nil: none).
+func GlanceExtraWith(x Extra, memo Memo) Glance {
+	g := Glance{File: x.File()}
 	gl := newGlancer()
 	gl.export = x.Kind == ExtraExport
-	gl.glance(&g)
+	gl.memoGlance(&g, memo)
 	var keep []QuickFinding
 	for _, q := range g.Quick {
 		if q.Code != "session-stub" && q.Code != "session-unwritten" && q.Code != "session-empty" {
@@ -182,14 +223,14 @@ func GlanceExtra(x Extra) Glance {
 
 // GlanceAll glances at the files on every core; the result is in the order
 // of files.
-func GlanceAll(files []File) []Glance { return glanceAll(files, nil) }
+func GlanceAll(files []File) []Glance { return glanceAll(files, nil, nil) }
 
-func glanceAll(files []File, dirs map[string]bool) []Glance {
+func glanceAll(files []File, dirs map[string]bool, memo Memo) []Glance {
 	out := make([]Glance, len(files))
 	parallel(len(files), func(gl *glancer, i int) {
 		gl.dirs = dirs
 		out[i].File = files[i]
-		gl.glance(&out[i])
+		gl.memoGlance(&out[i], memo)
 	})
 	return out
 }
@@ -225,21 +266,33 @@ func parallel(n int, fn func(gl *glancer, i int)) {
 }
 
 // flatSessions returns the session each flat subagent transcript names
-// (FlatAgentSession's answer), read on every core with pooled buffers.
-func flatSessions(files []File) []string {
+// (FlatAgentSession's answer), read on every core with pooled buffers,
+// through memo (nil: none).
+func flatSessions(files []File, memo Memo) []string {
 	out := make([]string, len(files))
 	parallel(len(files), func(gl *glancer, i int) {
-		out[i] = gl.flatSession(files[i].Path)
+		if memo != nil {
+			if id, ok := memo.FlatSession(files[i]); ok {
+				out[i] = id
+				return
+			}
+		}
+		var ok bool
+		out[i], ok = gl.flatSession(files[i].Path)
+		if memo != nil && ok {
+			memo.KeepFlatSession(files[i], out[i])
+		}
 	})
 	return out
 }
 
 // flatSession is FlatAgentSession: the sessionId of the first of the
-// first 8 lines of the file's head that names one.
-func (gl *glancer) flatSession(path string) string {
+// first 8 lines of the file's head that names one; ok is false when the
+// file could not be read.
+func (gl *glancer) flatSession(path string) (id string, ok bool) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer fh.Close()
 	bp := glanceBufs.Get().(*[]byte)
@@ -248,18 +301,18 @@ func (gl *glancer) flatSession(path string) string {
 	b := (*bp)[:8<<10]
 	n, err := fh.ReadAt(b, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return ""
+		return "", false
 	}
 	if n == len(b) {
 		if id := gl.flatSessionIn(b[:bytes.LastIndexByte(b, '\n')+1]); id != "" {
-			return id
+			return id, true
 		}
 		b = (*bp)[:GlanceReach]
 		if n, err = fh.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
-			return ""
+			return "", false
 		}
 	}
-	return gl.flatSessionIn(b[:n])
+	return gl.flatSessionIn(b[:n]), true
 }
 
 // flatSessionIn looks for the sessionId in the first 8 lines of b.
@@ -309,7 +362,27 @@ type titleAt struct {
 	text       string
 }
 
+// glance glances at g.File: read, then the title picked.
 func (gl *glancer) glance(g *Glance) {
+	gl.read(g)
+	gl.finish(g)
+}
+
+// finish picks the title of a glance read (see Glance.Title), with the
+// title sidecar of its session when its session folder exists.
+func (gl *glancer) finish(g *Glance) {
+	if !g.titled {
+		return
+	}
+	sidecar := ""
+	if dir := strings.TrimSuffix(g.Path, ".jsonl"); gl.dirs == nil || gl.dirs[dir] {
+		sidecar = clip(SidecarTitle(g.Path))
+	}
+	g.pickTitle(sidecar)
+}
+
+// read glances at g.File, all but the title sidecar: what a memo keeps.
+func (gl *glancer) read(g *Glance) {
 	if g.Size == 0 {
 		g.Empty, g.Whole, g.MessagesKnown = true, true, true
 		g.LastActive = g.ModTime
@@ -333,7 +406,7 @@ func (gl *glancer) glance(g *Glance) {
 			return false
 		}
 		g.Size = fi.Size()
-		gl.glance(g)
+		gl.read(g)
 		return true
 	}
 	size := g.Size
@@ -566,11 +639,24 @@ func (gl *glancer) glance(g *Glance) {
 	if !g.Timed {
 		g.LastActive = g.ModTime
 	}
-	sidecar := ""
-	if dir := strings.TrimSuffix(g.Path, ".jsonl"); gl.dirs == nil || gl.dirs[dir] {
-		sidecar = clip(SidecarTitle(g.Path))
+	g.titled, g.lines = true, linesOf(titles)
+}
+
+// linesOf keeps of the titles met what the picker weighs (titleLines).
+func linesOf(titles []titleAt) titleLines {
+	last := func(kind string, in func(t titleAt) bool) string {
+		for i := len(titles) - 1; i >= 0; i-- {
+			if titles[i].kind == kind && in(titles[i]) {
+				return titles[i].text
+			}
+		}
+		return ""
 	}
-	g.pickTitle(titles, sidecar)
+	tail := func(t titleAt) bool { return t.tail }
+	head := func(t titleAt) bool { return t.head }
+	any := func(titleAt) bool { return true }
+	return titleLines{customTail: last(TitleCustom, tail), customHead: last(TitleCustom, head),
+		aiTail: last(TitleAI, tail), aiHead: last(TitleAI, head), summary: last(TitleSummary, any)}
 }
 
 // notJSONL replaces the findings of the lines of a file of which no line
@@ -610,18 +696,8 @@ func (g *Glance) addCWD(c string) {
 }
 
 // pickTitle takes the title as the picker does (see Glance.Title).
-func (g *Glance) pickTitle(titles []titleAt, sidecar string) {
-	last := func(kind string, in func(t titleAt) bool) string {
-		for i := len(titles) - 1; i >= 0; i-- {
-			if titles[i].kind == kind && in(titles[i]) {
-				return titles[i].text
-			}
-		}
-		return ""
-	}
-	tail := func(t titleAt) bool { return t.tail }
-	head := func(t titleAt) bool { return t.head }
-	any := func(titleAt) bool { return true }
+func (g *Glance) pickTitle(sidecar string) {
+	l := &g.lines
 	set := func(t, from string) bool {
 		if t == "" {
 			return false
@@ -629,12 +705,13 @@ func (g *Glance) pickTitle(titles []titleAt, sidecar string) {
 		g.Title, g.TitleFrom = t, from
 		return true
 	}
-	_ = set(last(TitleCustom, tail), TitleCustom) ||
+	g.Title, g.TitleFrom = "", ""
+	_ = set(l.customTail, TitleCustom) ||
 		set(sidecar, TitleCustom) ||
-		set(last(TitleCustom, head), TitleCustom) ||
-		set(last(TitleAI, tail), TitleAI) ||
-		set(last(TitleAI, head), TitleAI) ||
-		set(last(TitleSummary, any), TitleSummary) ||
+		set(l.customHead, TitleCustom) ||
+		set(l.aiTail, TitleAI) ||
+		set(l.aiHead, TitleAI) ||
+		set(l.summary, TitleSummary) ||
 		set(g.FirstPrompt, TitleFirstPrompt)
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,20 @@ type File struct {
 	Agent   string // agent id from the file name, for subagents
 	Size    int64
 	ModTime time.Time
+	// Dev, Ino and CTime (the status change time, in nanoseconds) are the
+	// rest of the file's identity as the scan found it, with Size and
+	// ModTime (0 where the system does not tell): a listing's cache
+	// (catalog) keys by them.
+	Dev, Ino uint64
+	CTime    int64
+}
+
+// Identify sets the identity of f (Size, ModTime, Dev, Ino, CTime) from
+// what a stat of it says.
+func (f *File) Identify(fi os.FileInfo) {
+	f.Size, f.ModTime = fi.Size(), fi.ModTime()
+	f.Dev, f.Ino = fileID(fi)
+	f.CTime = changeTime(fi)
 }
 
 // Compaction reports whether the file is a compaction agent's transcript,
@@ -69,6 +84,18 @@ type Layout struct {
 	SessionDirs []SessionDir
 	Indexes     []string      // sessions-index.json paths
 	Links       []ProjectLink // project folders that are symbolic links, read through
+
+	// listed holds the entries of the folders the scan read, by path:
+	// ProjectsOf sums the sizes of a folder without reading them again.
+	listed map[string][]fs.DirEntry
+}
+
+// list keeps the entries of a folder the scan read.
+func (l *Layout) list(dir string, ents []fs.DirEntry) {
+	if l.listed == nil {
+		l.listed = map[string][]fs.DirEntry{}
+	}
+	l.listed[dir] = ents
 }
 
 // ProjectsDir returns root/projects.
@@ -88,6 +115,10 @@ func Scan(root string) (*Layout, error) {
 		}
 		return nil, err
 	}
+	// The folders are read on every core, each into a layout of its own,
+	// joined in the order of their names.
+	var folders []string
+	var parts []*Layout
 	for _, pe := range ents {
 		switch {
 		case pe.IsDir():
@@ -97,14 +128,34 @@ func Scan(root string) (*Layout, error) {
 				continue // a link to a file: no project folder
 			}
 			if err != nil {
-				l.Links = append(l.Links, linkOf(root, pe.Name()))
+				parts = append(parts, &Layout{Root: root, Links: []ProjectLink{linkOf(root, pe.Name())}})
+				folders = append(folders, "")
 				continue
 			}
 		default:
 			continue
 		}
-		if err := l.scanProject(pe.Name()); err != nil {
-			return nil, err
+		parts = append(parts, &Layout{Root: root})
+		folders = append(folders, pe.Name())
+	}
+	errs := make([]error, len(parts))
+	parallel(len(parts), func(_ *glancer, i int) {
+		if folders[i] != "" {
+			errs[i] = parts[i].scanProject(folders[i])
+		}
+	})
+	for i, p := range parts {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		l.Projects = append(l.Projects, p.Projects...)
+		l.Files = append(l.Files, p.Files...)
+		l.Metas = append(l.Metas, p.Metas...)
+		l.SessionDirs = append(l.SessionDirs, p.SessionDirs...)
+		l.Indexes = append(l.Indexes, p.Indexes...)
+		l.Links = append(l.Links, p.Links...)
+		for dir, ents := range p.listed {
+			l.list(dir, ents)
 		}
 	}
 	sort.Slice(l.Files, func(i, j int) bool { return l.Files[i].Path < l.Files[j].Path })
@@ -130,14 +181,16 @@ func (l *Layout) scanProject(folder string) error {
 			return fmt.Errorf("project folder %s: %w", dir, pl.Err)
 		}
 	}
-	ents, err := os.ReadDir(dir)
+	d, ents, err := readDir(dir)
 	if err != nil {
 		return err
 	}
+	defer d.Close()
+	l.list(dir, ents)
 	l.Projects = append(l.Projects, folder)
 	for _, e := range ents {
 		name := e.Name()
-		path := filepath.Join(dir, name)
+		path := join(dir, name)
 		switch {
 		case e.IsDir():
 			if name == "memory" {
@@ -157,7 +210,7 @@ func (l *Layout) scanProject(folder string) error {
 			} else {
 				f.Kind, f.Session = KindSession, stem
 			}
-			if err := stat(&f); err != nil {
+			if err := statIn(d, name, &f); err != nil {
 				return err
 			}
 			l.Files = append(l.Files, f)
@@ -167,16 +220,40 @@ func (l *Layout) scanProject(folder string) error {
 }
 
 func (l *Layout) scanSubagents(folder, session, dir string) error {
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && path == dir {
-				return filepath.SkipDir
-			}
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() || !strings.HasPrefix(name, "agent-") {
+	d, ents, err := readDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil
+		}
+		return err
+	}
+	defer d.Close()
+	l.list(dir, ents)
+	return l.scanAgents(folder, session, dir, d, ents)
+}
+
+// scanAgents lists the subagent transcripts and metadata of the open
+// folder d (at path dir, its entries ents), and of the folders in it, in
+// the order of their names.
+func (l *Layout) scanAgents(folder, session, dir string, d *os.File, ents []fs.DirEntry) error {
+	for _, e := range ents {
+		name := e.Name()
+		path := join(dir, name)
+		if e.IsDir() {
+			sd, sents, err := readDir(path)
+			if err != nil {
+				return err
+			}
+			l.list(path, sents)
+			err = l.scanAgents(folder, session, path, sd, sents)
+			sd.Close()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if !strings.HasPrefix(name, "agent-") {
+			continue
 		}
 		switch {
 		case strings.HasSuffix(name, ".meta.json"):
@@ -184,17 +261,33 @@ func (l *Layout) scanSubagents(folder, session, dir string) error {
 		case strings.HasSuffix(name, ".jsonl"):
 			f := File{Path: path, Project: folder, Kind: KindAgent, Session: session,
 				Agent: strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")}
-			if err := stat(&f); err != nil {
+			if err := statIn(d, name, &f); err != nil {
 				return err
 			}
 			l.Files = append(l.Files, f)
 		}
-		return nil
-	})
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
 	}
-	return err
+	return nil
+}
+
+// join is filepath.Join of a clean folder's path and the name of an
+// entry of it (never "." or ".."), without cleaning again.
+func join(dir, name string) string { return dir + string(filepath.Separator) + name }
+
+// readDir opens the folder dir and reads its entries, sorted by name
+// (as os.ReadDir); the caller closes it.
+func readDir(dir string) (*os.File, []fs.DirEntry, error) {
+	d, err := openDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ents, err := d.ReadDir(-1)
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return d, ents, nil
 }
 
 // linksToFile reports whether e is a symbolic link to a regular file:
@@ -205,15 +298,6 @@ func linksToFile(path string, e fs.DirEntry) bool {
 	}
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-func stat(f *File) error {
-	fi, err := os.Stat(f.Path)
-	if err != nil {
-		return err
-	}
-	f.Size, f.ModTime = fi.Size(), fi.ModTime()
-	return nil
 }
 
 // LiveSession is a session that sessions/<pid>.json names.

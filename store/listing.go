@@ -47,7 +47,11 @@ func (s *SessionInfo) Hidden() bool { return s.Empty || s.Warmup }
 // the head and tail of each) and counts their subagents; live names the
 // live sessions. Side-run transcripts are subagents, never sessions. The
 // result is in the order of l.Files.
-func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
+func SessionsOf(l *Layout, live map[string]bool) []SessionInfo { return SessionsWith(l, live, nil) }
+
+// SessionsWith is SessionsOf through memo (nil: none): a transcript memo
+// kept is not read again.
+func SessionsWith(l *Layout, live map[string]bool, memo Memo) []SessionInfo {
 	var mains []File
 	type key struct{ project, id string }
 	at := map[key]int{}
@@ -62,7 +66,7 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 	for _, d := range l.SessionDirs {
 		dirs[d.Path] = true
 	}
-	gs := glanceAll(mains, dirs)
+	gs := glanceAll(mains, dirs, memo)
 	out := make([]SessionInfo, len(gs))
 	for i, g := range gs {
 		out[i] = SessionInfo{Glance: g, Live: live[g.Session]}
@@ -88,7 +92,7 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			flat = append(flat, f)
 		}
 	}
-	flatIDs := flatSessions(flat)
+	flatIDs := flatSessions(flat, memo)
 	nflat := 0
 	for _, f := range l.Files {
 		id := f.Session
@@ -114,7 +118,7 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 			}
 		}
 	}
-	Restub(out, l, ids)
+	RestubWith(out, l, ids, memo)
 	return out
 }
 
@@ -125,6 +129,11 @@ func SessionsOf(l *Layout, live map[string]bool) []SessionInfo {
 // missing from it are glanced at (a listing of one project folder passes
 // a scan of the whole store as all, and nil).
 func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
+	RestubWith(sessions, all, conversations, nil)
+}
+
+// RestubWith is Restub through memo (nil: none).
+func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]int, memo Memo) {
 	want := map[string]bool{}
 	for i := range sessions {
 		if s := &sessions[i]; s.MetaOnly && s.hasCode("session-unwritten") && conversations[s.Session] == 0 {
@@ -145,7 +154,7 @@ func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
 				others = append(others, f)
 			}
 		}
-		for _, g := range GlanceAll(others) {
+		for _, g := range glanceAll(others, nil, memo) {
 			if !g.MetaOnly {
 				conversations[g.Session]++
 			}
@@ -191,6 +200,26 @@ type ProjectInfo struct {
 // ProjectsOf sums up the project folders of l from its sessions (from
 // SessionsOf). The result is sorted by folder name.
 func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
+	out := ProjectPathsOf(l, sessions)
+	// The sizes: a walk of each folder, on every core, with the sizes of
+	// the transcripts the scan has already taken.
+	known := make(map[string]int64, len(l.Files))
+	for _, f := range l.Files {
+		known[f.Path] = f.Size
+	}
+	parallel(len(out), func(_ *glancer, i int) {
+		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
+		out[i].Size = treeSize(dir, known, l.listed)
+		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
+			p.MemoryOnly = memoryOnly(dir)
+		}
+	})
+	return out
+}
+
+// ProjectPathsOf is ProjectsOf without what needs a walk of the folders:
+// their Size and MemoryOnly are left zero.
+func ProjectPathsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 	by := map[string]*ProjectInfo{}
 	cwds := map[string]map[string]int{}   // every cwd named
 	firsts := map[string]map[string]int{} // the first cwd of each session
@@ -245,19 +274,6 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 		}
 		out = append(out, *p)
 	}
-	// The sizes: a walk of each folder, on every core, with the sizes of
-	// the transcripts the scan has already taken.
-	known := make(map[string]int64, len(l.Files))
-	for _, f := range l.Files {
-		known[f.Path] = f.Size
-	}
-	parallel(len(out), func(_ *glancer, i int) {
-		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
-		out[i].Size = treeSize(dir, known)
-		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
-			p.MemoryOnly = memoryOnly(dir)
-		}
-	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Folder < out[j].Folder })
 	return out
 }
@@ -324,23 +340,53 @@ func indexPath(path string) string {
 
 // treeSize sums the sizes of the regular files under dir (through dir
 // itself when it is a symbolic link); known holds sizes already taken, by
-// path.
-func treeSize(dir string, known map[string]int64) int64 {
-	if r, err := filepath.EvalSymlinks(dir); err == nil && r != dir {
-		dir, known = r, nil
+// path, and listed the entries of folders already read.
+func treeSize(dir string, known map[string]int64, listed map[string][]fs.DirEntry) int64 {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			dir, known, listed = r, nil, nil
+		}
+	}
+	return sumTree(dir, known, listed)
+}
+
+// sumTree sums the sizes of the regular files under the folder dir (not
+// through symbolic links).
+func sumTree(dir string, known map[string]int64, listed map[string][]fs.DirEntry) int64 {
+	ents, ok := listed[dir]
+	var d *os.File
+	if !ok {
+		var err error
+		if d, ents, err = readDir(dir); err != nil {
+			return 0
+		}
+		defer d.Close()
 	}
 	var n int64
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if size, ok := known[path]; ok {
+	for _, e := range ents {
+		path := join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			n += sumTree(path, known, listed)
+		case !e.Type().IsRegular():
+		case known != nil && hasKey(known, path):
+			n += known[path]
+		case d != nil:
+			if size, ok := sizeIn(d, e.Name()); ok {
 				n += size
-			} else if fi, err := d.Info(); err == nil {
+			}
+		default:
+			if fi, err := os.Lstat(path); err == nil {
 				n += fi.Size()
 			}
 		}
-		return nil
-	})
+	}
 	return n
+}
+
+func hasKey(m map[string]int64, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // memoryOnly reports whether the folder dir holds a memory/ folder and

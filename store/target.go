@@ -130,15 +130,16 @@ func (r *Resolver) scan() (*Layout, error) {
 // ResolveTargets returns the files the targets name, merged and sorted
 // by path; no target means the whole store.
 func ResolveTargets(root string, targets []string) (*Layout, error) {
+	return NewResolver(root, nil).Targets(targets)
+}
+
+// Targets is ResolveTargets with r: the scan r has made is not made
+// again.
+func (r *Resolver) Targets(targets []string) (*Layout, error) {
 	if len(targets) == 0 {
-		l, err := Scan(root)
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", root, err)
-		}
-		return l, nil
+		return r.scan()
 	}
-	r := NewResolver(root, nil)
-	m := newMerger(root)
+	m := newMerger(r.root)
 	for _, a := range targets {
 		t, err := r.Resolve(a)
 		if err != nil {

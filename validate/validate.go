@@ -71,12 +71,19 @@ type Options struct {
 	Workers int
 	// Progress, when set, is called as files are done.
 	Progress func(done, total int)
+	// Resolver, when set, resolves Targets: one the caller has resolved
+	// them with already, whose scan of the store is not made again.
+	Resolver *store.Resolver
 }
 
 // Run checks the store (or the targets in it) and returns the findings.
 func Run(opts Options) (*Report, error) {
 	whole := len(opts.Targets) == 0
-	l, err := store.ResolveTargets(opts.Root, opts.Targets)
+	r := opts.Resolver
+	if r == nil {
+		r = store.NewResolver(opts.Root, nil)
+	}
+	l, err := r.Targets(opts.Targets)
 	if err != nil {
 		return nil, err
 	}

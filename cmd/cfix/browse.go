@@ -81,6 +81,9 @@ func runBrowse(o *resumeOptions, extra []string) error {
 	if err != nil {
 		return err
 	}
+	if os.Getenv("CFIX_BROWSE_FIRST_FRAME") != "" {
+		return browseFirstFrame(root, o.out)
+	}
 	in, iok := o.in.(*os.File)
 	out, ook := o.out.(*os.File)
 	if !iok || !ook || !isTerminal(in) || !isTerminal(out) {
@@ -115,6 +118,18 @@ func runBrowse(o *resumeOptions, extra []string) error {
 	}
 	o.root = root
 	return runResume(o, []string{m.Chosen}, extra)
+}
+
+// browseFirstFrame writes the first frame of browse that has the list in
+// it, as the browser draws it at 120×40, and returns: the measure of make
+// bench (CFIX_BROWSE_FIRST_FRAME=1), from the process's start to that
+// frame, without a terminal (Bubble Tea's setup of one is not in it).
+func browseFirstFrame(root string, w io.Writer) error {
+	m := browse.New(browse.Options{Root: root})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(m.Init()())
+	_, err := io.WriteString(w, m.View().Content+"\n")
+	return err
 }
 
 // browsePlan plans an action of browse as its command does; what applies

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -28,19 +28,13 @@ func completeSessions(cmd *cobra.Command, args []string, toComplete string) ([]c
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	l, err := store.Scan(root)
+	cat := catalog.Open(root)
+	defer cat.Close()
+	want := strings.ToLower(toComplete)
+	ss, err := cat.Matching(want)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	want := strings.ToLower(toComplete)
-	sub := &store.Layout{Root: l.Root, Projects: l.Projects, SessionDirs: l.SessionDirs}
-	for _, f := range l.Files {
-		if f.Kind == store.KindSession && f.Size > 0 && strings.HasPrefix(strings.ToLower(f.Session), want) {
-			sub.Files = append(sub.Files, f)
-		}
-	}
-	ss := store.SessionsOf(sub, nil)
-	sort.SliceStable(ss, func(i, j int) bool { return ss[i].LastActive.After(ss[j].LastActive) })
 	var out []cobra.Completion
 	seen := map[string]bool{}
 	for i := range ss {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
@@ -170,18 +171,18 @@ func runDu(opts *duOptions) error {
 	jn := duJournals(root)
 	if opts.json {
 		doc := struct {
-			Root        string          `json:"root"`
-			Folder      string          `json:"folder,omitempty"`
-			Files       int             `json:"files"`
-			Size        int64           `json:"size"`
-			Reclaimable int64           `json:"reclaimable"`
-			PruneOps    int             `json:"prune_ops"`
-			Kinds       []duKindJSON    `json:"kinds"`
-			Projects    []duProjectJSON `json:"projects"`
-			Journals    *duJournalJSON  `json:"journals,omitempty"`
-			Sweep       sweepJSON       `json:"sweep"`
+			Root        string           `json:"root"`
+			Folder      string           `json:"folder,omitempty"`
+			Files       int              `json:"files"`
+			Size        int64            `json:"size"`
+			Reclaimable int64            `json:"reclaimable"`
+			PruneOps    int              `json:"prune_ops"`
+			Kinds       []duKindJSON     `json:"kinds"`
+			Projects    []duProjectJSON  `json:"projects"`
+			Journals    *duJournalJSON   `json:"journals,omitempty"`
+			Sweep       catalog.SweepDoc `json:"sweep"`
 		}{Root: root, Folder: project, Files: u.Files, Size: u.Total, Reclaimable: reclaimTotal, PruneOps: ops,
-			Kinds: []duKindJSON{}, Projects: []duProjectJSON{}, Sweep: sweepDoc(sweep, swept, sweptBytes)}
+			Kinds: []duKindJSON{}, Projects: []duProjectJSON{}, Sweep: catalog.SweepDocOf(sweep, swept, sweptBytes)}
 		if project == "" {
 			doc.Journals = &jn
 		}

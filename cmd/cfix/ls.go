@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
 	"github.com/cfix-dev/cfix/internal/visible"
@@ -33,11 +34,6 @@ type lsOptions struct {
 	// width is the terminal's width (0: not a terminal, nothing is cut).
 	width int
 }
-
-var (
-	lsSessionSorts = []string{"last", "started", "size", "messages", "title", "id"}
-	lsProjectSorts = []string{"last", "path", "size", "sessions"}
-)
 
 func newLsCmd() *cobra.Command {
 	opts := &lsOptions{}
@@ -88,7 +84,7 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 	}
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
-	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(lsSessionSorts, ", ")+"; projects "+strings.Join(lsProjectSorts, ", "))
+	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(catalog.SessionSorts, ", ")+"; projects "+strings.Join(catalog.ProjectSorts, ", "))
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
 	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions and Warmup probes")
 	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
@@ -116,11 +112,15 @@ func runLs(opts *lsOptions) error {
 	if opts.limit < 0 {
 		return usageError(fmt.Errorf("--limit %d: not a number of rows", opts.limit))
 	}
+	defer catalog.Loading()()
+	cat := catalog.Open(root)
+	// A cache that cannot be written costs only the next listing's time.
+	defer cat.Close()
 	if opts.arg == "" {
-		return lsStore(opts, root)
+		return lsStore(opts, cat)
 	}
 	if k, ok := extrasDir(root, opts.arg); ok {
-		return lsExtras(opts, root, k)
+		return lsExtras(opts, cat, k)
 	}
 	r := store.NewResolver(root, nil)
 	t, err := r.Resolve(opts.arg)
@@ -130,7 +130,7 @@ func runLs(opts *lsOptions) error {
 	// directory's project.
 	if errors.As(err, &te) && isWorkDir(root, opts.arg) {
 		if opts.up {
-			t, err = resolveUp(r, root, opts.arg)
+			t, err = resolveUp(cat, r, opts.arg)
 		} else {
 			err = fmt.Errorf("%w (--up walks up to the nearest directory that has sessions)", err)
 		}
@@ -140,15 +140,15 @@ func runLs(opts *lsOptions) error {
 	}
 	switch t.Kind {
 	case store.TargetStore:
-		return lsStore(opts, root)
+		return lsStore(opts, cat)
 	case store.TargetProject:
 		// A working directory whose folder holds no session yet.
-		if opts.up && !hasSessions(t.Layout) && isWorkDir(root, opts.arg) {
-			if t2, err := resolveUp(r, root, filepath.Dir(absDir(opts.arg))); err == nil {
+		if opts.up && !cat.HasSessions(t.Layout) && isWorkDir(root, opts.arg) {
+			if t2, err := resolveUp(cat, r, filepath.Dir(absDir(opts.arg))); err == nil {
 				t = t2
 			}
 		}
-		return lsProject(opts, root, t)
+		return lsProject(opts, cat, t)
 	}
 	return usageError(fmt.Errorf("%s names a %s: ls takes a directory or a project folder (cfix show SESSION shows a session)", opts.arg, t.Kind))
 }
@@ -170,26 +170,12 @@ func absDir(arg string) string {
 	return abs
 }
 
-// hasSessions reports whether a layout holds a session a listing shows.
-func hasSessions(l *store.Layout) bool {
-	for _, f := range l.Files {
-		// An empty file or a Warmup probe is none (a listing hides
-		// them): only a file with something in it is glanced at.
-		if f.Kind == store.KindSession && f.Size > 0 {
-			if g := store.GlanceAt(f); !g.Warmup {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // resolveUp resolves the nearest ancestor of dir (dir included) whose
 // project folder holds a session.
-func resolveUp(r *store.Resolver, root, dir string) (*store.Target, error) {
-	abs := absDir(dir)
+func resolveUp(cat *catalog.Catalog, r *store.Resolver, dir string) (*store.Target, error) {
+	abs, root := absDir(dir), cat.Root
 	for d := abs; ; d = filepath.Dir(d) {
-		if t, err := r.Resolve(d); err == nil && t.Kind == store.TargetProject && hasSessions(t.Layout) {
+		if t, err := r.Resolve(d); err == nil && t.Kind == store.TargetProject && cat.HasSessions(t.Layout) {
 			return t, nil
 		}
 		if filepath.Dir(d) == d {
@@ -216,148 +202,39 @@ func extrasDir(root, arg string) (store.ExtraKind, bool) {
 	return 0, false
 }
 
-// --- JSON documents --------------------------------------------------------
-
-type lsHealthJSON struct {
-	Errors   int                  `json:"errors"`
-	Warnings int                  `json:"warnings"`
-	Findings []store.QuickFinding `json:"findings"`
-}
-
-type lsProjectJSON struct {
-	Folder     string    `json:"folder"`
-	Paths      []string  `json:"paths"`
-	PathsFrom  string    `json:"paths_from"`
-	Sessions   int       `json:"sessions"`
-	Hidden     int       `json:"hidden"`
-	Subagents  int       `json:"subagents"`
-	Size       int64     `json:"size"`
-	LastActive time.Time `json:"last_active"`
-	Live       int       `json:"live"`
-	Errors     int       `json:"errors"`
-	Warnings   int       `json:"warnings"`
-	MemoryOnly bool      `json:"memory_only"`
-}
-
-type lsExtraJSON struct {
-	Kind       string    `json:"kind"`
-	Path       string    `json:"path"`
-	Name       string    `json:"name"`
-	Title      string    `json:"title,omitempty"`
-	Size       int64     `json:"size"`
-	Started    time.Time `json:"started,omitzero"`
-	LastActive time.Time `json:"last_active"`
-	Messages   *int      `json:"messages"`
-	Errors     int       `json:"errors"`
-	Warnings   int       `json:"warnings"`
-}
-
-type lsSessionJSON struct {
-	ID           string       `json:"id"`
-	Path         string       `json:"path"`
-	Title        string       `json:"title"`
-	TitleFrom    string       `json:"title_from"`
-	FirstPrompt  string       `json:"first_prompt"`
-	Started      time.Time    `json:"started,omitzero"`
-	LastActive   time.Time    `json:"last_active"`
-	Messages     *int         `json:"messages"`
-	Size         int64        `json:"size"`
-	Subagents    int          `json:"subagents"`
-	SubagentSize int64        `json:"subagent_size"`
-	Version      string       `json:"version"`
-	CWDs         []string     `json:"cwds"`
-	Live         bool         `json:"live"`
-	Stub         bool         `json:"stub"`
-	Empty        bool         `json:"empty"`
-	Warmup       bool         `json:"warmup"`
-	Swept        bool         `json:"swept"`
-	Guarded      bool         `json:"guarded,omitempty"`
-	Health       lsHealthJSON `json:"health"`
-}
-
-func healthJSON(g *store.Glance) lsHealthJSON {
-	h := lsHealthJSON{Errors: g.Errors(), Warnings: g.Warnings(), Findings: g.Quick}
-	if g.Err != nil {
-		h.Findings = append(h.Findings, store.QuickFinding{Code: "read-failed", Severity: "error", Message: g.Err.Error()})
-	}
-	if h.Findings == nil {
-		h.Findings = []store.QuickFinding{}
-	}
-	return h
-}
-
-func messagesJSON(g *store.Glance) *int {
-	if !g.MessagesKnown {
-		return nil
-	}
-	n := g.Messages
-	return &n
-}
-
 // --- the store ---------------------------------------------------------------
 
-func lsStore(opts *lsOptions, root string) error {
-	l, err := store.Scan(root)
-	if err != nil {
-		return usageError(fmt.Errorf("store %s: %w", root, err))
-	}
-	live, err := liveSessions(root)
+func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
+	root := cat.Root
+	st, err := cat.Store()
 	if err != nil {
 		return usageError(err)
 	}
-	ss := store.SessionsOf(l, live)
-	sweep := store.SweepOf(root, time.Now())
-	swept, sweptBytes := store.MarkSwept(ss, sweep)
+	sweep, swept, sweptBytes := st.Sweep, st.Swept, st.SweptBytes
 	prot := guard.ProtectionOf(root, time.Now())
-	guarded, guardedBytes := guard.Mark(ss, prot)
-	ps := store.ProjectsOf(l, ss)
-	extras, err := store.Extras(root)
+	guarded, guardedBytes := guard.Mark(st.Sessions, prot)
+	v, err := st.View(opts.sort, opts.all, opts.limit)
 	if err != nil {
-		return usageError(fmt.Errorf("store %s: %w", root, err))
+		return usageError(err)
 	}
-	if err := sortProjects(ps, opts.sort); err != nil {
-		return err
-	}
-	// The totals are of every folder, those of empty and Warmup sessions
-	// only included.
-	var total int64
-	sessions, hidden := 0, 0
-	for _, p := range ps {
-		total += p.Size
-		sessions += p.Sessions
-		hidden += p.Hidden
-	}
-	memory := 0 // folders that hold only memory/, left out
-	if opts.all {
-		sessions += hidden
-	} else {
-		keep := ps[:0]
-		for _, p := range ps {
-			if p.MemoryOnly {
-				memory++
-			} else if p.Sessions > 0 || p.Hidden == 0 {
-				keep = append(keep, p)
-			}
-		}
-		ps = keep
-	}
-	shown := ps
-	if opts.limit > 0 && len(shown) > opts.limit {
-		shown = shown[:opts.limit]
+	ps, shown, total, sessions, hidden, memory := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly
+	// The extras are glanced at for --json only.
+	extras, glances, err := cat.Extras(opts.json)
+	if err != nil {
+		return usageError(err)
 	}
 	if opts.json {
 		doc := struct {
-			Root     string          `json:"root"`
-			Projects []lsProjectJSON `json:"projects"`
-			Extras   []lsExtraJSON   `json:"extras"`
-			Sweep    sweepJSON       `json:"sweep"`
-		}{Root: root, Projects: []lsProjectJSON{}, Extras: []lsExtraJSON{}, Sweep: sweepDoc(sweep, swept, sweptBytes)}
+			Root     string               `json:"root"`
+			Projects []catalog.ProjectDoc `json:"projects"`
+			Extras   []catalog.ExtraDoc   `json:"extras"`
+			Sweep    catalog.SweepDoc     `json:"sweep"`
+		}{Root: root, Projects: []catalog.ProjectDoc{}, Extras: []catalog.ExtraDoc{}, Sweep: catalog.SweepDocOf(sweep, swept, sweptBytes)}
 		for _, p := range shown {
-			doc.Projects = append(doc.Projects, projectJSON(p))
+			doc.Projects = append(doc.Projects, catalog.ProjectDocOf(p))
 		}
-		for _, x := range extras {
-			g := store.GlanceExtra(x)
-			doc.Extras = append(doc.Extras, extraJSON(x, &g))
+		for i, x := range extras {
+			doc.Extras = append(doc.Extras, catalog.ExtraDocOf(x, &glances[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}
@@ -375,7 +252,7 @@ func lsStore(opts *lsOptions, root string) error {
 			n = fmt.Sprintf("%d (%d live)", count, p.Live)
 		}
 		fmt.Fprintf(w, "%-16s  %8s  %9d  %9s  %-12s  %s\n", stamp(p.LastActive), n, p.Subagents, changeset.Size(p.Size),
-			health(p.Errors, p.Warnings), projectPaths(p))
+			health(p.Errors, p.Warnings), catalog.PathWords(p))
 	}
 	if len(extras) > 0 {
 		fmt.Fprintf(w, "\nNot resumable (Claude Code keeps these outside projects/; cfix ls FOLDER lists them):\n")
@@ -427,136 +304,44 @@ func extraCount(n int, k store.ExtraKind) string {
 	return plural(n, k.String())
 }
 
-func projectJSON(p store.ProjectInfo) lsProjectJSON {
-	paths := p.Paths
-	if paths == nil {
-		paths = []string{}
-	}
-	return lsProjectJSON{Folder: p.Folder, Paths: paths, PathsFrom: p.PathsFrom, Sessions: p.Sessions, Hidden: p.Hidden,
-		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings, MemoryOnly: p.MemoryOnly}
-}
-
-func extraJSON(x store.Extra, g *store.Glance) lsExtraJSON {
-	j := lsExtraJSON{Kind: x.Kind.Dir(), Path: x.Path, Name: x.Name, Size: x.Size, LastActive: x.ModTime.UTC()}
-	if g != nil {
-		j.Title, j.Started, j.LastActive = g.FirstPrompt, g.Started.UTC(), g.LastActive.UTC()
-		j.Messages, j.Errors, j.Warnings = messagesJSON(g), g.Errors(), g.Warnings()
-	}
-	return j
-}
-
-// projectPaths is the PATH column of a project: its real paths, or its
-// folder when none is known.
-func projectPaths(p store.ProjectInfo) string {
-	switch {
-	case p.MemoryOnly:
-		return "memory only, no session (folder " + visible.String(p.Folder) + ")"
-	case len(p.Paths) == 0:
-		return "? (folder " + visible.String(p.Folder) + ")"
-	case p.PathsFrom == "index":
-		return visible.String(p.Paths[0]) + " (from sessions-index.json)"
-	}
-	return visible.String(strings.Join(p.Paths, ", "))
-}
-
-func sortProjects(ps []store.ProjectInfo, key string) error {
-	var less func(a, b *store.ProjectInfo) bool
-	switch key {
-	case "last":
-		less = func(a, b *store.ProjectInfo) bool { return a.LastActive.After(b.LastActive) }
-	case "path":
-		less = func(a, b *store.ProjectInfo) bool { return projectPaths(*a) < projectPaths(*b) }
-	case "size":
-		less = func(a, b *store.ProjectInfo) bool { return a.Size > b.Size }
-	case "sessions":
-		less = func(a, b *store.ProjectInfo) bool { return a.Sessions > b.Sessions }
-	default:
-		return usageError(fmt.Errorf("--sort %s: projects sort by %s", key, strings.Join(lsProjectSorts, ", ")))
-	}
-	sort.SliceStable(ps, func(i, j int) bool {
-		if less(&ps[i], &ps[j]) {
-			return true
-		}
-		if less(&ps[j], &ps[i]) {
-			return false
-		}
-		return ps[i].Folder < ps[j].Folder
-	})
-	return nil
-}
-
 // --- one project -------------------------------------------------------------
 
-func lsProject(opts *lsOptions, root string, t *store.Target) error {
-	live, err := liveSessions(root)
+func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
+	root := cat.Root
+	pl, err := cat.Project(t.Layout, t.Project)
 	if err != nil {
 		return usageError(err)
 	}
-	ss := store.SessionsOf(t.Layout, live)
-	// The messages of files too big to read whole: counted, through the
-	// cache (a cache that cannot be written only costs the next run).
-	cache := store.OpenMessageCache(store.CacheFile())
-	store.CountSessions(ss, cache)
-	cache.Save()
-	for _, s := range ss {
-		if s.MetaOnly {
-			// Whether a metadata-only file is a stub depends on the
-			// other folders: as the listing of the whole store says.
-			all, err := store.Scan(root)
-			if err != nil {
-				return usageError(fmt.Errorf("store %s: %w", root, err))
-			}
-			store.Restub(ss, all, nil)
-			break
-		}
-	}
-	sweep := store.SweepOf(root, time.Now())
-	swept, sweptBytes := store.MarkSwept(ss, sweep)
+	p := pl.Info
+	sweep, swept, sweptBytes := pl.Sweep, pl.Swept, pl.SweptBytes
 	prot := guard.ProtectionOf(root, time.Now())
-	guarded, guardedBytes := guard.Mark(ss, prot)
-	ps := store.ProjectsOf(t.Layout, ss)
-	if err := sortSessions(ss, opts.sort); err != nil {
-		return err
+	guarded, guardedBytes := guard.Mark(pl.Sessions, prot)
+	v, err := pl.View(opts.sort, opts.all, opts.limit)
+	if err != nil {
+		return usageError(err)
 	}
-	hidden := 0
-	var shown []store.SessionInfo
-	for _, s := range ss {
-		if s.Hidden() && !opts.all {
-			hidden++
-			continue
-		}
-		shown = append(shown, s)
-	}
-	more := 0
-	if opts.limit > 0 && len(shown) > opts.limit {
-		more = len(shown) - opts.limit
-		shown = shown[:opts.limit]
-	}
-	var p store.ProjectInfo
-	if len(ps) > 0 {
-		p = ps[0]
-	}
+	shown, hidden, more := v.Shown, v.Hidden, v.More
 	if opts.json {
 		doc := struct {
-			Root      string          `json:"root"`
-			Folder    string          `json:"folder"`
-			Paths     []string        `json:"paths"`
-			PathsFrom string          `json:"paths_from"`
-			Sessions  []lsSessionJSON `json:"sessions"`
-			Hidden    int             `json:"hidden"`
-			Sweep     sweepJSON       `json:"sweep"`
-		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []lsSessionJSON{}, Hidden: hidden,
-			Sweep: sweepDoc(sweep, swept, sweptBytes)}
+			Root      string               `json:"root"`
+			Folder    string               `json:"folder"`
+			Paths     []string             `json:"paths"`
+			PathsFrom string               `json:"paths_from"`
+			Sessions  []catalog.SessionDoc `json:"sessions"`
+			Hidden    int                  `json:"hidden"`
+			Sweep     catalog.SweepDoc     `json:"sweep"`
+		}{Root: root, Folder: t.Project, Paths: p.Paths, PathsFrom: p.PathsFrom, Sessions: []catalog.SessionDoc{}, Hidden: hidden,
+			Sweep: catalog.SweepDocOf(sweep, swept, sweptBytes)}
 		if doc.Paths == nil {
 			doc.Paths = []string{}
 		}
 		for i := range shown {
-			doc.Sessions = append(doc.Sessions, sessionJSON(&shown[i]))
+			doc.Sessions = append(doc.Sessions, catalog.SessionDocOf(&shown[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s  (%s)\n", projectPaths(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
+	fmt.Fprintf(w, "%s  (%s)\n", catalog.PathWords(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
 		printSessions(w, shown, opts.width)
 	}
@@ -590,22 +375,6 @@ func sweepLine(sw store.Sweep, n int, bytes int64) string {
 	}
 	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd keeps %s",
 		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
-}
-
-// sweepJSON is the next retention sweep in JSON.
-type sweepJSON struct {
-	PeriodDays   int       `json:"cleanup_period_days"`
-	FromSettings bool      `json:"from_settings"`
-	Off          bool      `json:"off"`
-	LastCleanup  time.Time `json:"last_cleanup,omitzero"`
-	NotBefore    time.Time `json:"not_before,omitzero"`
-	Sessions     int       `json:"sessions"`
-	Bytes        int64     `json:"bytes"`
-}
-
-func sweepDoc(sw store.Sweep, n int, bytes int64) sweepJSON {
-	return sweepJSON{PeriodDays: sw.PeriodDays, FromSettings: sw.FromSettings, Off: sw.Off,
-		LastCleanup: sw.LastCleanup.UTC(), NotBefore: sw.NotBefore.UTC(), Sessions: n, Bytes: bytes}
 }
 
 // printSessions prints the session table. A terminal narrower than 110
@@ -658,63 +427,20 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 	}
 }
 
-func sessionJSON(s *store.SessionInfo) lsSessionJSON {
-	cwds := s.CWDs
-	if cwds == nil {
-		cwds = []string{}
-	}
-	return lsSessionJSON{ID: s.Session, Path: s.Path, Title: s.Title, TitleFrom: s.TitleFrom, FirstPrompt: s.FirstPrompt,
-		Started: s.Started.UTC(), LastActive: s.LastActive.UTC(), Messages: messagesJSON(&s.Glance), Size: s.Size,
-		Subagents: s.Subagents, SubagentSize: s.SubagentBytes, Version: s.Version, CWDs: cwds, Live: s.Live,
-		Stub: s.MetaOnly, Empty: s.Empty, Warmup: s.Warmup, Swept: s.Swept, Guarded: s.Guarded, Health: healthJSON(&s.Glance)}
-}
-
-func sortSessions(ss []store.SessionInfo, key string) error {
-	var less func(a, b *store.SessionInfo) bool
-	switch key {
-	case "last":
-		less = func(a, b *store.SessionInfo) bool { return a.LastActive.After(b.LastActive) }
-	case "started":
-		less = func(a, b *store.SessionInfo) bool { return a.Started.After(b.Started) }
-	case "size":
-		less = func(a, b *store.SessionInfo) bool { return a.Size+a.SubagentBytes > b.Size+b.SubagentBytes }
-	case "messages":
-		less = func(a, b *store.SessionInfo) bool { return a.Messages > b.Messages }
-	case "title":
-		less = func(a, b *store.SessionInfo) bool { return strings.ToLower(a.Title) < strings.ToLower(b.Title) }
-	case "id":
-		less = func(a, b *store.SessionInfo) bool { return a.Session < b.Session }
-	default:
-		return usageError(fmt.Errorf("--sort %s: sessions sort by %s", key, strings.Join(lsSessionSorts, ", ")))
-	}
-	sort.SliceStable(ss, func(i, j int) bool {
-		if less(&ss[i], &ss[j]) {
-			return true
-		}
-		if less(&ss[j], &ss[i]) {
-			return false
-		}
-		return ss[i].Path < ss[j].Path
-	})
-	return nil
-}
-
 // --- extras ------------------------------------------------------------------
 
-func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
-	all, err := store.Extras(root)
+func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
+	root := cat.Root
+	all, glances, err := cat.Extras(true)
 	if err != nil {
-		return usageError(fmt.Errorf("store %s: %w", root, err))
+		return usageError(err)
 	}
 	var xs []store.Extra
-	for _, x := range all {
+	var gs []store.Glance
+	for i, x := range all {
 		if x.Kind == k {
-			xs = append(xs, x)
+			xs, gs = append(xs, x), append(gs, glances[i])
 		}
-	}
-	gs := make([]store.Glance, len(xs))
-	for i, x := range xs {
-		gs[i] = store.GlanceExtra(x)
 	}
 	idx := make([]int, len(xs))
 	for i := range idx {
@@ -726,12 +452,12 @@ func lsExtras(opts *lsOptions, root string, k store.ExtraKind) error {
 	}
 	if opts.json {
 		doc := struct {
-			Root   string        `json:"root"`
-			Kind   string        `json:"kind"`
-			Extras []lsExtraJSON `json:"extras"`
-		}{Root: root, Kind: k.Dir(), Extras: []lsExtraJSON{}}
+			Root   string             `json:"root"`
+			Kind   string             `json:"kind"`
+			Extras []catalog.ExtraDoc `json:"extras"`
+		}{Root: root, Kind: k.Dir(), Extras: []catalog.ExtraDoc{}}
 		for _, i := range idx {
-			doc.Extras = append(doc.Extras, extraJSON(xs[i], &gs[i]))
+			doc.Extras = append(doc.Extras, catalog.ExtraDocOf(xs[i], &gs[i]))
 		}
 		return jsonOut(opts.out, doc)
 	}

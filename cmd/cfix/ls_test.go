@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cfix-dev/cfix/catalog"
 )
 
 // writeLsStore writes a store with one project folder (for cwd) holding a
@@ -153,7 +155,7 @@ func TestLsLiveUnwritten(t *testing.T) {
 	}
 	out, _ = cli(t, "ls", "--root", root, "--json", "--", dir)
 	var doc struct {
-		Sessions []lsSessionJSON `json:"sessions"`
+		Sessions []catalog.SessionDoc `json:"sessions"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)

@@ -52,8 +52,8 @@ is "cfix" with the arguments ["mcp"].`,
 			wd, _ := os.Getwd()
 			v := strings.TrimPrefix(strings.SplitN(versionText(), "\n", 2)[0], "cfix ")
 			var index string
-			if c := store.CacheFile(); c != "" {
-				index = filepath.Join(filepath.Dir(c), "export")
+			if c := store.CacheDir(); c != "" {
+				index = filepath.Join(c, "export")
 			}
 			if err := mcpserver.Serve(context.Background(), mcpserver.Options{Root: r, Version: v, Dir: wd, Index: index}, os.Stdin, os.Stdout); err != nil {
 				return fmt.Errorf("mcp: %w", err)

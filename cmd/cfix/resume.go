@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,12 +15,14 @@ import (
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/resume"
+	"github.com/cfix-dev/cfix/validate"
 )
 
 type resumeOptions struct {
 	planFlags
 	title           string
 	repair, noCheck bool
+	checkOnly       bool
 	here, copy      bool
 	claude          string
 }
@@ -35,7 +38,8 @@ of the title /resume shows), checks what a resume by the version that wrote it
 would send (validate, for this session), and when that resume would be rejected
 or lose history, says so and shows the repair plan: on a terminal it asks, with
 --repair it repairs without asking (journaled; cfix undo takes it back),
---no-check skips the check. Then it runs claude --resume ID in the session's
+--no-check skips the check, --check-only makes it and stops there (no client is
+needed or started; nothing is written). Then it runs claude --resume ID in the session's
 working directory, in place of cfix itself (signals and the terminal go to
 it); arguments after -- go to claude (-p PROMPT, --fork-session, ...).
 
@@ -46,7 +50,8 @@ under a new id), as cfix move and cfix clone plan it, and resumes it here.
 The client is --claude PATH, else $CFIX_CLAUDE, else claude from PATH.
 
 Exit status: that of claude; 1 when the check, a repair or a move fails or is
-declined, 2 for a usage error (no such session, several, no claude).`,
+declined (--check-only: when the check finds what a resume would be rejected
+for or lose), 2 for a usage error (no such session, several, no claude).`,
 		Example: `  cfix resume 2bc4b42d
   cfix resume --title "flaky test" -- -p "where were we?"
   cfix resume latest --repair
@@ -66,6 +71,7 @@ declined, 2 for a usage error (no such session, several, no claude).`,
 	f.StringVar(&o.title, "title", "", "find the session by the words of its title instead of its id")
 	f.BoolVar(&o.repair, "repair", false, "repair what the check finds without asking")
 	f.BoolVar(&o.noCheck, "no-check", false, "start the client without checking the session")
+	f.BoolVar(&o.checkOnly, "check-only", false, "check the session and stop: start no client, write nothing")
 	f.BoolVar(&o.here, "here", false, "resume in this directory: move the session into its project folder first")
 	f.BoolVar(&o.copy, "copy", false, "with --here, clone the session instead of moving it")
 	f.BoolVarP(&o.yes, "yes", "y", false, "apply a move, a clone or a repair without asking (needed when stdin is not a terminal)")
@@ -81,10 +87,15 @@ func runResume(o *resumeOptions, args, extra []string) error {
 		return usageError(errors.New("resume needs a session: " + sessionArg + ", or --title TEXT"))
 	case o.copy && !o.here:
 		return usageError(errors.New("--copy goes with --here: it clones the session into this directory's project folder"))
+	case o.checkOnly && (o.noCheck || o.repair || o.here):
+		return usageError(errors.New("--check-only checks and stops: it goes with neither --no-check, --repair nor --here"))
 	}
 	root, err := resolveRoot(o.root)
 	if err != nil {
 		return err
+	}
+	if o.checkOnly {
+		return o.checkOnlyRun(root, args)
 	}
 	client, err := claudeProgram(o.claude)
 	if err != nil {
@@ -155,7 +166,7 @@ func (o *resumeOptions) bringHere(root string, t *resume.Target, dir string) (st
 // in the session, and the repair that fixes it, applied with --repair, or
 // on a terminal when the user says so.
 func (o *resumeOptions) check(root string, t *resume.Target) error {
-	found, err := resume.Check(root, t)
+	found, err := checkResume(root, t)
 	if err != nil {
 		return &exitError{code: exitFound, err: err}
 	}
@@ -194,6 +205,48 @@ func (o *resumeOptions) check(root string, t *resume.Target) error {
 	}
 	f.apply, f.yes = true, true
 	return runPlan(&f, cs)
+}
+
+// checkOnlyRun is resume --check-only: the session found and checked as
+// resume checks it, what the check finds said, and nothing started.
+func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
+	arg := ""
+	if len(args) == 1 {
+		arg = args[0]
+	}
+	if os.Getenv("GOGC") == "" { // as checkResume
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	t, found, err := resume.FindChecked(root, arg, o.title)
+	if err != nil {
+		var ie *resume.InputError
+		if errors.As(err, &ie) || userError(err) {
+			return usageError(err)
+		}
+		return &exitError{code: exitFound, err: err}
+	}
+	w := o.errOut
+	if !t.DirExists {
+		fmt.Fprintf(w, "cfix: session %s ran in %s, which is not on disk: resume it with --here\n", t.Session, visible.String(t.Dir))
+	}
+	if len(found) == 0 {
+		fmt.Fprintf(w, "cfix: a resume of session %s (%s) by claude %s loads it whole\n", t.Session, visible.String(t.Title), t.Version)
+		return nil
+	}
+	fmt.Fprintf(w, "cfix: a resume of session %s by claude %s would be rejected or lose history:\n", t.Session, t.Version)
+	for _, f := range found {
+		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
+	}
+	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, len(found))}
+}
+
+// checkResume is resume.Check with the collector set as validate sets it
+// (see runValidate): the check is validate's, and as fast.
+func checkResume(root string, t *resume.Target) ([]validate.Finding, error) {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
+	return resume.Check(root, t)
 }
 
 // claudeProgram finds the Claude Code program: given, else $CFIX_CLAUDE,
