@@ -38,8 +38,13 @@ type Options struct {
 	// Except are sessions (full ids) OlderThan leaves in the store: the
 	// one a hook's session resumes.
 	Except []string
-	Now    time.Time
-	Force  bool
+	// ByTranscript ages a session for OlderThan as Claude Code's cleanup
+	// does: by the modification time of its main transcript (any of
+	// them, when it has several), whatever its other files' times; a
+	// subagent written since does not keep a transcript from the sweep.
+	ByTranscript bool
+	Now          time.Time
+	Force        bool
 	// Build writes the archive files into a staging folder in Dir, so
 	// the plan can be applied; a dry run leaves it false and writes
 	// nothing.
@@ -123,7 +128,7 @@ func Archive(opts Options) (*Plan, error) {
 		}
 		cutoff := opts.Now.Add(-opts.OlderThan)
 		for _, s := range all {
-			if !s.LastActivity.Before(cutoff) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
+			if !aged(s, cutoff, opts.ByTranscript) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
 				continue
 			}
 			if why := linkedMain(s); why != "" {
@@ -591,4 +596,18 @@ type Listed struct {
 	Path     string
 	Size     int64
 	Manifest *Manifest
+}
+
+// aged reports whether session s is older than cutoff: by its last
+// activity, or byTranscript by the oldest of its main transcripts.
+func aged(s *Session, cutoff time.Time, byTranscript bool) bool {
+	if !byTranscript {
+		return s.LastActivity.Before(cutoff)
+	}
+	for _, f := range s.Mains {
+		if f.ModTime.Before(cutoff) {
+			return true
+		}
+	}
+	return false
 }

@@ -170,7 +170,7 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	}
 	archived = nil
 	start("startup")
-	want := fmt.Sprint([]string{"archive", "--older-than", "25d", "--root", root, "--apply", "--yes"})
+	want := fmt.Sprint([]string{"archive", "--older-than", "25d", "--by-transcript", "--root", root, "--apply", "--yes"})
 	if len(archived) != 1 || fmt.Sprint(archived[0]) != want {
 		t.Fatalf("archived %v, want %s", archived, want)
 	}
@@ -186,7 +186,7 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	if err := Hook(other, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	wantResume := fmt.Sprint([]string{"archive", "--older-than", "25d", "--root", root, "--apply", "--yes", "--except", damage.V88Session})
+	wantResume := fmt.Sprint([]string{"archive", "--older-than", "25d", "--by-transcript", "--root", root, "--apply", "--yes", "--except", damage.V88Session})
 	if len(archived) != 2 || fmt.Sprint(archived[1]) != wantResume {
 		t.Errorf("a resume archived %v, want %s", archived[1:], wantResume)
 	}

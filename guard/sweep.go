@@ -30,7 +30,7 @@ func ArchiveArgs(root string) []string {
 	if days <= 0 {
 		return nil
 	}
-	return []string{"archive", "--older-than", fmt.Sprintf("%dd", days), "--root", root, "--apply", "--yes"}
+	return []string{"archive", "--older-than", fmt.Sprintf("%dd", days), "--by-transcript", "--root", root, "--apply", "--yes"}
 }
 
 // Archiver starts cfix with args in the background, its output going to

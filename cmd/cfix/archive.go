@@ -22,6 +22,7 @@ type archiveOptions struct {
 	dir       string
 	olderThan string
 	except    []string
+	byTrans   bool
 	list      bool
 }
 
@@ -45,7 +46,9 @@ undoes the archive (the archive file goes, every file comes back).
 The archive folder is --archive-dir, else $CFIX_ARCHIVE_DIR, else
 $XDG_DATA_HOME/cfix/archive, else ~/.local/share/cfix/archive. --older-than
 (30d, 2w, 36h) picks every session whose last activity (the newest mtime of
-its files) lies longer ago; --except ID leaves that session in the store. --list lists the archives: session, title,
+its files) lies longer ago (with --by-transcript: whose main transcript's
+mtime does, as Claude Code's cleanup ages it); --except ID leaves that session
+in the store. --list lists the archives: session, title,
 project, first and last dates, size.
 
 A dry run reads no file's bytes; --apply compresses the sessions (on every
@@ -63,6 +66,7 @@ core), then applies the plan. A live session is refused (skipped by
 	cmd.Flags().StringVar(&opts.dir, "archive-dir", "", "the archive folder (default $CFIX_ARCHIVE_DIR, else $XDG_DATA_HOME/cfix/archive)")
 	cmd.Flags().StringVar(&opts.olderThan, "older-than", "", "archive every session last active longer ago than this (30d, 2w, 36h)")
 	cmd.Flags().StringArrayVar(&opts.except, "except", nil, "with --older-than, leave this session (full id) in the store; repeatable")
+	cmd.Flags().BoolVar(&opts.byTrans, "by-transcript", false, "with --older-than, age a session by its main transcript's modification time, as Claude Code's cleanup does (not by its newest file)")
 	cmd.Flags().BoolVar(&opts.list, "list", false, "list the archives")
 	return cmd
 }
@@ -102,7 +106,7 @@ func runArchive(opts *archiveOptions, args []string) error {
 			return usageError(fmt.Errorf("--older-than %s: give a duration above zero", opts.olderThan))
 		}
 	}
-	p, err := archive.Archive(archive.Options{Root: root, Dir: dir, Sessions: args, OlderThan: age, Except: opts.except, Force: opts.force, Build: opts.apply})
+	p, err := archive.Archive(archive.Options{Root: root, Dir: dir, Sessions: args, OlderThan: age, Except: opts.except, ByTranscript: opts.byTrans, Force: opts.force, Build: opts.apply})
 	if err != nil {
 		return planError(err)
 	}
