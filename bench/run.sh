@@ -404,8 +404,11 @@ catalog_verdicts() {
 	catalog_bar "browse first frame (cache warm)" 0.050
 	catalog_bar "browse filter keystroke" 0.016
 	if ((HAVE_CFIX)) && [[ -n $r && -n $val ]]; then
-		if awk -v r="$r" -v c="$val" 'BEGIN {exit !(r <= c)}'; then v=PASS; else v=FAIL STATUS=1; fi
-		VERDICTS+=("cfix resume --check-only of the big session takes $r s, cfix validate of it $val s (bar: <= validate): $v")
+		# The check is validate's own check of the file plus finding it
+		# (about a ms): "no slower" within the spread of best-of-RUNS
+		# times on a shared machine (2% over 20 alternating runs): 5%.
+		if awk -v r="$r" -v c="$val" 'BEGIN {exit !(r <= c * 1.05)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix resume --check-only of the big session takes $r s, cfix validate of it $val s (bar: <= validate, within 5%): $v")
 	else
 		VERDICTS+=("cfix resume --check-only of the big session (bar: <= validate): not measured")
 		STATUS=2
