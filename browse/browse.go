@@ -181,7 +181,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.setRows(msg.rows)
-		return m, m.selected()
+		return m, tea.Batch(m.selected(), countCmd(msg.layout))
+	case countedMsg:
+		for i := range m.all {
+			if n, ok := msg.counts[m.all[i].Path]; ok {
+				m.all[i].Messages, m.all[i].MessagesKnown = n, true
+			}
+		}
+		return m, nil
 	case previewMsg:
 		if msg.gen != m.previewGen {
 			return m, nil

@@ -44,8 +44,8 @@ type scannedMsg struct {
 	err    error
 }
 
-// loading is a load of the list under way: the catalog it reads, or the
-// rows it has read (done).
+// loading is a load of the list under way: the catalog it reads, and
+// the rows it has read (done).
 type loading struct {
 	cat  *catalog.Catalog
 	rows []Row
@@ -54,8 +54,15 @@ type loading struct {
 
 // detailsMsg is the list with what the glance at each transcript says.
 type detailsMsg struct {
-	rows []Row
-	err  error
+	layout *loading
+	rows   []Row
+	err    error
+}
+
+// countedMsg holds the messages of the sessions a glance did not count
+// (transcripts it did not read whole), by path.
+type countedMsg struct {
+	counts map[string]int
 }
 
 // scanCmd scans the store. When the cache of its catalog holds every
@@ -74,8 +81,7 @@ func scanCmd(root string) tea.Cmd {
 			if err != nil {
 				return scannedMsg{err: err}
 			}
-			cat.Close()
-			return scannedMsg{layout: &loading{rows: rows, done: true}, rows: rows}
+			return scannedMsg{layout: &loading{cat: cat, rows: rows, done: true}, rows: rows}
 		}
 		var rows []Row
 		for _, f := range l.Files {
@@ -102,13 +108,45 @@ func detailsCmd(ld *loading) tea.Cmd {
 	}
 	return func() tea.Msg {
 		if ld.done {
-			return detailsMsg{rows: ld.rows}
+			return detailsMsg{layout: ld, rows: ld.rows}
 		}
 		defer catalog.Loading()()
 		rows, err := listRows(ld.cat)
 		// A cache that cannot be written costs only the next start.
 		ld.cat.Close()
-		return detailsMsg{rows: rows, err: err}
+		ld.rows, ld.done = rows, true
+		return detailsMsg{layout: ld, rows: rows, err: err}
+	}
+}
+
+// countCmd counts the messages of the sessions of a finished load that
+// the glance did not read whole (as cfix ls counts them: through the
+// catalog's cache, which then holds them), after the list is painted.
+func countCmd(ld *loading) tea.Cmd {
+	if ld == nil || ld.cat == nil {
+		return nil
+	}
+	var ss []store.SessionInfo
+	for _, r := range ld.rows {
+		if !r.Whole && r.Err == nil {
+			ss = append(ss, r.SessionInfo)
+		}
+	}
+	if len(ss) == 0 {
+		ld.cat.Close()
+		return nil
+	}
+	return func() tea.Msg {
+		defer catalog.Loading()()
+		ld.cat.Count(ss)
+		ld.cat.Close()
+		counts := make(map[string]int, len(ss))
+		for _, s := range ss {
+			if s.MessagesKnown {
+				counts[s.Path] = s.Messages
+			}
+		}
+		return countedMsg{counts: counts}
 	}
 }
 

@@ -37,3 +37,28 @@ func TestWarmStartPaintsWholeList(t *testing.T) {
 		t.Fatalf("the first frame of a warm start:\n%s", s)
 	}
 }
+
+// TestMessagesCountedAfterPaint: the messages of transcripts too big for
+// a glance to read whole (every session of the 2.1.330 store) are
+// counted after the list is painted, as cfix ls counts them, cold and
+// with the cache warm.
+func TestMessagesCountedAfterPaint(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := damage.CopyStore(t, "2.1.330")
+	damage.Age(t, root)
+	for _, round := range []string{"cold", "warm"} {
+		m := open(t, root, 120, 20, Options{})
+		var alpha *Row
+		for i := range m.all {
+			if m.all[i].Title == alphaTitle {
+				alpha = &m.all[i]
+			}
+		}
+		if alpha == nil || !alpha.MessagesKnown || alpha.Messages != 27 {
+			t.Fatalf("%s: the row of %q: %+v, want 27 messages (as cfix ls counts them)", round, alphaTitle, alpha)
+		}
+		if s := screen(m); !strings.Contains(s, "     27 ") {
+			t.Fatalf("%s: the list shows no count of 27:\n%s", round, s)
+		}
+	}
+}
