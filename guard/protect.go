@@ -96,7 +96,7 @@ func (p Protection) Footer(n int, bytes int64, swept int) string {
 		return fmt.Sprintf("cfix guard archives %s (%s, marked guard) at the next start of a session, before Claude Code's sweep: into %s",
 			count(n, "session"), changeset.Size(bytes), home(p.Dir))
 	case p.Installed:
-		return fmt.Sprintf("cfix guard is installed: a session last active more than %dd ago is archived at the next start, before Claude Code's sweep, into %s",
+		return fmt.Sprintf("cfix guard is installed: a session whose transcript was last written more than %dd ago is archived at the next start, before Claude Code's sweep, into %s",
 			p.OlderThan, home(p.Dir))
 	case swept > 0:
 		return "cfix guard is not installed: cfix guard install --apply archives such sessions at every start, before the sweep"

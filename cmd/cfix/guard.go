@@ -289,7 +289,7 @@ func guardProtection(w io.Writer, root string) {
 	case p.OlderThan == 0:
 		fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", p.PeriodDays)
 	default:
-		fmt.Fprintf(w, "protected: at the start of a new session, the sessions last active more than %dd ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
+		fmt.Fprintf(w, "protected: at the start of a session (new or resumed), the sessions whose transcript was last written more than %dd ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
 			p.OlderThan, p.PeriodDays, guard.Margin, p.Dir)
 		if l, err := store.Scan(root); err == nil {
 			live, _ := liveSessions(root)

@@ -373,7 +373,7 @@ func sweepLine(sw store.Sweep, n int, bytes int64) string {
 	if n == 1 {
 		them, be = "it", "session"
 	}
-	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd keeps %s",
+	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd --by-transcript keeps %s",
 		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
 }
 
