@@ -162,3 +162,87 @@ func TestLeafOverRemoved(t *testing.T) {
 		})
 	}
 }
+
+// TestLeafOverTwice: when the repair removes an entry named as a leaf and
+// its parent too, in either order, the leafUuid ends on the nearest
+// ancestor that stays; a removed root has none, and its leaf-missing is
+// listed under the plan.
+func TestLeafOverTwice(t *testing.T) {
+	const sid = "5e55a0de-0000-4000-8000-000000000002"
+	u := func(n int) string { return "11111111-0000-4000-8000-00000000000" + string(rune('0'+n)) }
+	entry := func(version, typ, uuid, parent string, content any) []byte {
+		m := map[string]any{"parentUuid": nil, "isSidechain": false, "userType": "external", "cwd": "/p", "sessionId": sid,
+			"version": version, "type": typ, "uuid": uuid, "timestamp": "2026-11-20T10:00:0" + uuid[len(uuid)-1:] + ".000Z"}
+		if parent != "" {
+			m["parentUuid"] = parent
+		}
+		if typ == "user" {
+			m["message"] = map[string]any{"role": "user", "content": content}
+		} else {
+			m["message"] = map[string]any{"id": "msg_" + uuid[len(uuid)-1:], "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+				"content": content, "stop_reason": "end_turn", "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}
+	text := func(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
+	cases := []struct {
+		name, version, leaf string
+		prompt, reply       any    // content of u(3) and u(4)
+		named               string // the entry the leafUuid names
+		want                string // where it ends ("" : left, listed under the plan)
+	}{
+		{"prompt removed first, 2.0.x", "2.0.77", "summary", "  ", text(""), u(4), u(2)},
+		{"reply removed first", "2.1.88", "last-prompt", "  ", []any{map[string]any{"type": "thinking", "thinking": "hm", "signature": ""}}, u(4), u(2)},
+		{"root removed", "2.1.88", "last-prompt", "next", text("answer"), u(1), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), ".claude")
+			p := filepath.Join(root, "projects", "-p", sid+".jsonl")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			first := "first prompt"
+			if c.want == "" {
+				first = " "
+			}
+			ls := [][]byte{
+				entry(c.version, "user", u(1), "", first),
+				entry(c.version, "assistant", u(2), u(1), text("first answer")),
+				entry(c.version, "user", u(3), u(2), c.prompt),
+				entry(c.version, "assistant", u(4), u(3), c.reply),
+			}
+			meta, _ := json.Marshal(map[string]any{"type": c.leaf, "leafUuid": c.named, "summary": "s", "lastPrompt": "p", "sessionId": sid})
+			damage.WriteLines(t, p, append(ls, meta), true)
+			age(t, root)
+			cs, err := repair.Plan(repair.Options{Root: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := false
+			for _, note := range cs.Notes {
+				noted = noted || bytes.Contains([]byte(note), []byte("1 "+validate.LeafMissing))
+			}
+			if noted != (c.want == "") {
+				t.Errorf("plan notes %q: leaf-missing listed %v, want %v", cs.Notes, noted, c.want == "")
+			}
+			apply(t, cs, t.TempDir())
+			out := damage.Lines(t, p)
+			var m map[string]any
+			if err := json.Unmarshal(out[len(out)-1], &m); err != nil {
+				t.Fatal(err)
+			}
+			want := c.want
+			if want == "" {
+				want = c.named
+			}
+			if m["leafUuid"] != want {
+				t.Errorf("leafUuid %v, want %s", m["leafUuid"], want)
+			}
+			if c.want != "" && has(findings(t, root), validate.LeafMissing, p, 0) {
+				t.Errorf("leaf-missing after the repair")
+			}
+		})
+	}
+}
