@@ -846,42 +846,60 @@ func (x *fixer) leafOver(from, to string) error {
 // the next) at that entry's nearest ancestor: the entry its children are
 // re-linked to (relinked, parent uuid → new parent), or else the
 // parentUuid the line's bytes hold before the uuid (Claude Code writes
-// parentUuid first), when the file holds that entry.
+// parentUuid first), when the file holds that entry. Each such line is
+// read once.
 func (x *fixer) leafOverLost(relinked map[string]string) error {
 	if len(x.leafRefs) == 0 || len(x.lost) == 0 {
 		return nil
 	}
-	var want []string // leafUuids naming no entry of the file
+	var names []string // leafUuids naming no entry of the file
 	for u := range x.leafRefs {
 		if _, ok := x.first[u]; !ok && u != "" {
-			want = append(want, u)
+			names = append(names, u)
 		}
 	}
-	sort.Strings(want)
-	for _, u := range want {
+	sort.Strings(names)
+	want := map[string]bool{}
+	for _, u := range names {
 		if to, ok := relinked[u]; ok {
 			if err := x.leafOver(u, to); err != nil {
 				return err
 			}
 			continue
 		}
-		for _, line := range x.lost {
-			fx := x.fixes[line]
-			b := make([]byte, fx.length)
-			if n, err := x.file.ReadAt(b, fx.off); n < len(b) {
-				return err
+		want[u] = true
+	}
+	key := []byte(`"uuid":"`)
+	for _, line := range x.lost {
+		if len(want) == 0 {
+			break
+		}
+		fx := x.fixes[line]
+		b := make([]byte, fx.length)
+		if n, err := x.file.ReadAt(b, fx.off); n < len(b) {
+			return err
+		}
+		for at := 0; ; {
+			i := bytes.Index(b[at:], key)
+			if i < 0 {
+				break
 			}
-			at := bytes.Index(b, []byte(`"uuid":"`+u+`"`))
-			if at < 0 {
+			i += at
+			at = i + len(key)
+			end := bytes.IndexByte(b[at:], '"')
+			if end < 0 {
+				break
+			}
+			u := string(b[at : at+end])
+			if !want[u] {
 				continue
 			}
-			to := parentIn(b[:at])
-			if j, ok := x.first[to]; ok && !x.deleted[j] {
-				if err := x.leafOver(u, to); err != nil {
+			delete(want, u)
+			if j, ok := x.first[parentIn(b[:i])]; ok && !x.deleted[j] {
+				if err := x.leafOver(u, x.nodes[j].UUID); err != nil {
 					return err
 				}
 			}
-			break
 		}
 	}
 	return nil
