@@ -64,7 +64,9 @@ type fixer struct {
 	elsewhere                   func(uuid string) string   // the other transcript holding an entry, or ""
 	lastPrompt                  string                     // leafUuid of the last last-prompt entry
 	lastPromptLine              int                        // and its line
-	leafRefs                    map[string][]*session.Node // leafUuid → the metadata records naming it (nil: not rewritable)
+	leafRefs                    map[string][]*session.Node // leafUuid → the metadata records naming it
+	leafMoved                   map[int]bool               // lines whose leafUuid the plan points elsewhere (see leafOver)
+	lost                        []int                      // lines that lose a record because it is not JSON (torn, glued)
 	titles                      []validate.TitleLine       // custom-title and ai-title records, as validate counts them
 }
 
@@ -501,6 +503,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 	if r.del != "" {
 		if r.notJSON {
 			x.notJSON[ln.N] = true
+			x.lost = append(x.lost, ln.N)
 			if ln.Terminated {
 				x.badLines++
 			}
@@ -522,6 +525,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		}
 		if r.removed {
 			x.removed++
+			x.lost = append(x.lost, ln.N)
 		}
 	}
 	for i := range r.heads {
@@ -537,12 +541,10 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				x.lastPrompt, x.lastPromptLine = e.LeafUUID, ln.N
 			}
 			if e.LeafUUID != "" {
-				// Where the entry is, to point it elsewhere should the
-				// entry it names be removed (nil: not rewritable).
-				var at *session.Node
-				if len(r.heads) == 1 && !r.changed {
-					at = &session.Node{Line: ln.N, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
-				}
+				// Where the record is, to point it elsewhere should the
+				// entry it names be removed: its line's bytes, or record
+				// i of the line's fix.
+				at := &session.Node{Line: ln.N, Rec: i, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
 				if x.leafRefs == nil {
 					x.leafRefs = map[string][]*session.Node{}
 				}
@@ -773,7 +775,8 @@ func (x *fixer) otherChain(j, i int) (root int, ok bool) {
 	return 0, false
 }
 
-// remove drops node i and gives its children its parent.
+// remove drops node i and gives its children its parent, and the
+// leafUuids naming it too (leafOver).
 func (x *fixer) remove(i int, reason string) error {
 	n := &x.nodes[i]
 	if err := x.setRec(n, nil, reason); err != nil {
@@ -789,7 +792,136 @@ func (x *fixer) remove(i int, reason string) error {
 			}
 		}
 	}
+	return x.leafOver(n.UUID, n.Parent)
+}
+
+// leafOver points the metadata records (last-prompt, summary) whose
+// leafUuid names entry from, which the plan removes, at entry to: the
+// nearest ancestor of from that stays, the entry from's children are
+// linked to. Claude Code resumes (-r and -c alike) from the entry the
+// last last-prompt names, and ignores one that names no entry: the resume
+// then starts from the message written last, which after a rewind is on
+// another branch (measured with 2.1.205 and 2.1.332). A removed root has
+// no ancestor: its leafUuids are left, counted as leaf-missing.
+func (x *fixer) leafOver(from, to string) error {
+	refs := x.leafRefs[from]
+	if len(refs) == 0 {
+		return nil
+	}
+	if to == "" {
+		x.unfixed[validate.LeafMissing] += len(refs)
+		return nil
+	}
+	val, err := json.Marshal(to)
+	if err != nil {
+		return err
+	}
+	for _, at := range refs {
+		raw, err := x.rec(at)
+		if err != nil {
+			return err
+		}
+		b, err := session.SetField(raw, "leafUuid", val)
+		if err != nil {
+			return err
+		}
+		if err := x.setRec(at, b, "point a leafUuid at the nearest ancestor of the entry it named, which goes"); err != nil {
+			return err
+		}
+		if x.leafMoved == nil {
+			x.leafMoved = map[int]bool{}
+		}
+		x.leafMoved[at.Line] = true
+	}
+	delete(x.leafRefs, from)
+	x.leafRefs[to] = append(x.leafRefs[to], refs...)
+	if x.lastPrompt == from {
+		x.lastPrompt = to
+	}
 	return nil
+}
+
+// leafOverLost points the leafUuids naming an entry on a line that loses
+// a record because it is not JSON (a torn line, a torn record glued to
+// the next) at that entry's nearest ancestor: the entry its children are
+// re-linked to (relinked, parent uuid → new parent), or else the
+// parentUuid the line's bytes hold before the uuid (Claude Code writes
+// parentUuid first), when the file holds that entry. Each such line is
+// read once.
+func (x *fixer) leafOverLost(relinked map[string]string) error {
+	if len(x.leafRefs) == 0 || len(x.lost) == 0 {
+		return nil
+	}
+	var names []string // leafUuids naming no entry of the file
+	for u := range x.leafRefs {
+		if _, ok := x.first[u]; !ok && u != "" {
+			names = append(names, u)
+		}
+	}
+	sort.Strings(names)
+	want := map[string]bool{}
+	for _, u := range names {
+		if to, ok := relinked[u]; ok {
+			if err := x.leafOver(u, to); err != nil {
+				return err
+			}
+			continue
+		}
+		want[u] = true
+	}
+	key := []byte(`"uuid":"`)
+	for _, line := range x.lost {
+		if len(want) == 0 {
+			break
+		}
+		fx := x.fixes[line]
+		b := make([]byte, fx.length)
+		if n, err := x.file.ReadAt(b, fx.off); n < len(b) {
+			return err
+		}
+		for at := 0; ; {
+			i := bytes.Index(b[at:], key)
+			if i < 0 {
+				break
+			}
+			i += at
+			at = i + len(key)
+			end := bytes.IndexByte(b[at:], '"')
+			if end < 0 {
+				break
+			}
+			u := string(b[at : at+end])
+			if !want[u] {
+				continue
+			}
+			delete(want, u)
+			if j, ok := x.first[parentIn(b[:i])]; ok && !x.deleted[j] {
+				if err := x.leafOver(u, x.nodes[j].UUID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// parentIn returns the value of the first "parentUuid" string field in
+// the bytes of a record that is not JSON ("" for null or none).
+func parentIn(b []byte) string {
+	const key = `"parentUuid":`
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(b[i+len(key):], " ")
+	if len(rest) == 0 || rest[0] != '"' {
+		return ""
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 || bytes.IndexByte(rest[1:1+end], '\\') >= 0 {
+		return ""
+	}
+	return string(rest[1 : 1+end])
 }
 
 // chain runs the parentUuid repairs, then the tool and thinking repairs
@@ -845,6 +977,7 @@ func (x *fixer) chain() error {
 	// another transcript is a link Claude Code wrote, never touched; other
 	// parents written nowhere are re-parented only with --aggressive, a
 	// guess.
+	relinked := map[string]string{} // parent on a line that goes → the entry its children are linked to
 	if x.allow(validate.ParentMissing) {
 		g, idx := x.graph()
 		for _, gi := range g.Dangling() {
@@ -894,6 +1027,9 @@ func (x *fixer) chain() error {
 					why += fmt.Sprintf(" (the %d entries between are of other chains: a sidechain or another root)", passed)
 				}
 			}
+			if evidence && prev != "" {
+				relinked[n.Parent] = prev
+			}
 			if err := x.setParent(i, prev, why); err != nil {
 				return err
 			}
@@ -904,6 +1040,9 @@ func (x *fixer) chain() error {
 				x.unfixed[validate.ParentMissing]++
 			}
 		}
+	}
+	if err := x.leafOverLost(relinked); err != nil {
+		return err
 	}
 	if x.aggressive && x.allow(Progress) {
 		for i := range x.nodes {
@@ -1158,6 +1297,13 @@ func (x *fixer) addResult(i int, ids []string) error {
 	for j := range x.nodes {
 		if x.nodes[j].Line == n.Line && x.nodes[j].Rec >= at {
 			x.nodes[j].Rec++
+		}
+	}
+	for _, refs := range x.leafRefs {
+		for _, r := range refs {
+			if r.Line == n.Line && r.Rec >= at {
+				r.Rec++
+			}
 		}
 	}
 	x.reason(n.Line, "add an error tool_result for a tool_use that has none: "+strings.Join(ids, ", "))

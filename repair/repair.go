@@ -150,11 +150,12 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		path := files[i].Path
 		x.elsewhere = func(u string) string { return elsewhere.In(path, u) }
 		ops[i], errs[i] = x.plan()
-		x.file, x.fixes, x.nodes, x.first = nil, nil, nil, nil
+		x.file, x.fixes, x.nodes, x.first, x.leafRefs = nil, nil, nil, nil, nil
 		results[i] = x
 	})
 	metaOnly := false
 	unfixed := map[validate.Code]int{}
+	leafMoved := map[string]map[int]bool{} // file → lines whose leafUuid a fixer points elsewhere
 	dropped := 0
 	for i := range files {
 		if links[i] {
@@ -171,6 +172,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			metaOnly = true
 		}
 		dropped += results[i].dropped
+		if len(results[i].leafMoved) > 0 {
+			leafMoved[files[i].Path] = results[i].leafMoved
+		}
 		for c, n := range results[i].unfixed {
 			if n > 0 {
 				unfixed[c] += n
@@ -178,7 +182,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		}
 	}
 	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly {
-		if err := storeLevel(opts, layout, allow, cs, unfixed); err != nil {
+		if err := storeLevel(opts, layout, allow, cs, unfixed, leafMoved); err != nil {
 			return nil, err
 		}
 	} else if allow(validate.TitleOutOfReach) {
@@ -234,8 +238,9 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 }
 
 // storeLevel validates the targets and plans the fixes of stubs and
-// sessions-index.json; it counts what no planner fixes.
-func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bool, cs *changeset.ChangeSet, unfixed map[validate.Code]int) error {
+// sessions-index.json; it counts what no planner fixes (a leaf-missing
+// whose leafUuid a fixer points at an entry, leafMoved, is fixed).
+func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bool, cs *changeset.ChangeSet, unfixed map[validate.Code]int, leafMoved map[string]map[int]bool) error {
 	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
 	if err != nil {
 		return err
@@ -257,6 +262,7 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 				idx = filepath.Join(filepath.Dir(idx), "sessions-index.json")
 			}
 			indexes = append(indexes, idx)
+		case f.Code == validate.LeafMissing && leafMoved[f.Path][f.Line]:
 		case f.Code == validate.ProjectSymlink:
 			// Said in the plan's note on the link, where it matters.
 		case f.Severity > validate.Notice && !fixedByFixer(f.Code, opts.Aggressive):

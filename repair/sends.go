@@ -14,7 +14,8 @@ import (
 // entries that break session.AttachRules (validate's attachment-malformed),
 // whichever client wrote them: an attachment is context the client added
 // to a turn, never a message or a tool result, and one it cannot read
-// attaches nothing. Its children get its parent, so the chain is kept.
+// attaches nothing. Its children get its parent, so the chain is kept, and
+// so do the leafUuids naming it (remove).
 func (x *fixer) attachments(l session.Loader) error {
 	if !x.allow(validate.AttachMalformed) {
 		return nil
@@ -39,47 +40,6 @@ func (x *fixer) attachments(l session.Loader) error {
 		if err := x.remove(i, why); err != nil {
 			return err
 		}
-		if err := x.leafOver(i); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// leafOver points the metadata entries (last-prompt, summary) that name
-// removed node i as their leafUuid at its parent: newer clients resume
-// from the entry the last last-prompt names.
-func (x *fixer) leafOver(i int) error {
-	n := &x.nodes[i]
-	refs := x.leafRefs[n.UUID]
-	if len(refs) == 0 || n.Parent == "" {
-		return nil
-	}
-	val, err := json.Marshal(n.Parent)
-	if err != nil {
-		return err
-	}
-	delete(x.leafRefs, n.UUID)
-	for _, at := range refs {
-		if at == nil {
-			x.unfixed[validate.LeafMissing]++
-			continue
-		}
-		raw, err := x.rec(at)
-		if err != nil {
-			return err
-		}
-		b, err := session.SetField(raw, "leafUuid", val)
-		if err != nil {
-			return err
-		}
-		if err := x.setRec(at, b, "point a leafUuid at the parent of a removed entry"); err != nil {
-			return err
-		}
-		x.leafRefs[n.Parent] = append(x.leafRefs[n.Parent], at)
-	}
-	if x.lastPrompt == n.UUID {
-		x.lastPrompt = n.Parent
 	}
 	return nil
 }

@@ -1073,3 +1073,76 @@ func Age(t testing.TB, root string) {
 		return nil
 	})
 }
+
+// NameAsLeaf writes, before line n of path, a metadata record of type typ
+// (last-prompt or summary) whose leafUuid names the entry on line n, as
+// Claude Code writes a last-prompt before the entry it names (2.1.332
+// does) or a summary of the conversation up to it. It returns the entry's
+// uuid and parentUuid ("" for null); the entry is on line n+1 afterwards.
+func NameAsLeaf(t testing.TB, path string, n int, typ string) (uuid, parent string) {
+	t.Helper()
+	ls := Lines(t, path)
+	var m map[string]any
+	if err := json.Unmarshal(ls[n-1], &m); err != nil {
+		t.Fatalf("%s:%d: %v", path, n, err)
+	}
+	uuid, _ = m["uuid"].(string)
+	parent, _ = m["parentUuid"].(string)
+	if uuid == "" {
+		t.Fatalf("%s:%d: not an entry with a uuid", path, n)
+	}
+	rec := map[string]any{"type": typ, "leafUuid": uuid}
+	switch typ {
+	case "summary":
+		rec["summary"] = LeafText(uuid)
+	default:
+		rec["lastPrompt"] = LeafText(uuid)
+		rec["sessionId"] = m["sessionId"]
+	}
+	ls = append(ls[:n-1], append([][]byte{marshal(t, rec)}, ls[n-1:]...)...)
+	WriteLines(t, path, ls, true)
+	return uuid, parent
+}
+
+// LeafText is the summary or lastPrompt text of the record NameAsLeaf
+// writes for the entry uuid, by which a test finds it again.
+func LeafText(uuid string) string { return "up to " + uuid }
+
+// TearAfterUUID cuts line n of path right after the value of its uuid
+// field, the way a write stopped mid-line leaves it when the entry's
+// uuid made it to disk: the last line loses its newline (a torn last
+// line), a line in mid-file keeps it. It returns n.
+func TearAfterUUID(t testing.TB, path string, n int) int {
+	t.Helper()
+	ls := Lines(t, path)
+	i := bytes.Index(ls[n-1], []byte(`"uuid":"`))
+	if i < 0 {
+		t.Fatalf("%s:%d: no uuid field", path, n)
+	}
+	end := i + len(`"uuid":"`) + bytes.IndexByte(ls[n-1][i+len(`"uuid":"`):], '"') + 1
+	ls[n-1] = append(ls[n-1][:end:end], `,"timest`...)
+	WriteLines(t, path, ls, n < len(ls))
+	return n
+}
+
+// ProgressBefore writes a progress entry (a hook's, as 2.1.x writes them
+// into the chain) between the entry on line n of path and its parent,
+// right before it, and returns the progress entry's line (n).
+func ProgressBefore(t testing.TB, path string, n int) int {
+	t.Helper()
+	ls := Lines(t, path)
+	var m map[string]any
+	if err := json.Unmarshal(ls[n-1], &m); err != nil {
+		t.Fatal(err)
+	}
+	const uuid = "9a0c0e55-0000-4000-8000-00000000b00c"
+	p := map[string]any{"parentUuid": m["parentUuid"], "isSidechain": m["isSidechain"], "userType": "external",
+		"cwd": m["cwd"], "sessionId": m["sessionId"], "version": m["version"], "gitBranch": m["gitBranch"],
+		"type": "progress", "data": map[string]any{"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": "PostToolUse:Bash", "command": "true"},
+		"parentToolUseID": "toolu_hook", "toolUseID": "toolu_hook", "uuid": uuid, "timestamp": earlier(t, m["timestamp"], 1)}
+	m["parentUuid"] = uuid
+	ls[n-1] = marshal(t, m)
+	ls = append(ls[:n-1], append([][]byte{marshal(t, p)}, ls[n-1:]...)...)
+	WriteLines(t, path, ls, true)
+	return n
+}
