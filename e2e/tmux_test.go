@@ -84,3 +84,14 @@ func (tm *tmuxTerm) waitUntil(what string, limit time.Duration, ok func(screen s
 	tm.t.Fatalf("%s: not on the screen after %v:\n%s", what, limit, s)
 	return ""
 }
+
+// dead says whether the pane's program has ended.
+func (tm *tmuxTerm) dead() bool {
+	return strings.TrimSpace(tm.run("display-message", "-p", "-t", "0", "#{pane_dead}")) == "1"
+}
+
+// exitStatus is the exit status of the pane's program once tmux has it
+// (a while after the pane is dead), else "".
+func (tm *tmuxTerm) exitStatus() string {
+	return strings.TrimSpace(tm.run("display-message", "-p", "-t", "0", "#{?pane_dead,#{pane_dead_status},}"))
+}

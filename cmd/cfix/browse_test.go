@@ -115,7 +115,9 @@ func buildCfix(t *testing.T) string {
 // copy of the 2.1.88 corpus store: the list, the filtered list, the
 // preview's planted text, the repair dialog of a torn session and its
 // apply, then Enter on a session whose directory exists, which runs the
-// client there after the terminal is given back.
+// client there after the terminal is given back. The client here is a
+// script that says how it was started; e2e's TestBrowseResumesTheClient
+// resumes with the real interactive Claude Code.
 func TestBrowseInATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cfix and runs it in tmux")
