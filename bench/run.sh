@@ -307,7 +307,8 @@ hostile_verdicts() {
 # and of a session of the median size, process start included.
 # Bars: ls warm <= 50 ms; browse's first frame <= 150 ms cold, <= 50 ms warm;
 # a keystroke <= 16 ms; resume's check of the big session no slower than
-# cfix validate of it, of the median one < 100 ms.
+# cfix validate of it, of the median one < 100 ms; cfix guard's SessionStart
+# hook on the resume of the median session < 100 ms (see guard_hook_row).
 # Every cfix the bench runs keeps its cache there, never in the HOME of the
 # machine (XDG_CACHE_HOME must be absolute).
 CATCACHE=$PWD/$OUT/cache
@@ -345,7 +346,31 @@ catalog_rows() {
 		sort -n | awk '{a[NR] = $2} END {print a[int((NR + 1) / 2)]}')
 	use_set "$normal"
 	OK="0 1" measure "cfix resume --check-only (median)" bin/cfix resume --root "$ROOT" --check-only "$normal"
+	guard_hook_row "$normal" "cfix hook SessionStart, resume (median)"
+	use_set "$BIGFILE"
+	guard_hook_row "$BIGFILE" "cfix hook SessionStart, resume (big)"
 	rm -rf "$CATCACHE"
+}
+# guard_hook_row TRANSCRIPT NAME: cfix guard's SessionStart hook as Claude
+# Code runs it when it resumes TRANSCRIPT: the hook's JSON on stdin, the
+# check of the session with the loader model of its version, the answer.
+# Its state (XDG_STATE_HOME: bench/out/state) says an archive started a
+# minute ago, as on every start of a day but the first: the hook starts no
+# archive, and the bench store is never written. Process start included
+# (through bash, for stdin).
+guard_hook_row() {
+	local path=$1 id before state=$PWD/$OUT/state
+	id=$(basename "$path" .jsonl)
+	mkdir -p "$state/cfix"
+	printf '{"last":{},"last_archive":{"at":"%s"}}\n' "$(date -u -d '1 minute ago' +%Y-%m-%dT%H:%M:%SZ)" >"$state/cfix/guard-state.json"
+	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"resume"}\n' \
+		"$id" "$PWD/$path" "$PWD" >"$OUT/hook-input.json"
+	before=$(jq -c .last_archive "$state/cfix/guard-state.json")
+	measure "$2" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionStart <"$0"' "$OUT/hook-input.json"
+	if [[ $(jq -c .last_archive "$state/cfix/guard-state.json") != "$before" ]]; then
+		row "$2" "the hook started an archive: the bench store may have changed (see $state/cfix/guard.log)"
+		FAILED=1
+	fi
 }
 # catalog_pair NAME_A NAME_B ARGS_A ARGS_B: bin/cfix ARGS_A and bin/cfix
 # ARGS_B (words split on spaces; exit 0 or 1), run by turns RUNS times each,
@@ -414,6 +439,7 @@ catalog_verdicts() {
 		STATUS=2
 	fi
 	catalog_bar "cfix resume --check-only (median)" 0.100
+	catalog_bar "cfix hook SessionStart, resume (median)" 0.100
 }
 
 # --- cfix mcp: tool calls over stdio, as a client makes them -------------------
