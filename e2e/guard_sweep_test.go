@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,7 +28,8 @@ const sweepWait = 14 * time.Minute
 // session as old: a resumed session sweeps too, and the hook archives the
 // old one first but leaves the one resumed, which keeps its history and
 // the new prompt. It takes over ten minutes (the sweep's delay after
-// typing); the versions and the cases run at once.
+// typing); the versions and the cases run at once, beside the other
+// tests.
 func TestGuardSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Claude Code")
@@ -36,6 +38,11 @@ func TestGuardSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Parallel()
+	// The cases wait for the sweep, not the CPU: they run at once, not
+	// t.Parallel (which runs GOMAXPROCS at a time: on 2 cores, three
+	// rounds of ten minutes).
+	var wg sync.WaitGroup
 	ran := false
 	for _, v := range versions {
 		if !Since(v, guardSince) {
@@ -43,12 +50,14 @@ func TestGuardSweep(t *testing.T) {
 		}
 		ran = true
 		for _, mode := range []string{"guard", "none", "resume"} {
-			t.Run(v+"/"+mode, func(t *testing.T) {
-				t.Parallel()
-				guardSweep(t, v, mode)
-			})
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t.Run(v+"/"+mode, func(t *testing.T) { guardSweep(t, v, mode) })
+			}()
 		}
 	}
+	wg.Wait()
 	if !ran {
 		t.Skipf("no version from %s on among %v", guardSince, versions)
 	}
