@@ -346,9 +346,9 @@ catalog_rows() {
 		sort -n | awk '{a[NR] = $2} END {print a[int((NR + 1) / 2)]}')
 	use_set "$normal"
 	OK="0 1" measure "cfix resume --check-only (median)" bin/cfix resume --root "$ROOT" --check-only "$normal"
-	guard_hook_row "$normal" "cfix hook SessionStart, resume (median)"
+	guard_hook_row "$normal" "cfix hook SessionStart (median)"
 	use_set "$BIGFILE"
-	guard_hook_row "$BIGFILE" "cfix hook SessionStart, resume (big)"
+	guard_hook_row "$BIGFILE" "cfix hook SessionStart (big)"
 	rm -rf "$CATCACHE"
 }
 # guard_hook_row TRANSCRIPT NAME: cfix guard's SessionStart hook as Claude
@@ -439,7 +439,7 @@ catalog_verdicts() {
 		STATUS=2
 	fi
 	catalog_bar "cfix resume --check-only (median)" 0.100
-	catalog_bar "cfix hook SessionStart, resume (median)" 0.100
+	catalog_bar "cfix hook SessionStart (median)" 0.100
 }
 
 # --- cfix mcp: tool calls over stdio, as a client makes them -------------------
