@@ -15,15 +15,17 @@ import (
 // 200 MB one. So that the model's first read_session of it is a page's
 // work, the server writes the index of the newest big transcripts once it
 // has started (warmDelay later, when the client has finished its own
-// start), one at a time. A transcript written to within warmQuiet is left
+// start), one at a time: the newest, at most warmMax of them and warmBytes
+// in all. A transcript written to within warmQuiet is left
 // alone: a live session changes under its index.
 const (
 	warmDelay = 2 * time.Second
 	warmQuiet = time.Minute
-	// warmMax is how many transcripts are warmed: the newest, well under
-	// the index folder's bound so that warming never evicts what reads
-	// used.
-	warmMax = 8
+	// warmMax is how many transcripts are warmed: the newest, under the
+	// index folder's bound (32) so that warming leaves room for what
+	// reads used; warmBytes bounds what one start reads to warm them.
+	warmMax   = 24
+	warmBytes = 1 << 30
 )
 
 // warmCandidates are the main transcripts of l worth an index, newest
@@ -36,8 +38,12 @@ func warmCandidates(l *store.Layout, now time.Time) []store.File {
 		}
 	}
 	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ModTime.After(fs[j].ModTime) })
-	if len(fs) > warmMax {
-		fs = fs[:warmMax]
+	var total int64
+	for i, f := range fs {
+		if i == warmMax || total+f.Size > warmBytes {
+			return fs[:i]
+		}
+		total += f.Size
 	}
 	return fs
 }

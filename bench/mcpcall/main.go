@@ -42,6 +42,9 @@ func main() {
 	}
 }
 
+// after is how long a call waits after initialize (-after).
+var after time.Duration
+
 func run() error {
 	runs := flag.Int("runs", 3, "timed runs, each in a new server process")
 	cache := flag.String("cache", "fresh", `the server's XDG_CACHE_HOME: "fresh" (a new empty folder each run) or a folder`)
@@ -49,6 +52,7 @@ func run() error {
 	next := flag.Bool("next", false, "time the call of the next page (read_session): offset set to the next_offset of a first call, not timed")
 	tool := flag.String("tool", "", "the tool to call")
 	args := flag.String("args", "{}", "the tool's arguments, a JSON object")
+	flag.DurationVar(&after, "after", 0, "wait this long after initialize before the timed call (what the server does once started: its warming)")
 	flag.Parse()
 	if *tool == "" || flag.NArg() == 0 {
 		return errors.New("usage: mcpcall [-runs N] [-cache fresh|DIR] [-warm] -tool NAME -args JSON -- CMD ARG...")
@@ -124,6 +128,7 @@ func call(cache, tool string, args map[string]any, next bool, command []string) 
 		more["offset"] = *page.NextOffset
 		args = more
 	}
+	time.Sleep(after)
 	start := time.Now()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	d := time.Since(start)
