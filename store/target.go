@@ -214,7 +214,44 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 			return t, err
 		}
 	}
+	if bare {
+		if t, ok, err := r.byName(arg); ok || err != nil {
+			return t, err
+		}
+	}
 	return nil, &TargetError{Target: arg}
+}
+
+// byName resolves a main transcript whose file name is no session id
+// (ls lists it by that name) when one project folder holds a transcript
+// of that exact name.
+func (r *Resolver) byName(arg string) (*Target, bool, error) {
+	all, err := r.scan()
+	if err != nil {
+		return nil, false, err
+	}
+	var found []File
+	for _, f := range all.Files {
+		if f.Kind == KindSession && f.Session == arg {
+			found = append(found, f)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, false, nil
+	case 1:
+		fi, err := os.Stat(found[0].Path)
+		if err != nil {
+			return nil, true, fmt.Errorf("target %s: %w", arg, err)
+		}
+		t, err := r.path(arg, found[0].Path, fi)
+		return t, true, err
+	}
+	var folders []string
+	for _, f := range found {
+		folders = append(folders, f.Project)
+	}
+	return nil, true, &TargetError{Target: arg, Reason: fmt.Sprintf("transcripts of that name are in %d project folders (%s): name one by its path", len(found), strings.Join(folders, ", "))}
 }
 
 // goneDir resolves a working directory that is no longer on disk (a

@@ -372,3 +372,28 @@ func TestResolveGoneDir(t *testing.T) {
 		t.Errorf("a directory no session names: %v, want a TargetError", err)
 	}
 }
+
+// TestResolveByName: a main transcript whose file name is no session id
+// (cfix ls lists it by that name) is named by that name; one name in two
+// folders is refused, naming both; a name that only starts one is not it.
+func TestResolveByName(t *testing.T) {
+	root, _, _ := testStore(t)
+	t.Chdir(t.TempDir())
+	line := `{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + idA + `","cwd":"/w","message":{"role":"user","content":"hi"}}` + "\n"
+	writeFile(t, filepath.Join(root, "projects", "-w", "short.jsonl"), line)
+	tg, err := NewResolver(root, nil).Resolve("short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Kind != TargetFile || len(tg.Layout.Files) == 0 || tg.Layout.Files[0].Path != filepath.Join(root, "projects", "-w", "short.jsonl") {
+		t.Fatalf("short resolved to %+v", tg)
+	}
+	if _, err := NewResolver(root, nil).Resolve("shor"); err == nil {
+		t.Errorf("shor (a part of a name) resolved")
+	}
+	writeFile(t, filepath.Join(root, "projects", "-x", "short.jsonl"), line)
+	_, err = NewResolver(root, nil).Resolve("short")
+	if err == nil || !strings.Contains(err.Error(), "2 project folders (-w, -x)") {
+		t.Errorf("short in two folders: %v", err)
+	}
+}
