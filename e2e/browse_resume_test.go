@@ -25,23 +25,8 @@ const browseResumeSince = "2.1.332"
 // fake API with the session's history, and the client's entries carry the
 // session's directory; /exit ends the client and the pane.
 func TestBrowseResumesTheClient(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Claude Code")
-	}
-	versions, err := ScenarioVersions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := false
-	for _, v := range versions {
-		if !Since(v, browseResumeSince) {
-			continue
-		}
-		ran = true
+	for _, v := range versionsSince(t, browseResumeSince) {
 		t.Run(v, func(t *testing.T) { browseResume(t, v) })
-	}
-	if !ran {
-		t.Skipf("no version from %s on among %v", browseResumeSince, versions)
 	}
 }
 

@@ -31,24 +31,13 @@ const sweepWait = 14 * time.Minute
 // typing); the versions and the cases run at once, beside the other
 // tests.
 func TestGuardSweep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Claude Code")
-	}
-	versions, err := ScenarioVersions()
-	if err != nil {
-		t.Fatal(err)
-	}
+	versions := versionsSince(t, guardSince)
 	t.Parallel()
 	// The cases wait for the sweep, not the CPU: they run at once, not
 	// t.Parallel (which runs GOMAXPROCS at a time: on 2 cores, three
 	// rounds of ten minutes).
 	var wg sync.WaitGroup
-	ran := false
 	for _, v := range versions {
-		if !Since(v, guardSince) {
-			continue
-		}
-		ran = true
 		for _, mode := range []string{"guard", "none", "resume"} {
 			wg.Add(1)
 			go func() {
@@ -58,9 +47,6 @@ func TestGuardSweep(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	if !ran {
-		t.Skipf("no version from %s on among %v", guardSince, versions)
-	}
 }
 
 func guardSweep(t *testing.T, version, mode string) {

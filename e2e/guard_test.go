@@ -26,26 +26,11 @@ const guardSince = "2.1.205"
 // archive in the background; the session resumed stays. cfix guard uninstall then gives
 // settings.json back byte for byte. It logs the fields each hook got (the measurement docs quote).
 func TestGuard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Claude Code")
-	}
-	versions, err := ScenarioVersions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := false
-	for _, v := range versions {
-		if !Since(v, guardSince) {
-			continue
-		}
-		ran = true
+	for _, v := range versionsSince(t, guardSince) {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			guardResume(t, v)
 		})
-	}
-	if !ran {
-		t.Skipf("no version from %s on among %v", guardSince, versions)
 	}
 }
 

@@ -27,3 +27,27 @@ func TestMain(m *testing.M) {
 	RemoveTemp()
 	os.Exit(code)
 }
+
+// versionsSince are the scenario versions from since on, the ones a test
+// of a behaviour first measured with since runs. It skips the test in
+// -short mode (it runs Claude Code) and when no such version is pinned.
+func versionsSince(t *testing.T, since string) []string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Claude Code")
+	}
+	versions, err := ScenarioVersions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, v := range versions {
+		if Since(v, since) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		t.Skipf("no version from %s on among %v", since, versions)
+	}
+	return out
+}

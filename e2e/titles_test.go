@@ -22,26 +22,11 @@ const titleReachSince = "2.1.330"
 // finds the session by its name. It runs every pinned version from
 // titleReachSince on.
 func TestTitleReach(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs Claude Code")
-	}
-	versions, err := ScenarioVersions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ran := false
-	for _, v := range versions {
-		if !Since(v, titleReachSince) {
-			continue
-		}
-		ran = true
+	for _, v := range versionsSince(t, titleReachSince) {
 		t.Run(v, func(t *testing.T) {
 			t.Parallel()
 			titleReach(t, v)
 		})
-	}
-	if !ran {
-		t.Skipf("no version from %s on among %v", titleReachSince, versions)
 	}
 }
 
