@@ -86,90 +86,73 @@ func readAnchors(t *testing.T, name, md string) anchored {
 // N ends at: cfix fork --at that entry plans the same fork as --turn N
 // (the first, a middle and the last turn of each).
 func TestAnchorsEndWhereForksEnd(t *testing.T) {
-	stores, _ := filepath.Glob("../testdata/corpus/*/.claude")
-	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
-	stores = append(stores, wild...)
 	files, marked, forks := 0, 0, 0
-	for _, root := range stores {
-		root, _ = filepath.Abs(root)
-		l, err := store.Scan(root)
-		if err != nil {
-			t.Fatal(err)
+	eachMainTranscript(t, func(root string, f store.File, fam *show.Family) {
+		files++
+		var plain, with bytes.Buffer
+		if err := Write(&plain, fam, Options{Format: "md"}); err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
 		}
-		for _, f := range l.Files {
-			if f.Kind != store.KindSession || f.Size == 0 {
-				continue
-			}
-			files++
-			fam, err := show.Resolve(root, f.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plain, with bytes.Buffer
-			if err := Write(&plain, fam, Options{Format: "md"}); err != nil {
-				t.Fatalf("%s: %v", f.Path, err)
-			}
-			if err := Write(&with, fam, Options{Format: "md", Anchors: true}); err != nil {
-				t.Fatalf("%s: %v", f.Path, err)
-			}
-			var rest []string
-			for _, l := range strings.Split(with.String(), "\n") {
-				if !strings.HasPrefix(l, "<!-- cfix:") {
-					rest = append(rest, l)
-				}
-			}
-			if strings.Join(rest, "\n") != plain.String() {
-				t.Errorf("%s: without its marks, the anchored export is not the export", f.Path)
-			}
-			a := readAnchors(t, f.Path, with.String())
-			if a.markers == 0 {
-				continue
-			}
-			marked++
-			if len(a.ats) != a.headed {
-				t.Errorf("%s: %d messages marked, %d ends", f.Path, a.headed, len(a.ats))
-			}
-			chain := chainOf(t, f.Path)
-			for _, u := range a.ats {
-				if !slices.Contains(chain, u) {
-					t.Errorf("%s: the mark names %s, not an entry of the chain", f.Path, u)
-				}
-			}
-			if _, ok := leftOf(fam); ok {
-				continue
-			}
-			// Forks: the end of a turn's last message against --turn
-			// (the first turn, one in the middle and the last: a fork
-			// plan reads the transcript again).
-			for _, n := range slices.Compact([]int{1, (a.turns + 1) / 2, a.turns}) {
-				if a.turns == 0 {
-					break
-				}
-				at, ok := a.lastOf[n]
-				if !ok {
-					t.Errorf("%s: turn %d has no message marked", f.Path, n)
-					continue
-				}
-				byTurn, terr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, Turn: n})
-				byAt, aerr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, At: at})
-				if terr != nil || aerr != nil {
-					if (terr == nil) != (aerr == nil) {
-						t.Errorf("%s: turn %d: --turn: %v; --at %s: %v", f.Path, n, terr, at, aerr)
-					}
-					continue
-				}
-				forks++
-				if byTurn.Leaf != byAt.Leaf || byTurn.LeafLine != byAt.LeafLine || byTurn.Entries != byAt.Entries {
-					t.Errorf("%s: turn %d: --turn ends at %s (line %d, %d entries), --at %s at %s (line %d, %d entries)", f.Path, n,
-						byTurn.Leaf, byTurn.LeafLine, byTurn.Entries, at, byAt.Leaf, byAt.LeafLine, byAt.Entries)
-					continue
-				}
-				if a, b := showPlan(t, byTurn.ChangeSet), showPlan(t, byAt.ChangeSet); a != b {
-					t.Errorf("%s: turn %d: the plans differ:\n--turn:\n%s\n--at %s:\n%s", f.Path, n, a, at, b)
-				}
+		if err := Write(&with, fam, Options{Format: "md", Anchors: true}); err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		var rest []string
+		for _, l := range strings.Split(with.String(), "\n") {
+			if !strings.HasPrefix(l, "<!-- cfix:") {
+				rest = append(rest, l)
 			}
 		}
-	}
+		if strings.Join(rest, "\n") != plain.String() {
+			t.Errorf("%s: without its marks, the anchored export is not the export", f.Path)
+		}
+		a := readAnchors(t, f.Path, with.String())
+		if a.markers == 0 {
+			return
+		}
+		marked++
+		if len(a.ats) != a.headed {
+			t.Errorf("%s: %d messages marked, %d ends", f.Path, a.headed, len(a.ats))
+		}
+		chain := chainOf(t, f.Path)
+		for _, u := range a.ats {
+			if !slices.Contains(chain, u) {
+				t.Errorf("%s: the mark names %s, not an entry of the chain", f.Path, u)
+			}
+		}
+		if _, ok := leftOf(fam); ok {
+			return
+		}
+		// Forks: the end of a turn's last message against --turn
+		// (the first turn, one in the middle and the last: a fork
+		// plan reads the transcript again).
+		for _, n := range slices.Compact([]int{1, (a.turns + 1) / 2, a.turns}) {
+			if a.turns == 0 {
+				break
+			}
+			at, ok := a.lastOf[n]
+			if !ok {
+				t.Errorf("%s: turn %d has no message marked", f.Path, n)
+				continue
+			}
+			byTurn, terr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, Turn: n})
+			byAt, aerr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, At: at})
+			if terr != nil || aerr != nil {
+				if (terr == nil) != (aerr == nil) {
+					t.Errorf("%s: turn %d: --turn: %v; --at %s: %v", f.Path, n, terr, at, aerr)
+				}
+				continue
+			}
+			forks++
+			if byTurn.Leaf != byAt.Leaf || byTurn.LeafLine != byAt.LeafLine || byTurn.Entries != byAt.Entries {
+				t.Errorf("%s: turn %d: --turn ends at %s (line %d, %d entries), --at %s at %s (line %d, %d entries)", f.Path, n,
+					byTurn.Leaf, byTurn.LeafLine, byTurn.Entries, at, byAt.Leaf, byAt.LeafLine, byAt.Entries)
+				continue
+			}
+			if a, b := showPlan(t, byTurn.ChangeSet), showPlan(t, byAt.ChangeSet); a != b {
+				t.Errorf("%s: turn %d: the plans differ:\n--turn:\n%s\n--at %s:\n%s", f.Path, n, a, at, b)
+			}
+		}
+	})
 	t.Logf("%d transcripts, %d with messages marked, %d forks compared", files, marked, forks)
 	if marked < 50 || forks < 50 {
 		t.Fatalf("only %d transcripts marked, %d forks compared", marked, forks)

@@ -21,67 +21,50 @@ import (
 // validate.LoadedChain models a resume to load; Markdown and HTML of the
 // same are written without error and balance their <details>.
 func TestJSONLIsTheChain(t *testing.T) {
-	stores, _ := filepath.Glob("../testdata/corpus/*/.claude")
-	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
-	stores = append(stores, wild...)
 	n := 0
-	for _, root := range stores {
-		root, _ = filepath.Abs(root)
-		l, err := store.Scan(root)
+	eachMainTranscript(t, func(root string, f store.File, fam *show.Family) {
+		n++
+		var out bytes.Buffer
+		if err := Write(&out, fam, Options{Format: "jsonl"}); err != nil {
+			t.Fatalf("%s: %v", f.Path, err)
+		}
+		want := chainOf(t, f.Path)
+		raw, err := os.ReadFile(f.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range l.Files {
-			if f.Kind != store.KindSession || f.Size == 0 {
-				continue
+		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if out.Len() == 0 {
+			got = nil
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d records written, the chain has %d", f.Path, len(got), len(want))
+			return
+		}
+		for i, line := range got {
+			var v struct {
+				UUID string `json:"uuid"`
 			}
-			n++
-			fam, err := show.Resolve(root, f.Path)
-			if err != nil {
-				t.Fatal(err)
+			if json.Unmarshal([]byte(line), &v) != nil || v.UUID != want[i] {
+				t.Errorf("%s: record %d is %.80s, want the entry %s", f.Path, i+1, line, want[i])
+				break
 			}
-			var out bytes.Buffer
-			if err := Write(&out, fam, Options{Format: "jsonl"}); err != nil {
-				t.Fatalf("%s: %v", f.Path, err)
-			}
-			want := chainOf(t, f.Path)
-			raw, err := os.ReadFile(f.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-			if out.Len() == 0 {
-				got = nil
-			}
-			if len(got) != len(want) {
-				t.Errorf("%s: %d records written, the chain has %d", f.Path, len(got), len(want))
-				continue
-			}
-			for i, line := range got {
-				var v struct {
-					UUID string `json:"uuid"`
-				}
-				if json.Unmarshal([]byte(line), &v) != nil || v.UUID != want[i] {
-					t.Errorf("%s: record %d is %.80s, want the entry %s", f.Path, i+1, line, want[i])
-					break
-				}
-				if !bytes.Contains(raw, []byte(line)) {
-					t.Errorf("%s: record %d is not a record of the file as written", f.Path, i+1)
-					break
-				}
-			}
-			for _, format := range []string{"md", "html"} {
-				out.Reset()
-				if err := Write(&out, fam, Options{Format: format}); err != nil {
-					t.Fatalf("%s: %s: %v", f.Path, format, err)
-				}
-				s := out.String()
-				if a, b := strings.Count(s, "<details"), strings.Count(s, "</details>"); a != b {
-					t.Errorf("%s: %s: %d <details> and %d </details>", f.Path, format, a, b)
-				}
+			if !bytes.Contains(raw, []byte(line)) {
+				t.Errorf("%s: record %d is not a record of the file as written", f.Path, i+1)
+				break
 			}
 		}
-	}
+		for _, format := range []string{"md", "html"} {
+			out.Reset()
+			if err := Write(&out, fam, Options{Format: format}); err != nil {
+				t.Fatalf("%s: %s: %v", f.Path, format, err)
+			}
+			s := out.String()
+			if a, b := strings.Count(s, "<details"), strings.Count(s, "</details>"); a != b {
+				t.Errorf("%s: %s: %d <details> and %d </details>", f.Path, format, a, b)
+			}
+		}
+	})
 	if n < 100 {
 		t.Fatalf("only %d transcripts found", n)
 	}
@@ -301,6 +284,31 @@ func TestHeaderOneEntry(t *testing.T) {
 			if !strings.Contains(h.What, "1 entry") || strings.Contains(h.What, "1 entries") {
 				t.Errorf("%q", h.What)
 			}
+		}
+	}
+}
+
+// eachMainTranscript calls fn with every main transcript that is not
+// empty of the corpus and wild stores in testdata, and its family.
+func eachMainTranscript(t *testing.T, fn func(root string, f store.File, fam *show.Family)) {
+	t.Helper()
+	stores, _ := filepath.Glob("../testdata/corpus/*/.claude")
+	wild, _ := filepath.Glob("../testdata/wild/*/.claude")
+	for _, root := range append(stores, wild...) {
+		root, _ = filepath.Abs(root)
+		l, err := store.Scan(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range l.Files {
+			if f.Kind != store.KindSession || f.Size == 0 {
+				continue
+			}
+			fam, err := show.Resolve(root, f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(root, f, fam)
 		}
 	}
 }
