@@ -188,42 +188,15 @@ func (s *server) resolveSession(ctx context.Context, req *mcp.CallToolRequest, a
 			ids = append(ids, c.Session)
 		}
 		return nil, toolError("session prefix %s matches %d sessions (%s): give more characters of the id", arg, len(ids), strings.Join(ids, ", "))
+	case errors.As(err, &te) && len(te.Folders) > 1:
+		// A transcript whose file name is no session id (list_sessions
+		// gives that name as its id; the resolver finds it when one
+		// folder holds that name).
+		return nil, toolError("session %s names transcripts in %d project folders (%s): read one by a session id from list_sessions of one project", arg, len(te.Folders), strings.Join(te.Folders, ", "))
 	case errors.As(err, &te):
-		// A transcript whose file name is no session id: list_sessions
-		// gives that name as its id.
-		if fam, ok, err := s.byName(arg); ok {
-			return fam, err
-		}
 		return nil, toolError("no session matches %s%s; list_sessions gives the ids of a project's sessions, search_sessions finds one by its text", arg, suggest(s.opts.Root, arg))
 	}
 	return nil, toolError("session %s: %v", arg, err)
-}
-
-// byName resolves a session named by the file name of its main
-// transcript where that is no session id (list_sessions lists it so):
-// ok when a transcript has that name.
-func (s *server) byName(arg string) (*show.Family, bool, error) {
-	all, err := store.Scan(s.opts.Root)
-	if err != nil {
-		return nil, false, nil
-	}
-	var paths, projects []string
-	for _, f := range all.Files {
-		if f.Kind == store.KindSession && f.Session == arg {
-			paths, projects = append(paths, f.Path), append(projects, f.Project)
-		}
-	}
-	switch len(paths) {
-	case 0:
-		return nil, false, nil
-	case 1:
-		fam, err := show.Resolve(s.opts.Root, paths[0])
-		if err != nil {
-			return nil, true, toolError("session %s: %v", arg, err)
-		}
-		return fam, true, nil
-	}
-	return nil, true, toolError("session %s names transcripts in %d project folders (%s): read one by a session id from list_sessions of one project", arg, len(paths), strings.Join(projects, ", "))
 }
 
 // suggest names the sessions whose id is nearest arg's start: those that

@@ -467,6 +467,15 @@ func TestErrors(t *testing.T) {
 	if got := callError(t, cs, "read_session", map[string]any{"session": "abcd"}); !strings.Contains(got, "matches 2 sessions") {
 		t.Errorf("ambiguous: %q", got)
 	}
+	// A transcript named with no session id, in two folders.
+	b, _ := os.ReadFile(filepath.Join(root, "projects", "-home-dev-work-alpha", alpha+".jsonl"))
+	for _, folder := range []string{"-home-dev-work-alpha", "-home-dev-work-other"} {
+		os.MkdirAll(filepath.Join(root, "projects", folder), 0o755)
+		os.WriteFile(filepath.Join(root, "projects", folder, "short.jsonl"), b, 0o644)
+	}
+	if got := callError(t, cs, "read_session", map[string]any{"session": "short"}); !strings.Contains(got, "session short names transcripts in 2 project folders (-home-dev-work-alpha, -home-dev-work-other)") {
+		t.Errorf("a name in two folders: %q", got)
+	}
 }
 
 // TestMalformed sends requests the protocol refuses: each gets the

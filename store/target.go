@@ -64,6 +64,9 @@ type TargetError struct {
 	Reason string
 	// Whole, when set, is the whole message.
 	Whole string
+	// Folders are the project folders that each hold a main transcript
+	// named Target (no session id): the name is in more than one.
+	Folders []string
 }
 
 func (e *TargetError) Error() string {
@@ -251,7 +254,8 @@ func (r *Resolver) byName(arg string) (*Target, bool, error) {
 	for _, f := range found {
 		folders = append(folders, f.Project)
 	}
-	return nil, true, &TargetError{Target: arg, Reason: fmt.Sprintf("transcripts of that name are in %d project folders (%s): name one by its path", len(found), strings.Join(folders, ", "))}
+	return nil, true, &TargetError{Target: arg, Folders: folders,
+		Reason: fmt.Sprintf("transcripts of that name are in %d project folders (%s): name one by its path", len(found), strings.Join(folders, ", "))}
 }
 
 // goneDir resolves a working directory that is no longer on disk (a
