@@ -3,6 +3,8 @@ package session
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -48,6 +50,28 @@ var (
 	keepString    = KeepString
 	skeletonLimit = MaxSkeleton
 )
+
+// bigBufs holds buffers of lineLimit+1 bytes (the most a line read whole
+// needs) a reader is done with, for the next: a command that reads a long
+// line several times (a plan, its check, its diff) allocates one.
+var bigBufs sync.Pool
+
+// bigBuf returns a buffer of lineLimit+1 bytes holding a copy of b.
+func bigBuf(b []byte) []byte {
+	nb, _ := bigBufs.Get().([]byte)
+	if len(nb) != lineLimit+1 {
+		nb = make([]byte, lineLimit+1)
+	}
+	copy(nb, b)
+	return nb
+}
+
+// putBig gives back a buffer of lineLimit+1 bytes.
+func putBig(b []byte) {
+	if cap(b) == lineLimit+1 {
+		bigBufs.Put(b[:cap(b)])
+	}
+}
 
 // Long is what the reader measured of a line longer than MaxLine. Such a
 // line's Raw is not its bytes but its skeleton: the line with its NUL
@@ -120,19 +144,19 @@ type skeleton struct {
 	cut     bool
 	partial bool
 
-	str     bool // inside a string
-	skip    bool // past the kept part of the string
-	kept    int  // bytes of the string's body kept
-	faults  int  // the kinds of faults written into the string
-	lastHi  bool // the kept part ends with a high surrogate escape
-	esc     [6]byte
-	escN    int     // bytes of an escape read (from the backslash)
-	hi      [6]byte // a high surrogate escape read in the cut part, its pair not yet seen
-	hasHi   bool
-	u8      [4]byte
-	u8n     int // bytes of a UTF-8 sequence read in the cut part
-	u8want  int
-	blanks  int // length of the run of blanks outside strings
+	str    bool // inside a string
+	skip   bool // past the kept part of the string
+	kept   int  // bytes of the string's body kept
+	faults int  // the kinds of faults written into the string
+	lastHi bool // the kept part ends with a high surrogate escape
+	esc    [6]byte
+	escN   int     // bytes of an escape read (from the backslash)
+	hi     [6]byte // a high surrogate escape read in the cut part, its pair not yet seen
+	hasHi  bool
+	u8     [4]byte
+	u8n    int // bytes of a UTF-8 sequence read in the cut part
+	u8want int
+	blanks int // length of the run of blanks outside strings
 }
 
 func (s *skeleton) reset() {
@@ -452,6 +476,24 @@ func isHighSurrogate(h []byte) bool {
 	}
 	v := hexValue(h)
 	return v >= 0xD800 && v <= 0xDBFF
+}
+
+// ReadSkeleton reads the line of size bytes at off in r again, as it
+// streams past, and returns its skeleton (a long line, whose bytes are
+// never held).
+func ReadSkeleton(r io.ReaderAt, off, size int64) ([]byte, *Long, error) {
+	var s skeleton
+	s.reset()
+	buf := make([]byte, 1<<20)
+	for done := int64(0); done < size; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), size-done)], off+done)
+		s.write(buf[:n])
+		done += int64(n)
+		if err != nil && done < size {
+			return nil, nil, err
+		}
+	}
+	return s.out, s.long(), nil
 }
 
 // Skeleton returns the skeleton of line as the reader makes it of a line

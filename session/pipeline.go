@@ -12,7 +12,7 @@ import (
 // batchLines the most lines (so a file of short lines costs no more).
 const (
 	batchBytes = 1 << 20
-	batchLines = 16 << 10
+	batchLines = 4 << 10
 )
 
 // batch is a run of whole lines read straight into buf: the reader only
@@ -120,6 +120,7 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 			select {
 			case b := <-free:
 				if cap(b.buf) > 4*batchBytes {
+					putBig(b.buf)
 					b.buf = make([]byte, 0, batchBytes+batchBytes/4) // grown for a long line
 				}
 				b.teeOnly, b.long, b.term = false, nil, false
@@ -216,11 +217,12 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 						size = 4 * cap(b.buf)
 					}
 					if size >= limit {
-						size = limit + 1
+						b.buf = bigBuf(b.buf)[:len(b.buf)]
+					} else {
+						nb := make([]byte, len(b.buf), max(size, cap(b.buf)+1))
+						copy(nb, b.buf)
+						b.buf = nb
 					}
-					nb := make([]byte, len(b.buf), max(size, cap(b.buf)+1))
-					copy(nb, b.buf)
-					b.buf = nb
 				}
 				var k int
 				k, err = r.Read(b.buf[len(b.buf):cap(b.buf)])
@@ -271,6 +273,9 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 	}
 	wg.Wait()
 	<-teeDone
+	for len(free) > 0 {
+		putBig((<-free).buf)
+	}
 	if err != nil {
 		return err
 	}

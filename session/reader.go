@@ -93,6 +93,10 @@ func (r *Reader) Next() bool {
 				r.beg = r.end
 				return true
 			}
+			if len(r.buf) > 4*DefaultBufSize {
+				putBig(r.buf)
+				r.buf = nil
+			}
 			return false
 		}
 		// Make room: slide unread data to the front, or grow for a long line.
@@ -115,15 +119,17 @@ func (r *Reader) Next() bool {
 				size = r.end + int(rem) + 1
 			}
 			if size >= r.limit {
-				size = r.limit + 1
+				r.buf = bigBuf(r.buf[:r.end])
+			} else {
+				nb := make([]byte, size)
+				copy(nb, r.buf[:r.end])
+				r.buf = nb
 			}
-			nb := make([]byte, size)
-			copy(nb, r.buf[:r.end])
-			r.buf = nb
 		} else if r.end < DefaultBufSize/2 && len(r.buf) > 4*DefaultBufSize {
 			// A long line was consumed: shrink back.
 			nb := make([]byte, DefaultBufSize)
 			copy(nb, r.buf[:r.end])
+			putBig(r.buf)
 			r.buf = nb
 		}
 		n, err := r.r.Read(r.buf[r.end:])
