@@ -92,7 +92,11 @@ func (c *ChainReader) Line(ln session.Line) {
 		if c.Graph.Add(&c.e, ln.N) {
 			n := &c.Graph.Nodes[len(c.Graph.Nodes)-1]
 			n.Rec, n.Off, n.Len, n.Terminated = k, ln.Offset, len(ln.Raw), ln.Terminated
-			if len(r.Spans) > 1 && k < len(r.Spans) {
+			if ln.Long != nil {
+				// Its skeleton's offsets are not the file's: the node
+				// names the whole line.
+				n.Len, n.Long = int(ln.Long.Size), true
+			} else if len(r.Spans) > 1 && k < len(r.Spans) {
 				start, end := r.Spans[k][0], r.Spans[k][1]
 				if len(raw) != len(ln.Raw) {
 					start, end = withNULs(ln.Raw, start), withNULs(ln.Raw, end-1)+1
