@@ -26,6 +26,23 @@ type lineFix struct {
 	terminated bool
 	recs       [][]byte
 	reasons    []string
+	// long: the line is longer than session.MaxLine and recs[0] is not
+	// its bytes: the fix may only remove it.
+	long bool
+}
+
+// longLineError is a fix that would rewrite a line longer than
+// session.MaxLine, which cfix never holds whole: the file is left as it
+// is, and the plan says why.
+type longLineError struct {
+	path string
+	line int
+	size int64
+}
+
+func (e *longLineError) Error() string {
+	return fmt.Sprintf("%s: not repaired: a fix would rewrite line %d, which is %s (%d bytes), over the %s cfix reads whole; cfix does not rewrite it",
+		e.path, e.line, session.MB(e.size), e.size, session.MB(session.MaxLine))
 }
 
 // fixer plans the repairs of one transcript.
@@ -67,7 +84,8 @@ type fixer struct {
 	leafRefs                    map[string][]*session.Node // leafUuid → the metadata records naming it
 	leafMoved                   map[int]bool               // lines whose leafUuid the plan points elsewhere (see leafOver)
 	lost                        []int                      // lines that lose a record because it is not JSON (torn, glued)
-	titles                      []validate.TitleLine       // custom-title and ai-title records, as validate counts them
+	titles                      []validate.TitleLine       // custom-title and ai-title records titleGap looks at (validate.KeepTitles)
+	size                        int64                      // the file's size when planning started
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -82,15 +100,21 @@ func (x *fixer) reason(line int, r string) {
 
 // fix returns the lineFix of a line, making it from the line's current
 // bytes (one record) when there is none yet.
-func (x *fixer) fix(line int, off int64, raw []byte, terminated bool) *lineFix {
+func (x *fixer) fix(ln session.Line) *lineFix {
+	return x.fixAt(ln.N, ln.Offset, ln.Len(), ln.Raw, ln.Terminated, ln.Long != nil && !ln.Long.Exact)
+}
+
+// fixAt is fix for the line of size bytes (its terminator left out) at
+// off, whose bytes are raw (long: a skeleton, see lineFix).
+func (x *fixer) fixAt(line int, off, size int64, raw []byte, terminated, long bool) *lineFix {
 	if fx, ok := x.fixes[line]; ok {
 		return fx
 	}
-	length := int64(len(raw))
+	length := size
 	if terminated {
 		length++
 	}
-	fx := &lineFix{line: line, off: off, length: length, terminated: terminated, recs: [][]byte{append([]byte(nil), raw...)}}
+	fx := &lineFix{line: line, off: off, length: length, terminated: terminated, recs: [][]byte{append([]byte(nil), raw...)}, long: long}
 	x.fixes[line] = fx
 	x.order = append(x.order, line)
 	return fx
@@ -98,8 +122,11 @@ func (x *fixer) fix(line int, off int64, raw []byte, terminated bool) *lineFix {
 
 // rec returns the current bytes of a node's record.
 func (x *fixer) rec(n *session.Node) ([]byte, error) {
-	if fx, ok := x.fixes[n.Line]; ok {
+	if fx, ok := x.fixes[n.Line]; ok && !fx.long {
 		return fx.recs[n.Rec], nil
+	}
+	if n.Long {
+		return nil, &longLineError{x.f.Path, n.Line, int64(n.Len)}
 	}
 	buf := make([]byte, n.Len)
 	if _, err := x.file.ReadAt(buf, n.Off); err != nil {
@@ -110,13 +137,23 @@ func (x *fixer) rec(n *session.Node) ([]byte, error) {
 
 // setRec replaces a node's record.
 func (x *fixer) setRec(n *session.Node, b []byte, reason string) error {
+	if n.Long {
+		if b != nil || n.Rec != 0 {
+			return &longLineError{x.f.Path, n.Line, int64(n.Len)}
+		}
+		// Removed whole: its bytes are not needed.
+		x.changed = true
+		x.fixAt(n.Line, n.Off, int64(n.Len), nil, n.Terminated, true).recs[0] = nil
+		x.reason(n.Line, reason)
+		return nil
+	}
 	x.changed = true
 	if _, ok := x.fixes[n.Line]; !ok {
 		raw, err := x.rec(n)
 		if err != nil {
 			return err
 		}
-		x.fix(n.Line, n.Off, raw, n.Terminated)
+		x.fixAt(n.Line, n.Off, int64(n.Len), raw, n.Terminated, false)
 	}
 	x.fixes[n.Line].recs[n.Rec] = b
 	x.reason(n.Line, reason)
@@ -136,6 +173,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.size = fi.Size()
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
 	x.notJSON = map[int]bool{}
@@ -153,7 +191,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	// Room for about as many entries as such a file holds (a line of a
 	// transcript is about 2 KB or more), so that the nodes are not copied
 	// in many steps as they grow.
-	est := int(fi.Size()/2048) + 16
+	est := int(min(fi.Size()/2048, 1<<16)) + 16 // a file of NUL bytes holds none
 	x.nodes = make([]session.Node, 0, est)
 	x.first = make(map[string]int, est)
 	seen := x.first
@@ -164,10 +202,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		return func(l session.Line) lineResult { return x.work(p, headerShaper, l) }
 	}, func(l session.Line, r lineResult) error {
 		x.lastLine = l.N
-		size = l.Offset + int64(len(l.Raw))
-		if l.Terminated {
-			size++
-		}
+		size = l.End()
 		return x.commit(l, r, seen)
 	})
 	if err != nil {
@@ -203,6 +238,9 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	for _, l := range lines {
 		fx := x.fixes[l]
 		var nb []byte
+		if fx.long && (len(fx.recs) != 1 || fx.recs[0] != nil) {
+			return nil, &longLineError{x.f.Path, l, fx.length}
+		}
 		for _, r := range fx.recs {
 			if r == nil {
 				continue
@@ -281,6 +319,9 @@ var headerShaper = session.NewShaper(nil, map[string]bool{})
 // work applies the line-level repairs to one line. It touches no fixer
 // state but x.allow, so lines are worked on in parallel.
 func (x *fixer) work(p *session.Parser, sh *session.Shaper, ln session.Line) lineResult {
+	if ln.Long != nil && !ln.Long.Exact {
+		return x.longLine(p, ln)
+	}
 	if r, ok := scanned(p, sh, ln); ok {
 		return r
 	}
@@ -312,14 +353,16 @@ func scanned(p *session.Parser, sh *session.Shaper, ln session.Line) (lineResult
 // repairLine is work's line repair.
 func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 	raw := ln.Raw
-	if len(raw) == 0 {
+	if len(raw) == 0 && ln.Long == nil {
 		if x.allow(validate.LineEmpty) {
 			return lineResult{del: "remove an empty line"}
 		}
 		return lineResult{skip: true}
 	}
 	var r lineResult
-	if bytes.IndexByte(raw, 0) >= 0 {
+	if bytes.IndexByte(raw, 0) >= 0 || ln.Long != nil && ln.Long.NULs > 0 {
+		// (The skeleton of a long line, exact, is its bytes but for
+		// its NUL bytes.)
 		if !x.allow(validate.NULBytes) {
 			return lineResult{skip: true}
 		}
@@ -339,7 +382,7 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		if !x.allow(validate.LineTorn) {
 			return lineResult{skip: true}
 		}
-		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)), removed: true, notJSON: true}
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", ln.Len()), removed: true, notJSON: true}
 	case pr.Err != nil:
 		if !x.allow(validate.JSONInvalid) {
 			return lineResult{skip: true}
@@ -414,6 +457,48 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		r.values = append(r.values, v)
 	}
 	heads(&r)
+	return r
+}
+
+// longLine is work's line repair of a line longer than session.MaxLine
+// whose skeleton is not its bytes (a string was cut): a fix can only take
+// the whole line out (a torn last line, a line of no JSON); a line that
+// holds entries is left as it is, and read from its skeleton; one that
+// would need a fix of its bytes is left as it is, counted.
+func (x *fixer) longLine(p *session.Parser, ln session.Line) lineResult {
+	lg, raw := ln.Long, ln.Raw
+	pr := p.Parse(raw)
+	if lg.Partial {
+		// Only a syntax error before the skeleton's end is sure.
+		if pr.Err == nil || pr.Err.Deep || pr.Err.Offset >= len(raw) {
+			return lineResult{skip: true, json: true}
+		}
+	}
+	torn := pr.Err != nil && !pr.Err.Deep && !ln.Terminated
+	switch {
+	case pr.Err != nil && pr.Err.Deep:
+		return lineResult{skip: true, json: true}
+	case torn && x.allow(validate.LineTorn):
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", lg.Size), removed: true, notJSON: true}
+	case pr.Err != nil && ln.Terminated && x.allow(validate.JSONInvalid) && session.Salvage(p, raw) == nil:
+		return lineResult{del: "move a line that is not JSON out of the file: it is kept in the backup", removed: true, notJSON: true}
+	case pr.Err != nil:
+		// Records glued to a torn one, which would be rewritten.
+		x.unfixed[validate.LineLong]++
+		return lineResult{skip: true, json: session.Salvage(p, raw) != nil}
+	}
+	needs := lg.NULs > 0 || len(pr.Spans) > 1 || pr.Surrogates > 0 || pr.NULEscapes > 0 || pr.BadUTF8 >= 0 ||
+		!ln.Terminated && x.allow(validate.NoFinalNewline)
+	r := lineResult{json: true}
+	if needs {
+		x.unfixed[validate.LineLong]++
+		skipped(p, raw, &r)
+		r.skip = true
+		return r
+	}
+	r.values = []any{pr.Value}
+	heads(&r)
+	r.titles = titleKinds(r.titles, &r.heads[0])
 	return r
 }
 
@@ -494,8 +579,11 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		x.jsonLines++
 	}
 	x.remember(r.uses, r.results)
+	// A line over session.MaxLine that is not read whole, and not
+	// rewritten whole by a fix of its own (NUL bytes dropped).
+	long := ln.Long != nil && !r.changed
 	for _, custom := range r.titles {
-		x.titles = append(x.titles, validate.TitleLine{Line: ln.N, Offset: ln.Offset, Len: len(ln.Raw), Custom: custom})
+		x.titles = validate.KeepTitles(x.titles, validate.TitleLine{Line: ln.N, Offset: ln.Offset, Len: int(ln.Len()), Custom: custom}, x.size)
 	}
 	if r.skip {
 		return nil
@@ -508,7 +596,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				x.badLines++
 			}
 		}
-		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx := x.fix(ln)
 		fx.recs[0] = nil
 		if r.removed {
 			x.removed++
@@ -518,7 +606,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 	}
 	recs := r.recs
 	if r.changed {
-		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx := x.fix(ln)
 		fx.recs = recs
 		for _, why := range r.reasons {
 			x.reason(ln.N, why)
@@ -544,7 +632,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				// Where the record is, to point it elsewhere should the
 				// entry it names be removed: its line's bytes, or record
 				// i of the line's fix.
-				at := &session.Node{Line: ln.N, Rec: i, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+				at := &session.Node{Line: ln.N, Rec: i, Off: ln.Offset, Len: int(ln.Len()), Terminated: ln.Terminated, Long: long}
 				if x.leafRefs == nil {
 					x.leafRefs = map[string][]*session.Node{}
 				}
@@ -555,7 +643,12 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		if e.Version != "" {
 			x.version = e.Version // every chain entry, as validate reads it
 		}
-		if first, dup := seen[e.UUID]; dup {
+		if first, dup := seen[e.UUID]; dup && (long || x.nodes[first].Long) {
+			// A line over session.MaxLine is never read whole: not
+			// compared, never dropped.
+			x.unfixed[validate.UUIDConflict]++
+			continue
+		} else if dup {
 			// The first record is read back: uuids repeat rarely, so no
 			// record is hashed in advance.
 			prev, err := x.rec(&x.nodes[first])
@@ -585,7 +678,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				}
 			}
 			if same && x.allow(validate.UUIDDuplicate) || replay && x.allow(validate.UUIDReplayed) {
-				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+				fx := x.fix(ln)
 				if !r.changed {
 					fx.recs = [][]byte{append([]byte(nil), ln.Raw...)}
 				}
@@ -598,7 +691,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		seen[e.UUID] = len(x.nodes)
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
 			Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
-			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated, BlankOnly: session.BlankOnly(e.Blocks),
+			Off: ln.Offset, Len: int(ln.Len()), Terminated: ln.Terminated, Long: long, BlankOnly: session.BlankOnly(e.Blocks),
 			BlankString: e.BlankString, EmptyString: e.EmptyString}
 		for _, b := range e.Blocks {
 			if session.KeepBlock(b) {
@@ -1288,7 +1381,7 @@ func (x *fixer) addResult(i int, ids []string) error {
 		}
 	}
 	if _, ok := x.fixes[n.Line]; !ok {
-		x.fix(n.Line, n.Off, raw, n.Terminated)
+		x.fixAt(n.Line, n.Off, int64(n.Len), raw, n.Terminated, false)
 	}
 	fx := x.fixes[n.Line]
 	// Insert after the record (and after records inserted there before).

@@ -1,0 +1,61 @@
+package repair
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rsstest"
+)
+
+// TestMemoryHostile: repair of a session of hostile input peaks under 200
+// MB of RSS: the plan of the 512 MB of NUL bytes a crash left cuts that
+// line off (and the apply, which copies it into the journal as it
+// streams past, too); ten million empty objects are left (no entry to
+// keep, no fix); the prompt of 256 MB, a sound entry, is left as it is.
+func TestMemoryHostile(t *testing.T) {
+	for _, kind := range rsstest.Kinds {
+		t.Run(string(kind), func(t *testing.T) {
+			root, path := rsstest.Store(t, kind)
+			rsstest.Measure(t, 200, func(t *testing.T) {
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cs, err := Plan(Options{Root: root, Targets: []string{path}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ops []changeset.Op
+				for _, op := range cs.Ops {
+					if op.Path == path {
+						ops = append(ops, op)
+					}
+				}
+				switch kind {
+				case rsstest.NULTail:
+					keep := fi.Size() - rsstest.NULBytes
+					if len(ops) != 1 || len(ops[0].Edits) != 1 || ops[0].Edits[0].Offset != keep || ops[0].Edits[0].Length != rsstest.NULBytes ||
+						!strings.Contains(ops[0].Edits[0].Reason, "NUL bytes only") {
+						t.Fatalf("plan of a last line of NUL bytes: %+v", ops)
+					}
+					if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+						t.Fatal(err)
+					}
+					if fi, err := os.Stat(path); err != nil || fi.Size() != keep {
+						t.Fatalf("after the apply: %v, %v bytes, want %d", err, fi.Size(), keep)
+					}
+				case rsstest.Empties:
+					if len(ops) != 0 {
+						t.Errorf("ops on a file of empty objects: %+v", ops)
+					}
+				case rsstest.HugeLine:
+					if len(ops) != 0 {
+						t.Errorf("ops on a sound session with a long line: %+v", ops)
+					}
+				}
+			})
+		})
+	}
+}
