@@ -66,6 +66,15 @@ func bigBuf(b []byte) []byte {
 	return nb
 }
 
+// BigBuffer returns a buffer of MaxLine+1 bytes, room for the longest
+// line read whole and a byte, holding a copy of b: one a reader is done
+// with, when there is one. PutBigBuffer gives it back.
+func BigBuffer(b []byte) []byte { return bigBuf(b) }
+
+// PutBigBuffer gives back a buffer BigBuffer returned, for the next
+// reader (a buffer of another size is left alone).
+func PutBigBuffer(b []byte) { putBig(b) }
+
 // putBig gives back a buffer of lineLimit+1 bytes.
 func putBig(b []byte) {
 	if cap(b) == lineLimit+1 {
