@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sort"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -51,14 +53,28 @@ var (
 	skeletonLimit = MaxSkeleton
 )
 
-// bigBufs holds buffers of lineLimit+1 bytes (the most a line read whole
-// needs) a reader is done with, for the next: a command that reads a long
-// line several times (a plan, its check, its diff) allocates one.
-var bigBufs sync.Pool
+// bigBufs holds up to two buffers of lineLimit+1 bytes (the most a line
+// read whole needs) readers are done with, for the next ones, for a few
+// seconds: a command that reads a long line several times (a plan, its
+// check, its diff) allocates one or two, not one per read, and a server
+// that read one gives the memory back.
+var bigBufs struct {
+	sync.Mutex
+	free  [][]byte
+	timer *time.Timer
+}
+
+// bigKeep is how long bigBufs keeps a buffer no reader takes.
+const bigKeep = 5 * time.Second
 
 // bigBuf returns a buffer of lineLimit+1 bytes holding a copy of b.
 func bigBuf(b []byte) []byte {
-	nb, _ := bigBufs.Get().([]byte)
+	var nb []byte
+	bigBufs.Lock()
+	if n := len(bigBufs.free); n > 0 {
+		nb, bigBufs.free = bigBufs.free[n-1], bigBufs.free[:n-1]
+	}
+	bigBufs.Unlock()
 	if len(nb) != lineLimit+1 {
 		nb = make([]byte, lineLimit+1)
 	}
@@ -77,8 +93,22 @@ func PutBigBuffer(b []byte) { putBig(b) }
 
 // putBig gives back a buffer of lineLimit+1 bytes.
 func putBig(b []byte) {
-	if cap(b) == lineLimit+1 {
-		bigBufs.Put(b[:cap(b)])
+	if cap(b) != lineLimit+1 {
+		return
+	}
+	bigBufs.Lock()
+	defer bigBufs.Unlock()
+	if len(bigBufs.free) < 2 {
+		bigBufs.free = append(bigBufs.free, b[:cap(b)])
+	}
+	if bigBufs.timer == nil {
+		bigBufs.timer = time.AfterFunc(bigKeep, func() {
+			bigBufs.Lock()
+			bigBufs.free, bigBufs.timer = nil, nil
+			bigBufs.Unlock()
+		})
+	} else {
+		bigBufs.timer.Reset(bigKeep)
 	}
 }
 
@@ -110,6 +140,32 @@ type Long struct {
 	// Partial: the skeleton was longer than MaxSkeleton; Raw holds its
 	// first MaxSkeleton bytes, and the line is not read at all.
 	Partial bool
+
+	skelLen int
+	segs    []seg // nil: not mapped
+}
+
+// Span returns where the skeleton's bytes [a, b) are in the line: the
+// offsets of the same bytes, when they are the line's bytes as they are
+// (nothing cut, added or left out between them). A planner that rewrites
+// a long line replaces such spans, copying the rest from the file.
+func (lg *Long) Span(a, b int) (start, end int64, ok bool) {
+	if lg.segs == nil || a < 0 || b <= a || b > lg.skelLen {
+		return 0, 0, false
+	}
+	i := sort.Search(len(lg.segs), func(i int) bool { return int(lg.segs[i].skel) > a }) - 1
+	if i < 0 || lg.segs[i].orig < 0 {
+		return 0, 0, false
+	}
+	segEnd := lg.skelLen
+	if i+1 < len(lg.segs) {
+		segEnd = int(lg.segs[i+1].skel)
+	}
+	if b > segEnd {
+		return 0, 0, false
+	}
+	sg := lg.segs[i]
+	return sg.orig + int64(a-int(sg.skel)), sg.orig + int64(b-int(sg.skel)), true
 }
 
 // Len is the line's length in the file, without "\n": len(Raw), or
@@ -153,40 +209,91 @@ type skeleton struct {
 	cut     bool
 	partial bool
 
-	str    bool // inside a string
-	skip   bool // past the kept part of the string
-	kept   int  // bytes of the string's body kept
-	faults int  // the kinds of faults written into the string
-	lastHi bool // the kept part ends with a high surrogate escape
-	esc    [6]byte
-	escN   int     // bytes of an escape read (from the backslash)
-	hi     [6]byte // a high surrogate escape read in the cut part, its pair not yet seen
-	hasHi  bool
-	u8     [4]byte
-	u8n    int // bytes of a UTF-8 sequence read in the cut part
-	u8want int
-	blanks int // length of the run of blanks outside strings
+	str     bool // inside a string
+	skip    bool // past the kept part of the string
+	kept    int  // bytes of the string's body kept
+	faults  int  // the kinds of faults written into the string
+	lastHi  bool // the kept part ends with a high surrogate escape
+	esc     [6]byte
+	escN    int     // bytes of an escape read (from the backslash)
+	hi      [6]byte // a high surrogate escape read in the cut part, its pair not yet seen
+	hasHi   bool
+	u8      [4]byte
+	u8n     int // bytes of a UTF-8 sequence read in the cut part
+	u8want  int
+	blanks  int // length of the run of blanks outside strings
+	blank   [keepBlanks]byte
+	blankAt int64 // where the run starts in the line
+
+	base     int64 // offset in the line of the bytes feed has
+	segs     []seg // where the skeleton's bytes are in the line
+	next     int64 // offset in the line of the byte after the last one written
+	injected bool  // the last byte written is none of the line's
+	unmapped bool  // more segments than maxSegs
 }
+
+// seg says that the skeleton's bytes from skel on are the line's from
+// orig on (orig -1: bytes the skeleton adds), up to the next seg.
+type seg struct {
+	skel int32
+	orig int64
+}
+
+// maxSegs is the most segments a skeleton maps (4 MB); a line of more
+// pieces is not mapped back to the line (Long.Span says no).
+const maxSegs = 1 << 18
 
 func (s *skeleton) reset() {
-	*s = skeleton{out: s.out[:0], first: -1}
+	*s = skeleton{out: s.out[:0], first: -1, segs: s.segs[:0]}
 }
 
-// long is what s measured.
+// long is what s measured, once the line is written.
 func (s *skeleton) long() *Long {
-	return &Long{Size: s.size, NULs: s.nuls, FirstNUL: s.first, Exact: !s.cut && !s.partial, Partial: s.partial}
+	s.flushBlanks()
+	lg := &Long{Size: s.size, NULs: s.nuls, FirstNUL: s.first, Exact: !s.cut && !s.partial, Partial: s.partial, skelLen: len(s.out)}
+	if !s.unmapped && !s.partial {
+		lg.segs = append([]seg(nil), s.segs...)
+	}
+	return lg
 }
 
-// emit appends b to the skeleton, up to MaxSkeleton bytes.
-func (s *skeleton) emit(b ...byte) {
-	if s.partial {
+// emit appends b, the line's bytes from offset at on (-1: bytes the
+// skeleton adds), to the skeleton, up to MaxSkeleton bytes.
+func (s *skeleton) emit(at int64, b ...byte) {
+	if s.partial || len(b) == 0 {
 		return
 	}
 	if len(s.out)+len(b) > skeletonLimit {
 		s.partial = true
 		return
 	}
+	if at < 0 || at != s.next || s.injected || len(s.segs) == 0 {
+		if len(s.segs) < maxSegs {
+			s.segs = append(s.segs, seg{int32(len(s.out)), at})
+		} else {
+			s.unmapped = true
+		}
+	}
+	s.injected = at < 0
+	if at >= 0 {
+		s.next = at + int64(len(b))
+	}
 	s.out = append(s.out, b...)
+}
+
+// flushBlanks writes the run of blanks read last: as it is, or, longer
+// than keepBlanks, as one space.
+func (s *skeleton) flushBlanks() {
+	switch {
+	case s.blanks == 0:
+		return
+	case s.blanks <= keepBlanks:
+		s.emit(s.blankAt, s.blank[:s.blanks]...)
+	default:
+		s.cut = true
+		s.emit(-1, ' ')
+	}
+	s.blanks = 0
 }
 
 // fault writes a fault of the cut part of a string into the skeleton,
@@ -194,7 +301,7 @@ func (s *skeleton) emit(b ...byte) {
 func (s *skeleton) fault(kind int, b ...byte) {
 	if s.faults&kind == 0 {
 		s.faults |= kind
-		s.emit(b...)
+		s.emit(-1, b...)
 	}
 }
 
@@ -207,6 +314,7 @@ func (s *skeleton) write(b []byte) {
 			if s.first < 0 {
 				s.first = at
 			}
+			s.flushBlanks() // the blanks around NUL bytes are not one run of the line
 			i := nulRun(b)
 			s.nuls += int64(i)
 			b, at = b[i:], at+int64(i)
@@ -214,6 +322,7 @@ func (s *skeleton) write(b []byte) {
 		}
 		j := nextNUL(b)
 		if !s.partial {
+			s.base = at
 			s.feed(b[:j])
 		}
 		b, at = b[j:], at+int64(j)
@@ -252,21 +361,20 @@ func (s *skeleton) feed(b []byte) {
 			c := b[i]
 			switch c {
 			case ' ', '\t', '\r', '\n':
-				s.blanks++
-				if s.blanks <= keepBlanks {
-					s.emit(c)
-				} else if s.blanks == keepBlanks+1 {
-					s.cut = true
-					// The run so far becomes one space.
-					s.out = append(s.out[:len(s.out)-keepBlanks], ' ')
+				if s.blanks == 0 {
+					s.blankAt = s.base + int64(i)
 				}
+				if s.blanks < keepBlanks {
+					s.blank[s.blanks] = c
+				}
+				s.blanks++
 				i++
 				continue
 			case '"':
 				s.str, s.skip, s.kept, s.faults, s.lastHi, s.escN, s.hasHi, s.u8n = true, false, 0, 0, false, 0, false, 0
 			}
-			s.blanks = 0
-			s.emit(c)
+			s.flushBlanks()
+			s.emit(s.base+int64(i), c)
 			i++
 			continue
 		}
@@ -287,7 +395,7 @@ func (s *skeleton) keep(b []byte, i int) int {
 		if s.escN > 0 {
 			s.esc[s.escN] = c
 			s.escN++
-			s.emit(c)
+			s.emit(s.base+int64(i), c)
 			i++
 			s.kept++
 			if s.escN == 2 && c != 'u' || s.escN == 6 {
@@ -297,7 +405,7 @@ func (s *skeleton) keep(b []byte, i int) int {
 			continue
 		}
 		if c == '"' {
-			s.emit(c)
+			s.emit(s.base+int64(i), c)
 			s.str = false
 			return i + 1
 		}
@@ -308,7 +416,7 @@ func (s *skeleton) keep(b []byte, i int) int {
 		switch {
 		case c == '\\':
 			s.esc[0], s.escN = c, 1
-			s.emit(c)
+			s.emit(s.base+int64(i), c)
 			s.kept++
 			i++
 			continue
@@ -316,7 +424,7 @@ func (s *skeleton) keep(b []byte, i int) int {
 		s.lastHi = false
 		if s.kept >= keepString {
 			// The last bytes of a character the kept part ends with.
-			s.emit(c)
+			s.emit(s.base+int64(i), c)
 			s.kept++
 			i++
 			continue
@@ -325,7 +433,7 @@ func (s *skeleton) keep(b []byte, i int) int {
 		if n := keepString - s.kept; j-i > n {
 			j = i + n
 		}
-		s.emit(b[i:j]...)
+		s.emit(s.base+int64(i), b[i:j]...)
 		s.kept += j - i
 		i = j
 	}
@@ -367,7 +475,7 @@ func (s *skeleton) cutPart(b []byte, i int) int {
 		}
 		switch {
 		case c == '"':
-			s.emit(c)
+			s.emit(s.base+int64(i), c)
 			s.str, s.skip = false, false
 			return i + 1
 		case c == '\\':

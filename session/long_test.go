@@ -52,8 +52,8 @@ func skeletonAgrees(t testing.TB, p *Parser, line []byte) ([]byte, *Long) {
 			s.write(b[:n])
 			b = b[n:]
 		}
-		if !bytes.Equal(s.out, sk) || !reflect.DeepEqual(s.long(), lg) {
-			t.Fatalf("skeleton of %q written %d bytes at a time = %q %+v, want %q %+v", line, piece, s.out, s.long(), sk, lg)
+		if lg2 := s.long(); !bytes.Equal(s.out, sk) || !reflect.DeepEqual(lg2, lg) {
+			t.Fatalf("skeleton of %q written %d bytes at a time = %q %+v, want %q %+v", line, piece, s.out, lg2, sk, lg)
 		}
 	}
 	clean := bytes.ReplaceAll(line, []byte{0}, nil)
@@ -62,6 +62,14 @@ func skeletonAgrees(t testing.TB, p *Parser, line []byte) ([]byte, *Long) {
 	}
 	if lg.Partial {
 		return sk, lg
+	}
+	// Every span the skeleton maps back is the line's bytes there.
+	for a := 0; a < len(sk); a++ {
+		for b := a + 1; b <= len(sk) && b <= a+40; b++ {
+			if s, e, ok := lg.Span(a, b); ok && !bytes.Equal(line[s:e], sk[a:b]) {
+				t.Fatalf("skeleton %q of %q: span [%d,%d) maps to [%d,%d) %q", sk, line, a, b, s, e, line[s:e])
+			}
+		}
 	}
 	if lg.Exact && !bytes.Equal(sk, clean) {
 		t.Fatalf("skeleton %q of %q: Exact %v", sk, line, lg.Exact)
@@ -144,6 +152,15 @@ func TestSkeletonCorpus(t *testing.T) {
 			lines++
 			if !lg.Exact {
 				cut++
+				// Its header fields map back to the line: a planner
+				// rewrites them in place.
+				for _, key := range []string{"sessionId", "cwd", "parentUuid", "uuid"} {
+					if a, b, ok := Find(sk, key); ok {
+						if s, e, ok := lg.Span(a, b); !ok || !bytes.Equal(raw[s:e], sk[a:b]) {
+							t.Fatalf("%s: %s of a cut line does not map back: %v", f, key, ok)
+						}
+					}
+				}
 			}
 			if _, ok := q.Scan(sk, sh, &got); ok != okWant {
 				t.Fatalf("%s: Scan takes the line: %v, its skeleton: %v\n%s", f, okWant, ok, raw)

@@ -210,13 +210,10 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 					}
 				}
 				if len(b.buf) == cap(b.buf) { // a long line: grow
-					// As the Reader does: twice, four times past 16 MB,
-					// never past the limit and a byte.
-					size := 2 * cap(b.buf)
-					if cap(b.buf) >= 16<<20 {
-						size = 4 * cap(b.buf)
-					}
-					if size >= limit {
+					// As the Reader does: four times, then room for
+					// the longest line read whole, and a byte.
+					size := 4 * cap(b.buf)
+					if size >= limit || cap(b.buf) >= 16<<20 {
 						b.buf = bigBuf(b.buf)[:len(b.buf)]
 					} else {
 						nb := make([]byte, len(b.buf), max(size, cap(b.buf)+1))

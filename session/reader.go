@@ -107,14 +107,11 @@ func (r *Reader) Next() bool {
 			r.beg = 0
 		}
 		if r.end == len(r.buf) {
-			// Twice the size (four times past 16 MB: a line that long is
-			// most often a pasted file of hundreds, and each growth copies
-			// what was read), or just what is left of a file; never more
-			// than the longest line read whole, and a byte.
-			size := 2 * len(r.buf)
-			if len(r.buf) >= 16<<20 {
-				size = 4 * len(r.buf)
-			}
+			// Four times the size (each growth copies what was read, and
+			// leaves the old buffer to the collector), or just what is
+			// left of a file; at most room for the longest line read
+			// whole and a byte, a buffer readers share (bigBuf).
+			size := 4 * len(r.buf)
 			if rem := remaining(r.r); rem >= 0 && int64(r.end)+rem+1 < int64(size) {
 				size = r.end + int(rem) + 1
 			}

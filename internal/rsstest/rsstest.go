@@ -35,6 +35,10 @@ type Kind string
 const (
 	// Empties: the transcript is 10 million lines of {} (30 MB).
 	Empties Kind = "empties"
+	// FewEmpties: 2 million lines of {} (6 MB), for the tests of
+	// commands that read a transcript several times: on the code before
+	// bounded memory, already over a GB.
+	FewEmpties Kind = "empties-2m"
 	// NULTail: the session, then a last line of 512 MB of NUL bytes
 	// without "\n", as a crash leaves it (a sparse file).
 	NULTail Kind = "nul-tail"
@@ -43,8 +47,23 @@ const (
 	HugeLine Kind = "huge-line"
 )
 
-// Kinds are the hostile transcripts, in the order tests run them.
-var Kinds = []Kind{Empties, NULTail, HugeLine}
+// Kinds are the hostile transcripts, in the order tests run them;
+// QuickKinds the same with FewEmpties.
+var (
+	Kinds      = []Kind{Empties, NULTail, HugeLine}
+	QuickKinds = []Kind{FewEmpties, NULTail, HugeLine}
+)
+
+// Lines is how many lines of {} the transcript of kind holds.
+func Lines(kind Kind) int {
+	switch kind {
+	case Empties:
+		return EmptyLines
+	case FewEmpties:
+		return EmptyLines / 5
+	}
+	return 0
+}
 
 // Sizes of the hostile transcripts.
 const (
@@ -71,7 +90,7 @@ const (
 // its parent's store.
 func Store(t testing.TB, kind Kind) (root, transcript string) {
 	t.Helper()
-	if os.Getenv(childEnv) == t.Name() {
+	if c := os.Getenv(childEnv); c == t.Name() || strings.HasPrefix(c, t.Name()+"/") {
 		root = os.Getenv(rootEnv)
 		return root, Transcript(root)
 	}
@@ -98,6 +117,31 @@ func Store(t testing.TB, kind Kind) (root, transcript string) {
 
 var stores = struct{ m map[string]string }{m: map[string]string{}}
 
+// storeOf is the store Store made for the test name, or for the test it
+// is a subtest of.
+func storeOf(name string) string {
+	for {
+		if root, ok := stores.m[name]; ok {
+			return root
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return ""
+		}
+		name = name[:i]
+	}
+}
+
+// SessionLines is how many lines the corpus session holds: HugeLine's
+// prompt is the line after them, its reply the one after that.
+func SessionLines() int {
+	b, err := os.ReadFile(Transcript(filepath.Join(corpus(), version, ".claude")))
+	if err != nil {
+		panic(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
 // Transcript is the hostile session's transcript in the store at root.
 func Transcript(root string) string {
 	return filepath.Join(root, "projects", Project, Session+".jsonl")
@@ -121,10 +165,10 @@ func write(path string, kind Kind) error {
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	switch kind {
-	case Empties:
+	case Empties, FewEmpties:
 		block := bytes.Repeat([]byte("{}\n"), 1<<16)
-		for n := 0; n < EmptyLines; n += 1 << 16 {
-			w.Write(block[:3*min(1<<16, EmptyLines-n)])
+		for n := 0; n < Lines(kind); n += 1 << 16 {
+			w.Write(block[:3*min(1<<16, Lines(kind)-n)])
 		}
 	case NULTail:
 		w.Write(session)
@@ -137,8 +181,8 @@ func write(path string, kind Kind) error {
 		for n := 0; n < HugeBytes; n += len(block) {
 			w.Write(block[:min(len(block), HugeBytes-n)])
 		}
-		fmt.Fprintf(w, `"},"uuid":%q,"timestamp":"2026-01-02T03:04:05.000Z"}`+"\n", HugeUUID)
-		fmt.Fprintf(w, `{"parentUuid":%q,"isSidechain":false,"userType":"external","cwd":"/home/dev/work/beta.dir/sub","sessionId":%q,"version":%q,"message":{"id":"msg_huge","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"Read it."}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":3}},"type":"assistant","uuid":%q,"timestamp":"2026-01-02T03:04:06.000Z"}`+"\n",
+		fmt.Fprintf(w, `"},"uuid":%q,"timestamp":"2027-01-02T03:04:05.000Z"}`+"\n", HugeUUID)
+		fmt.Fprintf(w, `{"parentUuid":%q,"isSidechain":false,"userType":"external","cwd":"/home/dev/work/beta.dir/sub","sessionId":%q,"version":%q,"message":{"id":"msg_huge","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[{"type":"text","text":"Read it."}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":3}},"type":"assistant","uuid":%q,"timestamp":"2027-01-02T03:04:06.000Z"}`+"\n",
 			HugeUUID, Session, version, ReplyUUID)
 	default:
 		return fmt.Errorf("no hostile transcript %q", kind)
@@ -173,16 +217,19 @@ func lastUUID(b []byte) string {
 // child gets the store Store made for t.
 func Measure(t *testing.T, limitMB int, fn func(t *testing.T)) {
 	t.Helper()
-	if os.Getenv(childEnv) == t.Name() {
+	switch c := os.Getenv(childEnv); {
+	case c == t.Name():
 		fn(t)
 		return
+	case c != "":
+		return // the child of another measure (of a subtest of t)
 	}
 	var run []string
 	for _, part := range strings.Split(t.Name(), "/") {
 		run = append(run, "^"+regexp.QuoteMeta(part)+"$")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run="+strings.Join(run, "/"), "-test.count=1", "-test.timeout=5m")
-	cmd.Env = append(os.Environ(), childEnv+"="+t.Name(), rootEnv+"="+stores.m[t.Name()])
+	cmd.Env = append(os.Environ(), childEnv+"="+t.Name(), rootEnv+"="+storeOf(t.Name()))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child %s: %v\n%s", t.Name(), err, out)
