@@ -755,11 +755,13 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	}
 	for ti < len(trims) && hunks <= maxTrimHunks && rd.Next() {
 		l := rd.Line()
-		if trims[ti].Line != l.N {
+		if l.N < trims[ti].Line {
 			continue
 		}
 		lt := &trims[ti]
-		ti++
+		if l.N >= lt.Last() {
+			ti++
+		}
 		if lt.Drop {
 			if runN > 0 && runFrom+runN != l.N {
 				flush()
@@ -792,7 +794,11 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		return err
 	}
 	// The rest is not read: the trims say how many lines change.
-	if more := unshown + len(trims) - ti; more > 0 {
+	more := unshown
+	for _, lt := range trims[ti:] {
+		more += lt.Last() - lt.Line + 1
+	}
+	if more > 0 {
 		fmt.Fprintf(w, "… %d more lines changed\n", more)
 	}
 	if a := op.Transform.Append; len(a) > 0 {
