@@ -90,6 +90,15 @@ func (c *findingCap) finish() []Finding {
 	return out
 }
 
+// Total is how many findings fs stand for (see Count).
+func Total(fs []Finding) int {
+	n := 0
+	for i := range fs {
+		n += fs[i].Count()
+	}
+	return n
+}
+
 // Count is how many findings f stands for: 1, or More.
 func (f *Finding) Count() int {
 	if f.More > 0 {

@@ -237,7 +237,7 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	for _, f := range found {
 		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
 	}
-	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, len(found))}
+	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, validate.Total(found))}
 }
 
 // checkResume is resume.Check with the collector set as validate sets it
