@@ -92,3 +92,40 @@ func TestTransformLongLine(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffStreamsBounded: a diff of two streams of 600,000 lines keeps
+// the hashes of the last diffRing lines of each, not of every line: one
+// line changed shows as its hunk when the lines after it fit in the ring,
+// as where the difference starts when they do not; streams that differ in
+// nothing say so.
+func TestDiffStreamsBounded(t *testing.T) {
+	lines := func(n, changed int) io.Reader {
+		var b bytes.Buffer
+		for i := 0; i < n; i++ {
+			if i == changed {
+				fmt.Fprintf(&b, "{\"changed\":%d}\n", i)
+				continue
+			}
+			fmt.Fprintf(&b, "{\"line\":%d}\n", i)
+		}
+		return &b
+	}
+	for _, c := range []struct {
+		changed int
+		want    string
+	}{
+		{-1, "@@ no change in lines @@"},
+		{600_000 - 10, "+{\"changed\":599990}"},
+		{10, "… lines differ from line 11 on (too many to show) …"},
+	} {
+		var out bytes.Buffer
+		w := bufio.NewWriter(&out)
+		if err := diffStreams(w, lines(600_000, -1), lines(600_000, c.changed), "r"); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		if !strings.Contains(out.String(), c.want) || out.Len() > 4096 {
+			t.Errorf("changed line %d: diff %q", c.changed, out.String())
+		}
+	}
+}
