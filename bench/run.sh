@@ -37,6 +37,10 @@
 #   cfix search of it, and read_session's first page of the big session,
 #   read through its index, within 100 ms (see the mcp rows).
 #
+#   cfix validate and cfix guard's SessionEnd hook on a session of 10
+#   million {} lines, on one ending in 512 MB of NUL bytes and on one with a
+#   line of 512 MB each peak under 200 MB of RSS (see the hostile rows).
+#
 # Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
 # measures only the rows of hostile input (no big store is made); ROWS=catalog
 # only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
@@ -241,7 +245,7 @@ hostile_store() {
 }
 hostile_rows() {
 	local hstamp big
-	hstamp="big=$BIG corpus=$(find testdata/corpus/2.1.88 -type f -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+	hstamp="big=$BIG memory=1 corpus=$(find testdata/corpus/2.1.88 -type f -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
 	if [[ ! -f $HOSTILE/stamp || "$(cat "$HOSTILE/stamp")" != "$hstamp" ]]; then
 		echo "bench: making the hostile stores in $HOSTILE ..." >&2
 		rm -rf "$HOSTILE"
@@ -258,6 +262,7 @@ hostile_rows() {
 			head -c "$big" /dev/zero | tr '\0' x
 			printf '%s' "${line#*notes.txt}"
 		} | hostile_store huge
+		memory_stores
 		echo "$hstamp" >"$HOSTILE/stamp"
 	fi
 	cat "$DEEP/$HOSTILE_SESSION" "$HUGE/$HOSTILE_SESSION" >/dev/null
@@ -268,6 +273,74 @@ hostile_rows() {
 	measure_cfix "cfix clone (huge line, dry run)" clone --root "$HUGE" --to /bench-clone "$HUGE/$HOSTILE_SESSION"
 	measure_cfix "cfix prune (huge line, dry run)" prune --root "$HUGE" --older-than 1h
 	measure_cfix "cfix export (huge line)" export --root "$HUGE" "$HUGE/$HOSTILE_SESSION"
+	memory_rows
+}
+# The stores of bounded memory (docs/safety.md), copies of the 2.1.88
+# corpus store whose session is: 10 million lines of {} (30 MB); the
+# session, then a last line of 512 MB of NUL bytes without "\n", as a
+# crash leaves it (sparse); the session, then a prompt of 512 MB (one line
+# of valid JSON, a pasted file). Rows: cfix validate, and cfix guard's
+# SessionEnd hook (as Claude Code runs it when the session ends, process
+# start included, through bash for stdin), on each. Bar: every row's peak
+# RSS under 200 MB (before: validate 4.1 GB, 1.17 GB, 2.3 GB; the hook
+# 6.6 GB, 1.2 GB, 2.4 GB).
+EMPTIES=$HOSTILE/empties/.claude
+NULS=$HOSTILE/nul/.claude
+LONG=$HOSTILE/long/.claude
+MEMORY_ROWS=()
+memory_stores() {
+	local src=testdata/corpus/2.1.88/.claude name
+	for name in empties nul long; do
+		rm -rf "${HOSTILE:?}/$name"
+		mkdir -p "$HOSTILE/$name"
+		cp -a "$src" "$HOSTILE/$name/.claude"
+	done
+	awk 'BEGIN { for (i = 0; i < 10000000; i++) print "{}" }' >"$EMPTIES/$HOSTILE_SESSION"
+	truncate -s +512M "$NULS/$HOSTILE_SESSION"
+	{
+		printf '{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":"' \
+			"$(jq -r 'select(.uuid) | .uuid' "$src/$HOSTILE_SESSION" | tail -n 1)"
+		head -c 512M /dev/zero | tr '\0' x
+		printf '"},"uuid":"0fa0b0c0-0000-4000-8000-00000000f00d","timestamp":"2027-01-02T03:04:05.000Z"}\n'
+	} >>"$LONG/$HOSTILE_SESSION"
+	touch -d '1 day ago' "$EMPTIES/$HOSTILE_SESSION" "$NULS/$HOSTILE_SESSION" "$LONG/$HOSTILE_SESSION"
+}
+# memory_hook NAME ROOT: cfix hook SessionEnd on the session of ROOT.
+memory_hook() {
+	local state=$PWD/$OUT/state-memory path=$2/$HOSTILE_SESSION
+	mkdir -p "$state"
+	printf '{"session_id":"%s","transcript_path":"%s","cwd":"/home/dev/work/beta.dir/sub","hook_event_name":"SessionEnd","reason":"other"}\n' \
+		"$(basename "$path" .jsonl)" "$PWD/$path" >"$OUT/hook-end.json"
+	if ((HAVE_CFIX)); then
+		measure "$1" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionEnd <"$0"' "$OUT/hook-end.json"
+	else
+		row "$1" "cfix: not built"
+	fi
+}
+memory_rows() {
+	local what root
+	for what in "10M {} lines:$EMPTIES" "512 MB of NUL bytes:$NULS" "a 512 MB line:$LONG"; do
+		root=${what#*:}
+		what=${what%%:*}
+		cat "$root/$HOSTILE_SESSION" >/dev/null
+		use_set "$root/$HOSTILE_SESSION"
+		measure_cfix "cfix validate ($what)" validate --root "$root" --quiet "$root/$HOSTILE_SESSION"
+		memory_hook "cfix hook SessionEnd ($what)" "$root"
+		MEMORY_ROWS+=("cfix validate ($what)" "cfix hook SessionEnd ($what)")
+	done
+}
+memory_verdicts() {
+	local name r v
+	for name in "${MEMORY_ROWS[@]}"; do
+		r=${RSS[$name]:-}
+		if ((!HAVE_CFIX)) || [[ -z $r ]]; then
+			VERDICTS+=("$name (bar: peak RSS < 200 MB): not measured")
+			STATUS=2
+			continue
+		fi
+		if awk -v r="$r" 'BEGIN {exit !(r < 200)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("$name peaks at $r MB (bar: < 200 MB): $v")
+	done
 }
 hostile_verdicts() {
 	local d=${WALL["cfix validate (deep line)"]:-} val=${WALL["cfix validate (huge line)"]:-} name w r x v
@@ -289,6 +362,7 @@ hostile_verdicts() {
 		if awk -v w="$w" -v c="$val" -v r="$r" 'BEGIN {exit !(w <= 2 * c && r < 1024)}'; then v=PASS; else v=FAIL STATUS=1; fi
 		VERDICTS+=("$name takes $w s, ${x}x the time of cfix validate of it ($val s), peak RSS $r MB (bar: <= 2x validate, < 1 GB): $v")
 	done
+	memory_verdicts
 }
 
 # --- the catalog: ls and browse through its cache, resume's check -------------
