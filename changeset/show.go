@@ -447,12 +447,19 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		first = spans[0].from
 	}
 	rd := session.NewReader(io.NewSectionReader(f, start, 1<<62), nil)
-	si := 0
+	si, ki := 0, 0
 	for si < len(spans) && rd.Next() {
 		l := rd.Line()
 		l.N += first - 1
 		for si < len(spans) && l.N >= spans[si].to {
 			si++
+		}
+		// Of a run of lines an edit removes, only the first are shown.
+		for ki < len(op.Edits) && op.Edits[ki].Line+op.Edits[ki].Count <= l.N {
+			ki++
+		}
+		if ki < len(op.Edits) && longRun(op.Edits[ki]) && l.N >= op.Edits[ki].Line+maxTrimRun {
+			continue
 		}
 		if si < len(spans) && l.N >= spans[si].from {
 			keep[l.N] = append([]byte(nil), l.Raw...)
@@ -470,6 +477,19 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		startNew := s.from + delta
 		ln := s.from
 		for ln < s.to {
+			if ei < len(op.Edits) && op.Edits[ei].Line == ln && longRun(op.Edits[ei]) {
+				// A run of lines removed: its first lines, and how many.
+				e := op.Edits[ei]
+				for k := 0; k < maxTrimRun; k++ {
+					body = append(body, "-"+shorten(keep[ln+k]))
+				}
+				body = append(body, fmt.Sprintf("-… %d more lines", e.Count-maxTrimRun))
+				oldN += e.Count
+				delta -= e.Count
+				ln += e.Count
+				ei++
+				continue
+			}
 			if ei < len(op.Edits) && op.Edits[ei].Line == ln {
 				e := op.Edits[ei]
 				var old []string
@@ -518,6 +538,10 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 	}
 	return nil
 }
+
+// longRun reports whether an edit removes a run of more lines than a
+// diff shows of it.
+func longRun(e Edit) bool { return len(e.New) == 0 && e.Count > maxTrimRun+1 }
 
 // linesBack returns where the line n lines before the one starting at off
 // starts (0 when the file has fewer lines before off).

@@ -29,6 +29,10 @@ type lineFix struct {
 	// long: the line is longer than session.MaxLine and recs[0] is not
 	// its bytes: the fix may only remove it.
 	long bool
+	// count is how many lines the fix removes, when it removes a run of
+	// lines that hold no record (empty, NUL bytes only) for one reason:
+	// a file of a million empty lines costs one fix (0: one line).
+	count int
 }
 
 // longLineError is a fix that would rewrite a line longer than
@@ -85,6 +89,7 @@ type fixer struct {
 	leafMoved                   map[int]bool               // lines whose leafUuid the plan points elsewhere (see leafOver)
 	lost                        []int                      // lines that lose a record because it is not JSON (torn, glued)
 	titles                      []validate.TitleLine       // custom-title and ai-title records titleGap looks at (validate.KeepTitles)
+	run                         *lineFix                   // the fix removing the run of lines read last (extendRun)
 	size                        int64                      // the file's size when planning started
 }
 
@@ -118,6 +123,21 @@ func (x *fixer) fixAt(line int, off, size int64, raw []byte, terminated, long bo
 	x.fixes[line] = fx
 	x.order = append(x.order, line)
 	return fx
+}
+
+// extendRun adds line ln, which goes for reason and holds no record, to
+// the run of such lines the fix of the line before it removes, and
+// reports whether it did.
+func (x *fixer) extendRun(ln session.Line, reason string) bool {
+	fx := x.run
+	if fx == nil || fx.off+fx.length != ln.Offset || len(fx.reasons) != 1 || fx.reasons[0] != reason ||
+		len(fx.recs) != 1 || fx.recs[0] != nil || !fx.terminated {
+		return false
+	}
+	fx.length += ln.End() - ln.Offset
+	fx.count = max(fx.count, 1) + 1
+	fx.terminated = ln.Terminated
+	return true
 }
 
 // rec returns the current bytes of a node's record.
@@ -251,7 +271,11 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		if !fx.terminated && !x.allow(validate.NoFinalNewline) && len(nb) > 0 {
 			nb = nb[:len(nb)-1]
 		}
-		op.Edits = append(op.Edits, changeset.Edit{Line: l, Offset: fx.off, Length: fx.length, Count: 1, New: nb, Reason: strings.Join(fx.reasons, "; ")})
+		why := strings.Join(fx.reasons, "; ")
+		if fx.count > 1 {
+			why += fmt.Sprintf(" (%d lines)", fx.count)
+		}
+		op.Edits = append(op.Edits, changeset.Edit{Line: l, Offset: fx.off, Length: fx.length, Count: max(fx.count, 1), New: nb, Reason: why})
 		for _, r := range fx.reasons {
 			key := reasonKind(r)
 			if !seenReason[key] {
@@ -589,6 +613,9 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		return nil
 	}
 	if r.del != "" {
+		if !r.notJSON && !r.removed && x.extendRun(ln, r.del) {
+			return nil
+		}
 		if r.notJSON {
 			x.notJSON[ln.N] = true
 			x.lost = append(x.lost, ln.N)
@@ -602,6 +629,9 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 			x.removed++
 		}
 		x.reason(ln.N, r.del)
+		if !r.notJSON && !r.removed && len(fx.recs) == 1 {
+			x.run = fx
+		}
 		return nil
 	}
 	recs := r.recs
@@ -968,6 +998,9 @@ func (x *fixer) leafOverLost(relinked map[string]string) error {
 			break
 		}
 		fx := x.fixes[line]
+		if fx.length > session.MaxLine {
+			continue // never read whole: its leafUuids are left, counted
+		}
 		b := make([]byte, fx.length)
 		if n, err := x.file.ReadAt(b, fx.off); n < len(b) {
 			return err

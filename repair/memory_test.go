@@ -59,3 +59,36 @@ func TestMemoryHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestBlankLinesOneEdit: a run of empty lines is removed by one edit (one
+// fix while planning), and its diff shows its first lines and how many
+// more: 10 million of them cost 6.2 GB and over 300 s to plan and show
+// before.
+func TestBlankLinesOneEdit(t *testing.T) {
+	root, path := rsstest.Store(t, rsstest.NULTail)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + rsstest.Session + `","message":{"role":"user","content":"hi"}}` + "\n")
+	blank := strings.Repeat("\n", 200_000)
+	f.WriteString(blank)
+	f.Close()
+	cs, err := Plan(Options{Root: root, Targets: []string{path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Ops) != 1 || len(cs.Ops[0].Edits) != 1 || cs.Ops[0].Edits[0].Count != 200_000 || cs.Ops[0].Edits[0].Length != 200_000 {
+		t.Fatalf("plan: %+v", cs.Ops)
+	}
+	var diff strings.Builder
+	if err := changeset.Diff(&diff, cs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff.String(), "-… 199997 more lines") || diff.Len() > 2000 {
+		t.Errorf("diff of %d bytes:\n%s", diff.Len(), diff.String())
+	}
+}
