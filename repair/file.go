@@ -30,8 +30,9 @@ type lineFix struct {
 	// its bytes: the fix may only remove it.
 	long bool
 	// count is how many lines the fix removes, when it removes a run of
-	// lines that hold no record (empty, NUL bytes only) for one reason:
-	// a file of a million empty lines costs one fix (0: one line).
+	// lines for one reason, none of which holds a record it keeps (empty,
+	// NUL bytes only, not JSON): a file of a million empty lines costs
+	// one fix (0: one line).
 	count int
 }
 
@@ -73,11 +74,11 @@ type fixer struct {
 	dropped    int                   // tool_results answering no tool_use that the client drops itself, kept
 	g          *session.Graph        // the last graph built (see graph)
 	gIdx       []int
-	changed    bool         // a node changed since g was built
-	version    string       // version of the last chain entry: the client that wrote it last
-	notJSON    map[int]bool // lines removed because they were not JSON
-	jsonLines  int          // lines that hold JSON
-	badLines   int          // complete lines that are not JSON
+	changed    bool     // a node changed since g was built
+	version    string   // version of the last chain entry: the client that wrote it last
+	notJSON    [][2]int // runs of lines removed because they were not JSON: [first, last]
+	jsonLines  int      // lines that hold JSON
+	badLines   int      // complete lines that are not JSON
 	// useAnywhere and resultAnywhere hold the tool ids of every entry of
 	// the file, on any branch, repeated or left alone: a real result is
 	// never shadowed, a real one never removed.
@@ -123,6 +124,12 @@ func (x *fixer) fixAt(line int, off, size int64, raw []byte, terminated, long bo
 	x.fixes[line] = fx
 	x.order = append(x.order, line)
 	return fx
+}
+
+// isNotJSON reports whether line was removed because it was not JSON.
+func (x *fixer) isNotJSON(line int) bool {
+	i := sort.Search(len(x.notJSON), func(i int) bool { return x.notJSON[i][1] >= line })
+	return i < len(x.notJSON) && x.notJSON[i][0] <= line
 }
 
 // extendRun adds line ln, which goes for reason and holds no record, to
@@ -196,7 +203,6 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	x.size = fi.Size()
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
-	x.notJSON = map[int]bool{}
 	x.useAnywhere, x.resultAnywhere = map[string]bool{}, map[string]bool{}
 	x.unfixed = map[validate.Code]int{}
 	// The fingerprint: stat first (a change during the read moves the
@@ -613,23 +619,26 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		return nil
 	}
 	if r.del != "" {
-		if !r.notJSON && !r.removed && x.extendRun(ln, r.del) {
-			return nil
+		if r.notJSON && ln.Terminated {
+			x.badLines++
 		}
-		if r.notJSON {
-			x.notJSON[ln.N] = true
-			x.lost = append(x.lost, ln.N)
-			if ln.Terminated {
-				x.badLines++
-			}
-		}
-		fx := x.fix(ln)
-		fx.recs[0] = nil
 		if r.removed {
 			x.removed++
 		}
+		if x.extendRun(ln, r.del) {
+			if r.notJSON {
+				x.notJSON[len(x.notJSON)-1][1] = ln.N
+			}
+			return nil
+		}
+		if r.notJSON {
+			x.notJSON = append(x.notJSON, [2]int{ln.N, ln.N})
+			x.lost = append(x.lost, ln.N)
+		}
+		fx := x.fix(ln)
+		fx.recs[0] = nil
 		x.reason(ln.N, r.del)
-		if !r.notJSON && !r.removed && len(fx.recs) == 1 {
+		if len(fx.recs) == 1 {
 			x.run = fx
 		}
 		return nil
@@ -854,7 +863,7 @@ func (x *fixer) relinkEvidence(i int) (line, passed int) {
 			return 0, 0
 		}
 		recs = x.records(line)
-		if x.notJSON[line] {
+		if x.isNotJSON(line) {
 			if firstRoot >= 0 && firstRoot <= line {
 				return 0, 0 // a chain of this one's, begun before the line
 			}
@@ -1021,7 +1030,8 @@ func (x *fixer) leafOverLost(relinked map[string]string) error {
 				continue
 			}
 			delete(want, u)
-			if j, ok := x.first[parentIn(b[:i])]; ok && !x.deleted[j] {
+			ls := bytes.LastIndexByte(b[:i], '\n') + 1 // a run of lines: this one's
+			if j, ok := x.first[parentIn(b[ls:i])]; ok && !x.deleted[j] {
 				if err := x.leafOver(u, x.nodes[j].UUID); err != nil {
 					return err
 				}

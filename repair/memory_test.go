@@ -61,9 +61,10 @@ func TestMemoryHostile(t *testing.T) {
 }
 
 // TestBlankLinesOneEdit: a run of empty lines is removed by one edit (one
-// fix while planning), and its diff shows its first lines and how many
-// more: 10 million of them cost 6.2 GB and over 300 s to plan and show
-// before.
+// fix while planning), a run of lines that are not JSON by another, and
+// the diff shows their first lines and how many more: 10 million empty
+// lines cost 6.2 GB and over 300 s to plan and show before, a million
+// lines of no JSON 845 MB.
 func TestBlankLinesOneEdit(t *testing.T) {
 	root, path := rsstest.Store(t, rsstest.NULTail)
 	if err := os.Truncate(path, 0); err != nil {
@@ -74,21 +75,25 @@ func TestBlankLinesOneEdit(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.WriteString(`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"` + rsstest.Session + `","message":{"role":"user","content":"hi"}}` + "\n")
-	blank := strings.Repeat("\n", 200_000)
-	f.WriteString(blank)
+	f.WriteString(strings.Repeat("\n", 200_000))
+	f.WriteString(strings.Repeat("garbage\n", 100_000))
 	f.Close()
 	cs, err := Plan(Options{Root: root, Targets: []string{path}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cs.Ops) != 1 || len(cs.Ops[0].Edits) != 1 || cs.Ops[0].Edits[0].Count != 200_000 || cs.Ops[0].Edits[0].Length != 200_000 {
+	if len(cs.Ops) != 1 || len(cs.Ops[0].Edits) != 2 {
 		t.Fatalf("plan: %+v", cs.Ops)
+	}
+	if e := cs.Ops[0].Edits; e[0].Count != 200_000 || e[0].Length != 200_000 || e[1].Count != 100_000 || e[1].Length != 800_000 ||
+		!strings.Contains(e[1].Reason, "not JSON") {
+		t.Fatalf("edits: %+v", e)
 	}
 	var diff strings.Builder
 	if err := changeset.Diff(&diff, cs); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(diff.String(), "-… 199997 more lines") || diff.Len() > 2000 {
+	if !strings.Contains(diff.String(), "-… 199997 more lines") || !strings.Contains(diff.String(), "-garbage\n-… 99997 more lines") || diff.Len() > 2000 {
 		t.Errorf("diff of %d bytes:\n%s", diff.Len(), diff.String())
 	}
 }
