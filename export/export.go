@@ -49,6 +49,9 @@ type Options struct {
 	// After the last message of turn N, that is the entry cfix fork
 	// --turn N ends at. Off, the output is unchanged.
 	Anchors bool
+	// Attachments says how attachment entries are shown: AttachSummary
+	// (the default, also ""), AttachAll or AttachNone.
+	Attachments string
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -98,6 +101,11 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 			}
 		}
 		return bw.Flush()
+	}
+	switch opts.Attachments {
+	case "", AttachSummary, AttachAll, AttachNone:
+	default:
+		return &InputError{Msg: fmt.Sprintf("attachments %q: want one of %s", opts.Attachments, strings.Join(AttachModes, ", "))}
 	}
 	var r renderer
 	switch opts.Format {
@@ -605,7 +613,9 @@ func (x *exporter) conversation(t *transcript, depth int) error {
 			return err
 		}
 		delete(t.pending, i)
-		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" {
+		// An attachment that is shown ends the message (write says so);
+		// one left out is no break in it.
+		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" && typ != "attachment" {
 			x.last = ""
 		}
 		if err := x.write(t, i, e, depth); err != nil {
@@ -668,9 +678,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		r.note("system "+e.Subtype, text, when(e.Timestamp), other)
 		return nil
 	case "attachment":
-		if len(e.Attachment) > 0 {
-			r.note("attachment", prettyJSON(e.Attachment), when(e.Timestamp), other)
-		}
+		x.attachment(e, other)
 		return nil
 	case "progress":
 		return nil
@@ -771,6 +779,28 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		}
 	}
 	return nil
+}
+
+// attachment writes an attachment entry as Options.Attachments asks: its
+// line (the quiet kinds left out), every one folded with all it holds, or
+// none.
+func (x *exporter) attachment(e *entry, other bool) {
+	mode := x.opts.Attachments
+	if mode == AttachNone {
+		return
+	}
+	a := Describe(e.Attachment)
+	body := ""
+	if mode == AttachAll {
+		body = prettyJSON(e.Attachment)
+		if len(bytes.TrimSpace(e.Attachment)) == 0 {
+			body = "(no attachment field)"
+		}
+	} else if a.Quiet {
+		return
+	}
+	x.last = ""
+	x.r.attachment(a, body, when(e.Timestamp), other)
 }
 
 // when renders a timestamp.
@@ -1142,6 +1172,9 @@ type renderer interface {
 	// subagent's conversation inside it.
 	tool(c toolCall, sub func() error) error
 	note(kind, body, ts string, other bool)
+	// attachment writes an attachment's line; a body (Options.Attachments
+	// AttachAll) is folded under it.
+	attachment(a Attachment, body, ts string, other bool)
 	compaction(s, ts string)
 	// turn heads the prompt that starts turn n (cfix fork --turn n).
 	turn(n int)
