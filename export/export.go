@@ -174,6 +174,9 @@ type exporter struct {
 	inlined map[int]bool
 	agents  *agents // the family's subagent transcripts, indexed
 	last    string  // the message written last
+	// model is the model the last reply's heading named since the last
+	// prompt's.
+	model string
 	// anchored is the transcript whose messages Options.Anchors marks;
 	// onChain says the entry written is on its loaded chain; leaf is
 	// the last entry of the chain since the heading of the message
@@ -584,6 +587,8 @@ func orNone(v string) string {
 
 // conversation writes the selected entries of a transcript.
 func (x *exporter) conversation(t *transcript, depth int) error {
+	defer func(m string) { x.model = m }(x.model)
+	x.model = ""
 	if t.agent && t.fork != nil {
 		// A forked subagent's context: a folded note, not the session's
 		// entries again (the export of the session holds them).
@@ -753,7 +758,18 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 				x.leaf = t.g.Nodes[i].UUID
 			}
 		}
-		r.message(label, e.Message.Model, when(e.Timestamp), other)
+		// The model is named on the first reply after a prompt, and
+		// again only when it changes.
+		model := e.Message.Model
+		switch {
+		case role == "user":
+			x.model = ""
+		case model == x.model:
+			model = ""
+		default:
+			x.model = model
+		}
+		r.message(label, model, when(e.Timestamp), other)
 		x.last = key
 	}
 	for _, b := range rest {
