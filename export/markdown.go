@@ -139,7 +139,7 @@ func (m *markdown) attachment(a Attachment, body, ts string, other bool) {
 	}
 	line := "- attachment · " + mdLine(a.What)
 	if a.Name != "" {
-		line += " " + codeName(a.Name)
+		line += " " + codeSpan(a.Name)
 	}
 	line += mdLine(a.More)
 	if other {
@@ -147,16 +147,6 @@ func (m *markdown) attachment(a Attachment, body, ts string, other bool) {
 	}
 	m.w.WriteString(line + "\n")
 	m.list = true
-}
-
-// codeName puts a name in a code span, with the spaces that keep it whole
-// only when it needs them.
-func codeName(s string) string {
-	s = oneLine(s)
-	if !strings.Contains(s, "`") && strings.TrimSpace(s) == s && s != "" {
-		return "`" + s + "`"
-	}
-	return codeSpan(s)
 }
 
 func (m *markdown) turn(n int) {
@@ -196,9 +186,14 @@ func fenced(s, info string) string {
 	return f + info + "\n" + strings.TrimRight(s, "\n") + "\n" + f
 }
 
-// codeSpan puts s in an inline code span.
+// codeSpan puts s in an inline code span, with the spaces that keep it
+// whole only when it needs them (s holds a backtick or starts or ends with
+// a space).
 func codeSpan(s string) string {
 	s = oneLine(s)
+	if s != "" && !strings.Contains(s, "`") && strings.TrimSpace(s) == s {
+		return "`" + s + "`"
+	}
 	f := "`"
 	for strings.Contains(s, f) {
 		f += "`"
