@@ -232,10 +232,14 @@ type JournalInfo struct {
 	Created time.Time `json:"created"`
 	Ops     int       `json:"ops"`
 	State   string    `json:"state"` // applied, rolled-back, undone, incomplete
+	// Scope is its plan's (ScopeProjectSettings: Root is a project's
+	// .claude folder, not a store).
+	Scope string `json:"scope,omitempty"`
 }
 
 // ListJournals lists the journals under base for the store at root (all
-// when root is ""), newest first.
+// when root is ""), newest first: those whose root is that folder
+// (SameStore), however it is named.
 func ListJournals(base, root string) ([]JournalInfo, error) {
 	ents, err := os.ReadDir(base)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -245,6 +249,8 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 		return nil, err
 	}
 	var out []JournalInfo
+	key := storeKey(root)
+	keys := map[string]string{} // a root as journals name it → its key
 	for _, e := range ents {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue // a journal journal prune is removing
@@ -253,8 +259,15 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 		if err != nil {
 			continue
 		}
-		if root != "" && info.Root != root {
-			continue
+		if root != "" {
+			k, ok := keys[info.Root]
+			if !ok {
+				k = storeKey(info.Root)
+				keys[info.Root] = k
+			}
+			if k != key {
+				continue
+			}
 		}
 		out = append(out, info)
 	}
@@ -270,7 +283,7 @@ func ReadJournalInfo(dir string) (JournalInfo, error) {
 	if err != nil {
 		return JournalInfo{}, err
 	}
-	info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete"}
+	info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete", Scope: cs.Scope}
 	for _, ev := range events {
 		switch ev.Event {
 		case "applied", "rolled-back", "undone":

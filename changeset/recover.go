@@ -55,14 +55,14 @@ func Recover(opts ApplyOptions) ([]string, error) {
 		}
 		cs, err := Undo(j.Dir)
 		if err != nil {
-			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: cfix undo --apply %s", j.Dir, err, j.Dir))
+			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: %s", j.Dir, err, undoCommand(j)))
 			break
 		}
 		if !cs.Empty() {
 			res, err := Apply(cs, opts)
 			var re *RefusedError
 			if errors.As(err, &re) && re.Untouched {
-				lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: cfix undo --apply %s", j.Dir, err, j.Dir))
+				lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: %s", j.Dir, err, undoCommand(j)))
 				break
 			}
 			if err != nil {
@@ -138,4 +138,14 @@ func markJournal(dir, ev string) error {
 	defer f.Close()
 	j := &journal{dir: dir, log: f}
 	return j.logEvent(event{Event: ev})
+}
+
+// undoCommand is the command line that undoes the journal j: a journal
+// applies only to the store given (CheckStore), so it names the store;
+// one of a project's settings is undone in the project.
+func undoCommand(j JournalInfo) string {
+	if j.Scope == ScopeProjectSettings {
+		return "cfix undo --apply " + j.Dir + " (in " + filepath.Dir(j.Root) + ")"
+	}
+	return "cfix undo --apply " + j.Dir + " --root " + j.Root
 }
