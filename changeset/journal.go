@@ -189,6 +189,13 @@ func (j *journal) backup(i int, path string) error {
 	if err != nil {
 		return err
 	}
+	// The log names the backup before it is made: a backup no event
+	// names is one whose log was cut (see unnamedBackups), never one a
+	// killed apply left. Undo finds a backup named and missing or half
+	// made only beside a file the apply never touched.
+	if err := j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))}); err != nil {
+		return err
+	}
 	if fi.IsDir() {
 		err = copyTree(path, dst, true, false, nil)
 	} else if err = os.Link(path, dst); err != nil {
@@ -197,10 +204,7 @@ func (j *journal) backup(i int, path string) error {
 	if err != nil {
 		return fmt.Errorf("backing up %s: %w", path, err)
 	}
-	if err := j.syncDir(filepath.Join(j.dir, "backup")); err != nil {
-		return err
-	}
-	return j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))})
+	return j.syncDir(filepath.Join(j.dir, "backup"))
 }
 
 // rollback undoes ops 0..failed (the failed one only as far as it got).
@@ -235,6 +239,11 @@ type JournalInfo struct {
 	// Scope is its plan's (ScopeProjectSettings: Root is a project's
 	// .claude folder, not a store).
 	Scope string `json:"scope,omitempty"`
+	// Damage, when set, says how the journal's log lost what it said of
+	// its backups (see unnamedBackups): undo puts back what those backups
+	// verify, the next writer does not take it for a killed apply, and
+	// journal prune never removes it.
+	Damage string `json:"damage,omitempty"`
 }
 
 // ListJournals lists the journals under base for the store at root (all
@@ -290,7 +299,57 @@ func ReadJournalInfo(dir string) (JournalInfo, error) {
 			info.State = ev.Event
 		}
 	}
+	info.Damage = damage(dir, unnamedBackups(dir, cs, events))
 	return info, nil
+}
+
+// unnamedBackups lists the ops whose backup (backup/<op>) is in the
+// journal folder while its log names none: the log was cut or edited
+// after the apply wrote it (an apply names a backup before it makes it).
+func unnamedBackups(dir string, cs *ChangeSet, events []event) []int {
+	ents, err := os.ReadDir(filepath.Join(dir, "backup"))
+	if err != nil {
+		return nil
+	}
+	named := map[int]bool{}
+	for _, e := range events {
+		if e.Event == "backup" {
+			named[e.Op] = true
+		}
+	}
+	var out []int
+	for _, e := range ents {
+		i, err := strconv.Atoi(e.Name())
+		if err != nil || i < 0 || i >= len(cs.Ops) || strconv.Itoa(i) != e.Name() || named[i] {
+			continue // not a backup of the plan (a .restore link), or named
+		}
+		out = append(out, i)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// damage says, for JournalInfo.Damage, which backups the log of the
+// journal at dir does not name ("" when none).
+func damage(dir string, unnamed []int) string {
+	if len(unnamed) == 0 {
+		return ""
+	}
+	names := make([]string, 0, 3)
+	for _, i := range unnamed[:min(len(unnamed), 3)] {
+		names = append(names, "backup/"+strconv.Itoa(i))
+	}
+	list := strings.Join(names, ", ")
+	if len(unnamed) > 3 {
+		list = fmt.Sprintf("%d backups (%s, ...)", len(unnamed), list)
+	}
+	log := "its log.jsonl names none of " + list
+	if _, err := os.Lstat(filepath.Join(dir, "log.jsonl")); errors.Is(err, fs.ErrNotExist) {
+		log = "it has no log.jsonl, and holds " + list
+	} else if len(unnamed) == 1 {
+		log = "its log.jsonl does not name " + list
+	}
+	return log + ": the log was cut or edited"
 }
 
 func readJournal(dir string) (*ChangeSet, []event, error) {
@@ -303,6 +362,11 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 		return nil, nil, fmt.Errorf("journal %s: plan.json: %w", dir, err)
 	}
 	f, err := os.Open(filepath.Join(dir, "log.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// Killed before it made its log, or the log is lost: the
+		// backups say the rest (unnamedBackups).
+		return &cs, nil, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,7 +393,7 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 
 // MarkUndone records in a journal that it was undone.
 func MarkUndone(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -430,6 +494,27 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		}
 		started[e.Op] = true
 	}
+	// Backups the log does not name: it was cut or edited after the
+	// apply, which names each backup before it makes it. What they hold
+	// goes back where the plan's hashes verify it; what only the log
+	// could say (the files the apply made, its renames) stays.
+	inferred := map[int]bool{}
+	if unnamed := unnamedBackups(dir, cs, events); len(unnamed) > 0 {
+		for _, i := range unnamed {
+			if i > last {
+				continue
+			}
+			backups[i] = filepath.Join(dir, "backup", strconv.Itoa(i))
+			started[i], inferred[i] = true, true
+			if keep, ok := cs.Ops[i].cutAt(); ok && cs.Ops[i].Action == Rewrite {
+				if fi, err := os.Lstat(backups[i]); err == nil && fi.Mode().IsRegular() && fi.Size() == cs.Ops[i].Expect.Size-keep {
+					// The bytes cut off; a file changed since is refused.
+					cut[i], wasCut[i] = true, true
+				}
+			}
+		}
+		notes = append(notes, fmt.Sprintf("journal %s: %s; undo puts back what those backups hold where the plan's hashes verify it, and leaves what only the log could say (files the apply made, its renames)", dir, damage(dir, unnamed)))
+	}
 	var out []Op
 	for i := last; i >= 0; i-- {
 		op := cs.Ops[i]
@@ -455,7 +540,17 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			}
 			nf := written[i]
 			bk, ok := backups[i]
+			if nf == nil && ok && inferred[i] {
+				// What cfix wrote, as the plan makes it from the backup.
+				nf = plannedFrom(&op, bk)
+			}
 			if nf == nil || !ok {
+				if inferred[i] {
+					if cur, err := FingerprintOf(op.Path); err == nil && cur.Exists && cur.SHA256 == op.Expect.SHA256 {
+						continue // never replaced
+					}
+					return nil, nil, &RefusedError{Path: op.Path, Reason: fmt.Sprintf("the journal's log does not say what cfix wrote there, and the plan cannot tell: undo would lose what it holds (the old bytes are in %s)", bk)}
+				}
 				continue // never replaced
 			}
 			cur, err := FingerprintOf(op.Path)
@@ -470,6 +565,8 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			case cur.Exists && cur.SHA256 == bfp.SHA256:
 				continue // already restored (an undo run before)
 			case cur.Exists && cur.SHA256 == nf.SHA256:
+			case inferred[i]:
+				return nil, nil, &RefusedError{Path: op.Path, Reason: fmt.Sprintf("holds neither what the plan read nor what cfix wrote, and the journal's log that would say more was cut: undo would lose those bytes (the old ones are in %s)", bk)}
 			case !done[i] && !renamed[i]:
 				continue // the rename never happened
 			default:
@@ -619,4 +716,43 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		}
 	}
 	return out, notes, nil
+}
+
+// plannedFrom is the fingerprint (size and hash) of what a Rewrite op
+// writes, made from its backup bk as the plan makes it (its data, or its
+// edits of the old bytes); nil where the plan reads another file.
+func plannedFrom(op *Op, bk string) *Fingerprint {
+	h := NewHashWriter()
+	var n int64
+	switch {
+	case op.HasData || op.Data != nil:
+		h.Write(op.Data)
+		n = int64(len(op.Data))
+	case op.selfEdit():
+		f, err := os.Open(bk)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		cw := &countWriter{w: h}
+		if err := applyEdits(cw, bufio.NewReaderSize(f, 256<<10), op.Edits); err != nil {
+			return nil
+		}
+		n = cw.n
+	default:
+		return nil
+	}
+	return &Fingerprint{Exists: true, Size: n, SHA256: h.Sum()}
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

@@ -46,6 +46,12 @@ func Recover(opts ApplyOptions) ([]string, error) {
 			// takes it when asked to.
 			break
 		}
+		if j.Damage != "" {
+			// Not left by a killed apply (which names each backup before
+			// it makes it): its log lost the end that said it ended.
+			lines = append(lines, fmt.Sprintf("journal %s: %s; not rolled back, as a killed apply would be; undo puts back what its backups verify: %s", j.Dir, j.Damage, undoCommand(j)))
+			break
+		}
 		gone, err := RemoveTemps(j.Dir)
 		for _, p := range gone {
 			lines = append(lines, fmt.Sprintf("%s: removed, a temporary file of a cfix that was killed", p))
@@ -131,7 +137,7 @@ func isTempName(name string) bool {
 
 // markJournal appends an event to the log of the journal at dir.
 func markJournal(dir, ev string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,9 @@ func runUndo(opts *undoOptions, args []string) error {
 		for _, j := range js {
 			fmt.Fprintf(opts.out, "%s  %-7s %3d %s  %s\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command, j.Ops, pluralWord(j.Ops, "change"), j.State)
 			fmt.Fprintf(opts.out, "    %s\n", j.Dir)
+			if j.Damage != "" {
+				fmt.Fprintf(opts.out, "    damaged: %s\n", j.Damage)
+			}
 		}
 		return nil
 	}
