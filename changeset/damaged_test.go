@@ -258,3 +258,38 @@ func TestBackupNamedNotMade(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoRoomKept: an apply keeps room for its undo in its journal (the
+// file undo-room, allocated); its undo gives that room back before it
+// writes its own journal; an apply that rolls back gives it back too.
+func TestUndoRoomKept(t *testing.T) {
+	root, journals, dir, _ := rmJournal(t)
+	room := filepath.Join(dir, "undo-room")
+	fi, err := os.Stat(room)
+	if err != nil || fi.Size() < 16<<10 {
+		t.Fatalf("the journal of an rm keeps no room for its undo: %v", err)
+	}
+	u, err := changeset.Undo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: journals}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(room); !os.IsNotExist(err) {
+		t.Errorf("the undo left the room kept for it (%v)", err)
+	}
+
+	a := filepath.Join(root, "projects", "a.jsonl")
+	write(t, a, "a\n")
+	cs := changeset.New(root, "test")
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: a, Reason: "r", Expect: fp(t, a), Data: []byte("b\n"), HasData: true})
+	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: filepath.Join(root, "projects", "gone.jsonl"), Reason: "r", Data: []byte("b\n"), HasData: true})
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: journals})
+	if err == nil || !strings.Contains(err.Error(), "rolled back") {
+		t.Fatalf("apply: %v, want a rollback", err)
+	}
+	if _, err := os.Stat(filepath.Join(res.Journal, "undo-room")); !os.IsNotExist(err) {
+		t.Errorf("the rolled back apply kept room for an undo (%v)", err)
+	}
+}

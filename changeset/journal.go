@@ -69,7 +69,11 @@ type journal struct {
 	spare []*os.File
 }
 
-func createJournal(base string, cs *ChangeSet) (*journal, error) {
+// createJournal makes the journal of cs under base. It first gives back
+// the room kept for an undo (cs.undoRoom), which its plan and log take;
+// the journal of any other apply keeps room (of keep bytes) for its own
+// undo.
+func createJournal(base string, cs *ChangeSet, keep int64) (*journal, error) {
 	if base == "" {
 		var err error
 		if base, err = DefaultJournalDir(); err != nil {
@@ -81,6 +85,9 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 	name := time.Now().UTC().Format("20060102T150405.000Z") + "-" + cs.Command + "-" + hex.EncodeToString(rnd[:])
 	name = strings.ReplaceAll(name, " ", "_")
 	dir := filepath.Join(base, name)
+	if err := giveRoom(cs.undoRoom); err != nil {
+		return nil, fmt.Errorf("journal %s: %w", filepath.Dir(cs.undoRoom), err)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "backup"), 0o700); err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
@@ -98,6 +105,9 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 	if err := syncDir(dir); err != nil {
 		f.Close()
 		return nil, err
+	}
+	if cs.undoRoom == "" && keep > 0 {
+		keepRoom(dir, keep)
 	}
 	j := &journal{dir: dir, cs: cs, log: f}
 	j.reserveHandles()
@@ -208,8 +218,10 @@ func (j *journal) backup(i int, path string) error {
 }
 
 // rollback undoes ops 0..failed (the failed one only as far as it got).
+// The room kept for an undo goes first: no undo follows a rollback.
 func (j *journal) rollback(failed int) error {
 	j.releaseHandles()
+	giveRoom(filepath.Join(j.dir, undoRoomName))
 	undo, _, err := undoOps(j.dir, j.cs, failed)
 	if err != nil {
 		j.logEvent(event{Event: "rollback-failed"})
@@ -418,6 +430,9 @@ func Undo(dir string) (*ChangeSet, error) {
 	u := New(cs.Root, "undo")
 	u.Scope = cs.Scope
 	u.Own(dir) // the backups
+	if p := filepath.Join(dir, undoRoomName); kept(p) > 0 {
+		u.undoRoom = p
+	}
 	u.Ops = ops
 	u.Notes = notes
 	if err := u.confine(fromPlanner); err != nil {
