@@ -26,8 +26,10 @@ func newUndoCmd() *cobra.Command {
   cfix undo --apply`,
 		Short: "Restore what an apply changed, from its backup journal",
 		Long: `Undo restores the files an apply changed, from the journal it left (the last one
-for the store, or the one named). It is itself a plan: a dry run first, --apply
-to write. --list lists the journals of the store.
+for the store, or the one named, which must be of the store given: --root,
+$CLAUDE_CONFIG_DIR or ~/.claude; a journal of a project's settings is undone in
+that project's folder). It is itself a plan: a dry run first, --apply to write.
+--list lists the journals of the store.
 
 ` + plannerExitStatus,
 		Args: cobra.MaximumNArgs(1),

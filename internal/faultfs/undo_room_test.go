@@ -8,6 +8,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/faultfs"
 	"github.com/cfix-dev/cfix/repair"
@@ -35,9 +36,31 @@ func rmScenario(t *testing.T, mnt string) trial {
 	return trial{cs: plan(), done: func() {}, retry: plan}
 }
 
+// cloneScenario clones (or, with move, moves) the 2.1.330 store's session
+// with subagents to another working directory.
+func cloneScenario(move bool) scenario {
+	return func(t *testing.T, mnt string) trial {
+		root := damage.CopyStoreTo(t, damage.V330, mnt)
+		damage.Age(t, root)
+		plan := func() *changeset.ChangeSet {
+			opts := clone.Options{Root: root, Session: "140fbe06-16c3-4bec-9598-7770985558f2", To: "/home/dev/work/elsewhere"}
+			p, err := clone.Clone(opts)
+			if move {
+				p, err = clone.Move(opts)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p.ChangeSet
+		}
+		return trial{cs: plan(), done: func() {}, retry: plan}
+	}
+}
+
 // TestUndoNoRoom applies rm and archive (of every session) on a tmpfs
-// holding the store, the journals and the archive folder, fills it to
-// leave not one byte free, and undoes them: the undo puts every file back
+// holding the store, the journals and the archive folder (and clone,
+// move, and a repair that rewrites files, --force, where it would cut),
+// fills it to leave not one byte free, and undoes them: the undo puts every file back
 // by links and renames, and writes its own journal into the room the
 // apply kept for it in its journal (the file undo-room), so it needs no
 // free space; the store is as it was. Before, the undo of an rm of one
@@ -47,14 +70,15 @@ func rmScenario(t *testing.T, mnt string) trial {
 // no room, it refuses before it writes anything, saying what it writes.
 func TestUndoNoRoom(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		sc   scenario
-	}{{"rm", rmScenario}, {"archive", archiveOf(damage.V330)}} {
+		name  string
+		sc    scenario
+		force bool
+	}{{"rm", rmScenario, false}, {"archive", archiveOf(damage.V330), false}, {"clone", cloneScenario(false), false}, {"move", cloneScenario(true), false}, {"repair, rewrites", repairScenario, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			mnt := faultfs.Mount(t, 16<<20)
 			tr := c.sc(t, mnt)
 			before := faultfs.Tree(t, store(mnt))
-			res, err := changeset.Apply(tr.cs, changeset.ApplyOptions{JournalDir: journals(mnt)})
+			res, err := changeset.Apply(tr.cs, changeset.ApplyOptions{JournalDir: journals(mnt), Force: c.force})
 			if err != nil {
 				t.Fatal(err)
 			}
