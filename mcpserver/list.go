@@ -130,7 +130,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	if target == "" {
 		return nil, out, toolError("%s is not a session of the store's projects", in.Session)
 	}
-	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}})
+	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}, Resolver: store.NewResolver(s.opts.Root, nil).InStore()})
 	if err != nil {
 		return nil, out, toolError("session %s cannot be checked: %v", out.Session, err)
 	}

@@ -48,7 +48,17 @@ func Resolve(root, arg string) (*Family, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
-	t, err := store.NewResolver(root, all).Resolve(arg)
+	return ResolveWith(root, store.NewResolver(root, all), arg)
+}
+
+// ResolveWith is Resolve with the resolver r of the store at root (one
+// made by InStore resolves names in the store only).
+func ResolveWith(root string, r *store.Resolver, arg string) (*Family, error) {
+	all, err := r.Layout()
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.Resolve(arg)
 	if err != nil {
 		return nil, err
 	}
