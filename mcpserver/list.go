@@ -45,6 +45,9 @@ type ListOutput struct {
 
 func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 	var out ListOutput
+	if err := bounded(arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	sc, words, err := s.scopeOf(ctx, req, in.Project)
 	if err != nil {
 		return nil, out, err
@@ -117,6 +120,9 @@ type HealthOutput struct {
 
 func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in HealthInput) (*mcp.CallToolResult, HealthOutput, error) {
 	var out HealthOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	fam, err := s.resolveSession(ctx, req, in.Session, in.Project)
 	if err != nil {
 		return nil, out, err

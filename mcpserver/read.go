@@ -48,6 +48,9 @@ type ReadOutput struct {
 
 func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
 	var out ReadOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	if in.Offset < 0 {
 		return nil, out, toolError("offset %d is negative: give 0 or the next_offset of the previous page", in.Offset)
 	}

@@ -73,6 +73,10 @@ var errFull = errors.New("answer full")
 
 func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	var out SearchOutput
+	if err := bounded(arg{"query", in.Query, maxQuery}, arg{"project", in.Project, maxName}, arg{"since", in.Since, maxWord},
+		arg{"until", in.Until, maxWord}, arg{"role", in.Role, maxWord}, arg{"tool", in.Tool, maxWord}); err != nil {
+		return nil, out, err
+	}
 	if in.Query == "" {
 		return nil, out, toolError("query is empty: give the text to find")
 	}

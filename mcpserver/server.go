@@ -65,6 +65,32 @@ type server struct {
 // toolError is an error the model reads: the tool call fails with it.
 func toolError(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
+// The bounds of the tools' text arguments, in bytes: a query (a 10 MB one
+// held the server's memory at 1.7 GB); a session or a project (a path is
+// at most 4096 bytes); a time, a role or a tool's name. Numbers are
+// clamped where they are read.
+const (
+	maxQuery = 64 << 10
+	maxName  = 4096
+	maxWord  = 256
+)
+
+// arg is a text argument of a tool and its bound.
+type arg struct {
+	name, value string
+	most        int
+}
+
+// bounded refuses the first argument longer than its bound.
+func bounded(args ...arg) error {
+	for _, a := range args {
+		if len(a.value) > a.most {
+			return toolError("%s is %d bytes: at most %d", a.name, len(a.value), a.most)
+		}
+	}
+	return nil
+}
+
 // clientDir is the directory that stands for "this project": opts.Dir,
 // else the working directory, which a client such as Claude Code starts
 // the server in. (The protocol's roots cannot be asked for while a tool
