@@ -66,7 +66,13 @@ type Plan struct {
 
 // ResumeCommand is the shell command that resumes the session.
 func (p *Plan) ResumeCommand() string {
-	return "cd " + shell.Quote(p.Dir) + " && claude --resume " + p.SessionID
+	// A name starting with "-" is the option's value only after "="
+	// (measured with every pinned client).
+	sep := " "
+	if strings.HasPrefix(p.SessionID, "-") {
+		sep = "="
+	}
+	return "cd " + shell.Quote(p.Dir) + " && claude --resume" + sep + shell.Quote(p.SessionID)
 }
 
 // Clone plans a copy of a session (its whole family: main transcript,
