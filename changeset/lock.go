@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // LockWait is how long LockStore waits for another cfix to let a store go
@@ -77,7 +79,7 @@ func LockStore(base, root string) (*Lock, error) {
 		return nil, fmt.Errorf("journal %s: %w", base, err)
 	}
 	path := LockPath(base, root)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := rfile.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
 		return nil, &RefusedError{Path: storeKey(root), Untouched: true, Reason: "too many files are open to take the store's lock (the limit of open files, ulimit -n, is reached)"}
 	}

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -655,7 +656,7 @@ func used(root string, l *store.Layout, id string) string {
 // readIndex reads a sessions-index.json: nil, nil when there is none; an
 // error when it cannot be edited safely.
 func readIndex(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := rfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

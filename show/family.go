@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -115,7 +116,7 @@ type Meta struct {
 // missing or empty one gives the zero Meta.
 func MetaOf(transcript string) (Meta, error) {
 	var m Meta
-	b, err := os.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
+	b, err := rfile.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
 	if errors.Is(err, os.ErrNotExist) || len(b) == 0 {
 		return m, nil
 	}
