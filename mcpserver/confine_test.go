@@ -60,6 +60,7 @@ func TestConfined(t *testing.T) {
 		{"read_session", map[string]any{"session": "notes.jsonl"}, "no session matches notes.jsonl"},
 		{"session_health", map[string]any{"session": "notes.jsonl"}, "no session matches notes.jsonl"},
 		{"read_session", map[string]any{"session": "linked"}, "leads outside the store"},
+		{"read_session", map[string]any{"session": "linkedx"}, "no session matches linkedx"},
 		{"session_health", map[string]any{"session": "linked"}, "leads outside the store"},
 		{"read_session", map[string]any{"session": linkedID}, "leads outside the store"},
 		{"session_health", map[string]any{"session": linkedID[:8]}, "leads outside the store"},
@@ -70,6 +71,9 @@ func TestConfined(t *testing.T) {
 	} {
 		got := callError(t, cs, c.tool, c.args)
 		noSecret(c.tool, got)
+		if strings.Contains(got, "did you mean linked") {
+			t.Errorf("%s %v: suggests a link that leads outside the store: %q", c.tool, c.args, got)
+		}
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%s %v: %q, want %q", c.tool, c.args, got, c.want)
 		}

@@ -263,6 +263,7 @@ func suggest(root, arg string) string {
 	if err != nil {
 		return ""
 	}
+	all = store.NewConfine(root).Keep(all)
 	best, n := []string{}, 0
 	seen := map[string]bool{}
 	for _, f := range all.Files {
