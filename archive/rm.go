@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -103,7 +104,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 			}
 		}
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func stringField(raw []byte, key string) (string, bool) {
 
 // firstCWD returns the first cwd in the first lines of a transcript.
 func firstCWD(path string) string {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}

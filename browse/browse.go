@@ -802,7 +802,7 @@ func (m *Model) plan(a Action) tea.Cmd {
 	case r == nil:
 		return nil
 	case r.Live:
-		m.status = "session " + r.Session + " is live (a running Claude Code has it open): cfix changes no live session"
+		m.status = "session " + visible.String(r.Session) + " is live (a running Claude Code has it open): cfix changes no live session"
 		return nil
 	case m.opts.Plan == nil:
 		return nil
@@ -1027,7 +1027,7 @@ func (m *Model) render() string {
 	if m.err != nil {
 		b.WriteString(errStyle.Render(fit(visible.String(m.err.Error()), w)) + "\n")
 	} else if r := m.current(); r != nil {
-		b.WriteString(boldStyle.Render(fit("── "+r.Session+" · "+visible.String(r.ProjectPath)+" ", w)) + "\n")
+		b.WriteString(boldStyle.Render(fit("── "+visible.String(r.Session)+" · "+visible.String(r.ProjectPath)+" ", w)) + "\n")
 	} else if len(m.all) > 0 || !m.loading {
 		b.WriteString(fit("── no session matches", w) + "\n")
 	} else {
@@ -1240,9 +1240,9 @@ func printable(s string) bool {
 
 func short(id string) string {
 	if len(id) > 8 {
-		return id[:8]
+		id = id[:8]
 	}
-	return id
+	return visible.String(id)
 }
 
 func stamp(t time.Time) string {

@@ -268,7 +268,9 @@ type pagedMsg struct {
 }
 
 // exportCmd writes the session at path as Markdown (as cfix export
-// writes it) into a new file of the temporary folder, outside the store.
+// writes it) into a new file of the temporary folder, outside the store,
+// for the pager to show on the terminal: through internal/visible, so
+// that no escape sequence the store holds reaches it, whatever the pager.
 func exportCmd(root, path, id string) tea.Cmd {
 	return func() tea.Msg {
 		fam, err := show.Resolve(root, path)
@@ -279,7 +281,11 @@ func exportCmd(root, path, id string) tea.Cmd {
 		if err != nil {
 			return exportedMsg{err: err}
 		}
-		err = export.Write(f, fam, export.Options{Format: "md"})
+		v := visible.NewWriter(f)
+		err = export.Write(v, fam, export.Options{Format: "md"})
+		if ferr := v.Flush(); err == nil {
+			err = ferr
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -125,7 +126,7 @@ func OpenCache(file, root string) *Cache {
 		c.path = ""
 		return c
 	}
-	fh, err := os.Open(file)
+	fh, err := rfile.OpenFile(file, os.O_RDONLY|rfile.NoFollow, 0) // cfix writes no link here
 	if err != nil {
 		return c
 	}
@@ -431,7 +432,7 @@ func (c *Cache) Count(f store.File) (int, error) {
 	if e := c.lookup(f); e != nil && e.counted {
 		return e.messages, nil
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		return 0, err
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Recover finishes, under the store's lock (opts.Lock), what a cfix that
@@ -137,7 +139,7 @@ func isTempName(name string) bool {
 
 // markJournal appends an event to the log of the journal at dir.
 func markJournal(dir, ev string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

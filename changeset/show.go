@@ -14,6 +14,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/session"
 )
@@ -251,7 +252,7 @@ func diffOp(w *bufio.Writer, op *Op) error {
 		if len(op.Edits) > 0 && !op.HasData && op.Data == nil && op.From == "" {
 			return diffEdits(w, op)
 		}
-		oldF, err := os.Open(op.Path)
+		oldF, err := rfile.Open(op.Path)
 		if err != nil {
 			return err
 		}
@@ -323,7 +324,7 @@ func listLink(w *bufio.Writer, path, sign, reason string) error {
 }
 
 func listFile(w *bufio.Writer, path, sign, reason string) error {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -431,7 +432,7 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		spans = append(spans, s)
 	}
 	keep := map[int][]byte{}
-	f, err := os.Open(op.Path)
+	f, err := rfile.Open(op.Path)
 	if err != nil {
 		return err
 	}
@@ -719,7 +720,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	if base == "" {
 		base = op.Path
 	}
-	f, err := os.Open(base)
+	f, err := rfile.Open(base)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -40,7 +41,7 @@ func ConfigPath(root string) string {
 // at path that are old or under it. Only the bytes of those keys change:
 // key order, formatting and every other field stay as they were.
 func planConfig(path, old, nw string) (*changeset.Op, []string, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := rfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, []string{fmt.Sprintf("%s does not exist: no projects map to update", path)}, nil
 	}
@@ -127,7 +128,7 @@ func planHistory(path, old, nw string) (*changeset.Op, error) {
 	if err != nil || !fp.Exists {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +190,7 @@ func planSessionMeta(root, old, nw string) ([]changeset.Op, error) {
 		if err != nil || !fp.Exists {
 			return nil, err
 		}
-		raw, err := os.ReadFile(m.Path)
+		raw, err := rfile.ReadFile(m.Path)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -596,7 +597,7 @@ func sessionOf(f store.File) string {
 // cwdUnderFile reports whether an entry of the transcript has a cwd that
 // is dir or under it. Only lines holding the bytes of dir are parsed.
 func cwdUnderFile(path, dir string, buf *[]byte) bool {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return false
 	}

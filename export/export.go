@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
@@ -229,7 +230,7 @@ func (t *transcript) close() { t.fh.Close() }
 // open reads a transcript once: its graph, with where each record sits,
 // and what links its calls to subagents.
 func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -1125,7 +1126,7 @@ func descendants(g *session.Graph, root int) []int {
 // firstPrompt returns the prompt of a subagent transcript's first user
 // entry.
 func firstPrompt(path string) string {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}

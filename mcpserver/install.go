@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -41,7 +41,7 @@ func PlanInstall(root string, remove bool) (*changeset.ChangeSet, error) {
 	}
 	cs := changeset.New(root, command)
 	path := clone.ConfigPath(root)
-	raw, err := os.ReadFile(path)
+	raw, err := rfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if remove {
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%s does not exist: no cfix server to take out", path))

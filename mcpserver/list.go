@@ -45,6 +45,9 @@ type ListOutput struct {
 
 func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 	var out ListOutput
+	if err := bounded(arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	sc, words, err := s.scopeOf(ctx, req, in.Project)
 	if err != nil {
 		return nil, out, err
@@ -117,6 +120,9 @@ type HealthOutput struct {
 
 func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in HealthInput) (*mcp.CallToolResult, HealthOutput, error) {
 	var out HealthOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	fam, err := s.resolveSession(ctx, req, in.Session, in.Project)
 	if err != nil {
 		return nil, out, err
@@ -130,7 +136,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	if target == "" {
 		return nil, out, toolError("%s is not a session of the store's projects", in.Session)
 	}
-	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}})
+	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}, Resolver: store.NewResolver(s.opts.Root, nil).InStore()})
 	if err != nil {
 		return nil, out, toolError("session %s cannot be checked: %v", out.Session, err)
 	}

@@ -99,6 +99,9 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 // readPage reads the page of a session in asks for.
 func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (ReadOutput, error) {
 	var out ReadOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return out, err
+	}
 	if in.Offset < 0 {
 		return out, toolError("offset %d is negative: give 0 or the next_offset of the previous page", in.Offset)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -126,7 +127,7 @@ func (x *fixer) setRec(n *session.Node, b []byte, reason string) error {
 // plan streams the file, fixes its lines, builds the chain, then fixes the
 // chain. It returns nil when the file needs no change.
 func (x *fixer) plan() (*changeset.Op, error) {
-	fh, err := os.Open(x.f.Path)
+	fh, err := rfile.Open(x.f.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -438,7 +439,7 @@ func isIndexCode(c validate.Code) bool {
 // stub's metadata lines (a summary is the title older /resume pickers
 // show), which move into it.
 func planStub(l *store.Layout, path string) (op *changeset.Op, where string, lines [][]byte, err error) {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -507,7 +508,7 @@ func dropRewrite(cs *changeset.ChangeSet, path string) {
 // end: in the op the plan already has for it, or in a new one.
 func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	have := map[string]bool{}
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -577,7 +578,7 @@ func appendToEnd(cs *changeset.ChangeSet, path string, n int, add []byte, count 
 }
 
 func endsWithNewline(path string, size int64) bool {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -623,7 +624,7 @@ func findUUID(l *store.Layout, skip string, uuids []string) string {
 	}
 	var buf []byte
 	for _, p := range files {
-		fh, err := os.Open(p)
+		fh, err := rfile.Open(p)
 		if err != nil {
 			continue
 		}
@@ -665,7 +666,7 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool, cs 
 		}
 		return store.Summarize(p)
 	}
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

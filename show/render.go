@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -121,7 +122,7 @@ func Text(w io.Writer, r *Report) error {
 				from = fmt.Sprintf("off line %d", br.Fork)
 			}
 			fmt.Fprintf(b, "%12s branch %s, %s: %s, %s, last %s: cfix fork --at %s\n", "", br.Lines(), from,
-				plural(br.Entries, "entry"), plural(br.Messages, "message"), turnTime(br.Last), br.Leaf)
+				plural(br.Entries, "entry"), plural(br.Messages, "message"), turnTime(br.Last), shell.Quote(br.Leaf))
 		}
 	}
 	b.WriteString("\n")

@@ -9,9 +9,9 @@ package trim
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -59,7 +59,7 @@ type scanned struct {
 // scanFile reads path once, in parallel (session.Pipeline): the graph of
 // its chain entries, what each line is, and what o would take out of it.
 func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func usageTokens(raw []byte) int64 {
 
 // raw reads line i of the file again.
 func (s *scanned) raw(i int) ([]byte, error) {
-	f, err := os.Open(s.path)
+	f, err := rfile.Open(s.path)
 	if err != nil {
 		return nil, err
 	}

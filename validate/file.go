@@ -3,11 +3,11 @@ package validate
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/schemas"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -220,7 +220,7 @@ var bigFile int64 = 32 << 20
 // check streams one transcript and runs the line, entry and chain checks.
 func (c *checker) check(f store.File) *fileResult {
 	res := &fileResult{file: f, resultAt: map[string]int{}}
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		res.add(ReadFailed, 0, "%v", err)
 		return res

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -57,7 +58,7 @@ func (s *storeCheck) conversationOf(r *fileResult) string {
 // HasConversation reports whether a transcript holds a chain entry. It
 // stops at the first one.
 func HasConversation(path string) bool {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return false
 	}

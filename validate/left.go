@@ -58,7 +58,10 @@ func (s *storeCheck) describeLeft() {
 		f := &s.findings[l.finding]
 		f.Message += fmt.Sprintf("; left: %s: cfix export writes them, cfix rm removes the session",
 			store.Left(s.agentsOf(l.session), store.FileHistoryBackups(s.root, l.session), len(prompts[l.session])))
+		if strings.HasPrefix(l.session, "-") {
+			continue // cfix would take the name for an option
+		}
 		id := shell.Quote(l.session)
-		f.Hint = fmt.Sprintf("cfix export %s -o %s.md && cfix rm %s --apply", id, l.session, id)
+		f.Hint = fmt.Sprintf("cfix export %s -o %s && cfix rm %s --apply", id, shell.Quote(l.session+".md"), id)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/schemas"
 	"io/fs"
 	"os"
@@ -280,7 +281,7 @@ func (s *storeCheck) subagents() {
 // metas checks that subagent .meta.json sidecars parse (0 bytes is fine).
 func (s *storeCheck) metas() {
 	for _, m := range s.layout.Metas {
-		b, err := os.ReadFile(m)
+		b, err := rfile.ReadFile(m)
 		if err != nil {
 			s.add(ReadFailed, m, 0, "%v", err)
 			continue
@@ -397,7 +398,7 @@ func (s *storeCheck) live() {
 // history checks the lines of history.jsonl.
 func (s *storeCheck) history() {
 	path := filepath.Join(s.root, "history.jsonl")
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.add(ReadFailed, path, 0, "%v", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/cfix-dev/cfix/browse"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/trim"
@@ -85,7 +86,7 @@ func runBrowse(o *resumeOptions, extra []string) error {
 		return browseFirstFrame(root, o.out)
 	}
 	in, iok := o.in.(*os.File)
-	out, ook := o.out.(*os.File)
+	out, ook := visible.Unwrap(o.out).(*os.File) // the browser draws itself
 	if !iok || !ook || !isTerminal(in) || !isTerminal(out) {
 		return usageError(errors.New("browse needs a terminal (cfix ls lists the sessions)"))
 	}

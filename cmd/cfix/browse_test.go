@@ -321,7 +321,7 @@ func TestBrowseInATerminal(t *testing.T) {
 				t.Errorf("after browse the terminal is left %s", got)
 			}
 			if m == "" {
-				if !regexp.MustCompile(`CLIENT --resume [0-9a-f-]{36} IN ` + regexp.QuoteMeta(work)).MatchString(s) {
+				if !regexp.MustCompile(`CLIENT --resume=[0-9a-f-]{36} IN ` + regexp.QuoteMeta(work)).MatchString(s) {
 					t.Errorf("enter did not start the client in %s:\n%s", work, s)
 				}
 				if !strings.Contains(s, "EXITED 0") {

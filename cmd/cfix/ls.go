@@ -96,7 +96,7 @@ func termWidth(w io.Writer) int {
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := visible.Unwrap(w).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
 			return n
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/resume"
@@ -139,7 +140,10 @@ func runResume(o *resumeOptions, args, extra []string) error {
 		}
 	}
 	fmt.Fprintf(o.errOut, "cfix: resuming %s (%s) in %s\n", t.Session, visible.String(t.Title), visible.String(dir))
-	return execClient(client, dir, append([]string{"--resume", t.Session}, extra...))
+	// --resume=ID: every pinned client takes what follows the "=" as the
+	// session, where --resume ID takes an ID starting with "-" for an
+	// option, and none honours "--" there (e2e's TestResumeArgs).
+	return execClient(client, dir, append([]string{"--resume=" + t.Session}, extra...))
 }
 
 // bringHere moves (or clones) the session into the project folder of dir,
@@ -190,7 +194,7 @@ func (o *resumeOptions) check(root string, t *resume.Target) error {
 	f.out = w
 	if !o.repair {
 		if !stdinTerminal(&f) {
-			fmt.Fprintf(w, "cfix: resuming as it is; cfix resume --repair repairs it first (cfix repair %s shows the plan)\n", t.Session)
+			fmt.Fprintf(w, "cfix: resuming as it is; cfix resume --repair repairs it first (cfix repair %s shows the plan)\n", shell.Quote(t.Session))
 			return nil
 		}
 		if err := runPlan(&f, cs); err != nil { // the plan, as a dry run

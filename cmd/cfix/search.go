@@ -120,7 +120,13 @@ func runSearch(opts *searchOptions, pattern string) error {
 	default:
 		return usageError(fmt.Errorf("--color %q: want auto, always or never", opts.color))
 	}
-	w := bufio.NewWriterSize(opts.out, 64<<10)
+	out := opts.out
+	if color && !opts.json {
+		// formatHit escapes what the store holds itself: the highlight
+		// is cfix's own.
+		out = visible.Unwrap(out)
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
 	errW := opts.errOut
 	so.Warn = func(msg string) {
 		w.Flush()

@@ -172,13 +172,13 @@ func runValidate(opts *validateOptions) error {
 	if showProgress {
 		vo.Progress = func(done, total int) {
 			if done == total || done%64 == 0 {
-				fmt.Fprintf(opts.errOut, "\rchecking %d/%d files", done, total)
+				visible.Raw(opts.errOut, fmt.Sprintf("\rchecking %d/%d files", done, total))
 			}
 		}
 	}
 	rep, err := validate.Run(vo)
 	if showProgress {
-		fmt.Fprint(opts.errOut, "\r\033[K")
+		visible.Raw(opts.errOut, "\r\033[K")
 	}
 	if err != nil {
 		// An unknown target and an unreadable store alike: exit 2.
@@ -310,6 +310,6 @@ func plural(n int, word string) string {
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := visible.Unwrap(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
