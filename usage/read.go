@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cfix-dev/cfix/session"
 )
@@ -46,15 +47,21 @@ func merge(into *Reply, r Reply) {
 	}
 }
 
+// linesRead counts the bytes of the lines readFrom read (for tests).
+var linesRead atomic.Int64
+
 var bufs = sync.Pool{New: func() any { return make([]byte, session.DefaultBufSize) }}
 
-// readFile reads the replies of the transcript r from its start (the
-// replies of the bytes before it, when read from an offset, are in f).
+// readFrom reads the replies of the transcript r into f (which holds
+// those of the bytes before r, when r starts at an offset).
 func readFrom(r io.Reader, f *fileReplies) error {
 	buf := bufs.Get().([]byte)
 	rd := session.NewReader(r, buf)
 	var in interner
+	var n int64
+	defer func() { linesRead.Add(n) }()
 	for rd.Next() {
+		n += int64(len(rd.Line().Raw)) + 1
 		if rep, ok := parseLine(rd.Line().Raw, &in); ok {
 			f.add(rep)
 		}
