@@ -33,13 +33,10 @@ func newUsageCmd() *cobra.Command {
 	opts := &usageOptions{}
 	cmd := &cobra.Command{
 		Use: "usage [daily|weekly|monthly|session|project|model|blocks]",
-		Example: `  cfix usage
-  cfix usage monthly --breakdown
+		Example: `  cfix usage monthly --breakdown
   cfix usage blocks --since 2026-11-01
   cfix usage session --project ~/work/app
-  cfix usage --heatmap
-  cfix usage --html usage.html
-  cfix usage --json`,
+  cfix usage --heatmap --html usage.html`,
 		Short: "Show what Claude Code cost: tokens and cost by day, week, month, session, project, model or 5-hour block",
 		Long: `Usage adds up the tokens of every reply of the API the store's transcripts
 hold, and of the sessions cfix archive took out of it (the history Claude

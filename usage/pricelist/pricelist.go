@@ -84,7 +84,7 @@ type fileModel struct {
 
 var (
 	dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
-	idRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+	idRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:-]*$`)
 )
 
 // Parse reads a price list (name is the file's, for messages).
@@ -122,7 +122,7 @@ func Parse(name string, b []byte) (*List, error) {
 		mm := Model{Name: m.Name, IDs: m.IDs, Rates: r}
 		for _, id := range m.IDs {
 			if !idRE.MatchString(id) {
-				return nil, fmt.Errorf("%s: id %q: lower-case letters, digits, dots and dashes only", where, id)
+				return nil, fmt.Errorf("%s: id %q: letters, digits, dots, dashes, slashes and colons only", where, id)
 			}
 			if other, ok := seen[id]; ok {
 				return nil, fmt.Errorf("%s: id %s is %s's too", where, id, other)
