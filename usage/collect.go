@@ -108,8 +108,15 @@ func Collect(opts Options) (*Set, error) {
 	if err := cache.Save(); err != nil {
 		set.Warnings = append(set.Warnings, err)
 	}
-	at := map[string]int{}
-	inStore := []bool{}
+	n := 0
+	for i := range got {
+		for _, p := range got[i] {
+			n += len(p.replies)
+		}
+	}
+	at := make(map[string]int, n)
+	inStore := make([]bool, 0, n)
+	set.Records = make([]Record, 0, n)
 	for i, s := range srcs {
 		if errs[i] != nil {
 			set.Warnings = append(set.Warnings, errs[i])

@@ -161,20 +161,17 @@ func (v View) Heatmap(w io.Writer, rep *Report) {
 	colors := []lipgloss.Style{dimStyle, lipgloss.NewStyle().Foreground(lipgloss.Color("#0e4429")),
 		lipgloss.NewStyle().Foreground(lipgloss.Color("#006d32")), lipgloss.NewStyle().Foreground(lipgloss.Color("#26a641")),
 		lipgloss.NewStyle().Foreground(lipgloss.Color("#39d353"))}
-	// Month names over the weeks they start in.
-	var top strings.Builder
-	top.WriteString("     ")
-	prev := ""
+	// Month names over the weeks they start in, where they fit.
+	top := []byte(strings.Repeat(" ", 5+2*weeks+4))
+	prev, free := "", 0
 	for k := 0; k < weeks; k++ {
 		mon := start.AddDate(0, 0, 7*k).Format("Jan")
-		if mon != prev && top.Len() <= 5+2*k {
-			top.WriteString(mon)
-			prev = mon
-		} else if top.Len() <= 5+2*k {
-			top.WriteString("  ")
+		if at := 5 + 2*k; mon != prev && at >= free {
+			copy(top[at:], mon)
+			prev, free = mon, at+len(mon)+1
 		}
 	}
-	fmt.Fprintln(w, strings.TrimRight(top.String(), " "))
+	fmt.Fprintln(w, strings.TrimRight(string(top), " "))
 	names := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 	for d := 0; d < 7; d++ {
 		var b strings.Builder

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -126,13 +127,14 @@ func Build(set *Set, g Group, f Filter, p *Pricer, breakdown bool, now time.Time
 	rep := &Report{Group: g, Loc: f.Loc, Prices: p.List}
 	recs := make([]*Record, 0, len(set.Records))
 	archivedSessions := map[string]bool{}
+	days := keyCache{loc: f.Loc, g: Day}
 	for i := range set.Records {
 		r := &set.Records[i]
 		if f.NoArchived && r.Archived || f.Project != "" && r.Project != f.Project || f.Session != "" && r.Session != f.Session {
 			continue
 		}
 		if f.Since != "" || f.Until != "" {
-			d := DayOf(time.UnixMilli(r.Time), f.Loc)
+			d := days.of(r.Time)
 			if f.Since != "" && d < f.Since || f.Until != "" && d > f.Until {
 				continue
 			}
@@ -144,22 +146,20 @@ func Build(set *Set, g Group, f Filter, p *Pricer, breakdown bool, now time.Time
 		}
 	}
 	rep.ArchivedSessions = len(archivedSessions)
-	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Time < recs[j].Time })
+	if g == Block {
+		// Blocks follow one another: the replies in time order.
+		slices.SortStableFunc(recs, func(a, b *Record) int { return cmp.Compare(a.Time, b.Time) })
+	}
+	keys := keyCache{loc: f.Loc, g: g}
 	rows := map[string]*Row{}
 	models := map[string]*Row{}
 	var block *Row
 	for _, r := range recs {
 		cost, priced := p.Cost(&r.Reply)
-		t := time.UnixMilli(r.Time).In(f.Loc)
 		var key string
 		switch g {
-		case Day:
-			key = t.Format("2006-01-02")
-		case Week:
-			wd := (int(t.Weekday()) + 6) % 7 // Monday 0
-			key = t.AddDate(0, 0, -wd).Format("2006-01-02")
-		case Month:
-			key = t.Format("2006-01")
+		case Day, Week, Month:
+			key = keys.of(r.Time)
 		case Session:
 			key = r.Session
 		case Project:
@@ -167,6 +167,7 @@ func Build(set *Set, g Group, f Filter, p *Pricer, breakdown bool, now time.Time
 		case Model:
 			key = r.Model
 		case Block:
+			t := time.UnixMilli(r.Time).In(f.Loc)
 			if block == nil || !t.Before(block.End) || t.Sub(block.Last) >= BlockLength {
 				start := t.UTC().Truncate(time.Hour).In(f.Loc)
 				block = &Row{Key: start.Format(time.RFC3339), End: start.Add(BlockLength)}
@@ -221,6 +222,49 @@ func Build(set *Set, g Group, f Filter, p *Pricer, breakdown bool, now time.Time
 		sort.SliceStable(rep.Rows, func(i, j int) bool { return rep.Rows[i].First.Before(rep.Rows[j].First) })
 	}
 	return rep
+}
+
+// keyCache names the day, week or month of a time, remembering the name
+// of each quarter of an hour (every time zone's offset is a whole number
+// of them): formatting a time for each of many replies is most of a
+// report's work.
+type keyCache struct {
+	loc  *time.Location
+	g    Group
+	m    map[int64]string
+	last int64
+	key  string
+}
+
+const quarter = 15 * 60 * 1000
+
+func (k *keyCache) of(ms int64) string {
+	q := ms / quarter
+	if ms < 0 {
+		q--
+	}
+	if k.m != nil && q == k.last {
+		return k.key
+	}
+	if k.m == nil {
+		k.m = map[int64]string{}
+	}
+	key, ok := k.m[q]
+	if !ok {
+		t := time.UnixMilli(ms).In(k.loc)
+		switch k.g {
+		case Day:
+			key = t.Format("2006-01-02")
+		case Week:
+			wd := (int(t.Weekday()) + 6) % 7 // Monday 0
+			key = t.AddDate(0, 0, -wd).Format("2006-01-02")
+		case Month:
+			key = t.Format("2006-01")
+		}
+		k.m[q] = key
+	}
+	k.last, k.key = q, key
+	return key
 }
 
 // costlier orders rows by cost, then tokens, then key.

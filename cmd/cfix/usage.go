@@ -156,6 +156,7 @@ func runUsage(opts *usageOptions) error {
 			copts.ArchiveDir = ""
 		}
 	}
+	defer catalog.Loading()()
 	set, err := usage.Collect(copts)
 	if err != nil {
 		return usageError(err)
