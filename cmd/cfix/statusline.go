@@ -23,10 +23,10 @@ const maxStatusInput = 1 << 20
 func newStatusLineCmd() *cobra.Command {
 	var root string
 	cmd := &cobra.Command{
-		Use:     "statusline",
+		Use: "statusline",
 		Example: `  cfix statusline
   cfix statusline --root ~/.claude`,
-		Short:   "Print Claude Code's status line: the session's cost, today's, the 5-hour block's and its time left, the session's health",
+		Short: "Print Claude Code's status line: the session's cost, today's, the 5-hour block's and its time left, the session's health",
 		Long: `Statusline is what Claude Code's statusLine setting runs (cfix guard
 install --statusline --apply sets it): it reads the JSON Claude Code writes on its
 standard input (session_id, transcript_path) and prints one line: the cost
