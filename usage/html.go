@@ -139,16 +139,18 @@ func (rep *Report) modelRows() []*Row {
 }
 
 var pageTmpl = template.Must(template.New("usage").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Claude Code usage</title>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>Claude Code usage</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#1f2328;max-width:1100px}
 h1{font-size:1.4em} h2{font-size:1.1em;margin-top:1.6em}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}
-th,td{padding:3px 10px;border-bottom:1px solid #d0d7de;text-align:right} th:first-child,td:first-child{text-align:left}
+th,td{padding:3px 10px;border-bottom:1px solid #d0d7de;text-align:right} th:first-child,td:first-child{text-align:left;white-space:nowrap}
 tr.total td{font-weight:bold} .note{color:#57606a} .models{color:#57606a;text-align:left}
 </style></head><body>
 <h1>Claude Code usage: {{.Cost}}</h1>
-<p class="note">{{.Replies}} replies over {{.Days}} days ({{.Zone}}){{if .Archived}}; {{.Archived}} replies of {{.ArchivedSessions}} sessions from cfix's archive{{end}}. Prices of {{.Prices.Date}} from <a href="{{.Prices.Source}}">{{.Prices.Source}}</a>; "no price" where the list has none.</p>
+<p class="note">{{.Replies}} replies over {{.Days}} days ({{.Zone}}){{if .Archived}}; {{.Archived}} replies of {{.ArchivedSessions}} sessions from cfix's archive{{end}}. Prices of {{.Prices.Date}} from {{.Prices.Source}}; "no price" where the list has none.</p>
 <h2>{{.What}} by day</h2>
 {{.Bars}}
 <h2>calendar</h2>

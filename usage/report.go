@@ -178,7 +178,10 @@ func Build(set *Set, g Group, f Filter, p *Pricer, breakdown bool, now time.Time
 		}
 		row := rows[key]
 		if row == nil {
-			row = &Row{Key: key, Project: r.Project}
+			row = &Row{Key: key}
+			if g == Session {
+				row.Project = r.Project
+			}
 			rows[key] = row
 			rep.Rows = append(rep.Rows, row)
 		}
