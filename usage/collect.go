@@ -43,6 +43,9 @@ type Set struct {
 	Files, Archives int
 	// Warnings name the files that could not be read, and why.
 	Warnings []error
+	// CacheErr says why the cache could not be written (the next report
+	// reads the files again; this one stands).
+	CacheErr error
 }
 
 // source is one file Collect reads.
@@ -105,9 +108,7 @@ func Collect(opts Options) (*Set, error) {
 	if opts.ArchiveDir != "" {
 		cache.Listed(opts.ArchiveDir)
 	}
-	if err := cache.Save(); err != nil {
-		set.Warnings = append(set.Warnings, err)
-	}
+	set.CacheErr = cache.Save()
 	n := 0
 	for i := range got {
 		for _, p := range got[i] {

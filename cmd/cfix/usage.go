@@ -197,6 +197,9 @@ func runUsage(opts *usageOptions) error {
 	for _, w := range set.Warnings {
 		fmt.Fprintf(opts.errOut, "cfix usage: %s\n", visible.String(w.Error()))
 	}
+	if set.CacheErr != nil {
+		fmt.Fprintf(opts.errOut, "cfix usage: %s (the next report reads the transcripts again)\n", visible.String(set.CacheErr.Error()))
+	}
 	if len(set.Warnings) > 0 {
 		return &exitError{code: exitFound, err: fmt.Errorf("%s could not be read; the report counts the rest", plural(len(set.Warnings), "file"))}
 	}
