@@ -199,7 +199,10 @@ func readSource(c *catalog.Cache, s source) ([]part, error) {
 	}
 	rs, err := decode(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.f.Path, err)
+		// Not what the cache should hold: the file is read again.
+		if rs, err = ReadFile(s.f.Path); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.f.Path, err)
+		}
 	}
 	return []part{{replies: rs}}, nil
 }
