@@ -17,8 +17,9 @@ import (
 
 type guardOptions struct {
 	planFlags
-	project bool
-	bin     string
+	project    bool
+	bin        string
+	statusLine bool
 }
 
 func newGuardCmd() *cobra.Command {
@@ -60,6 +61,12 @@ file: fix it first).
 
 The hooks run this cfix binary (--cfix names another).
 
+--statusline also sets Claude Code's status line (the statusLine setting)
+to cfix statusline: one line with the session's cost so far, today's, the
+current 5-hour block's and its time left, and the session's health. A
+status line of your own is left as it is, and the install refused: remove
+it first. Uninstall removes cfix's status line with the hooks.
+
 --project changes the .claude/settings.json of the current directory (the
 project's settings) instead: that file and nothing else (a .claude or a
 settings.json that is a symbolic link is refused); the folder is made when
@@ -90,6 +97,7 @@ of the current directory.
 	cmd.Flags().BoolVar(&opts.project, "project", false, "the .claude/settings.json of the current directory (the project's settings), not the store's")
 	if install {
 		cmd.Flags().StringVar(&opts.bin, "cfix", "", "the cfix binary the hooks run (default: this one)")
+		cmd.Flags().BoolVar(&opts.statusLine, "statusline", false, "also set Claude Code's status line to cfix statusline (the session's cost, today's, the 5-hour block's, its health)")
 	}
 	return cmd
 }
@@ -154,6 +162,13 @@ func runGuardChange(opts *guardOptions, install bool) error {
 	} else {
 		out, err = guard.Uninstall(path, raw)
 		reason = "remove cfix's hooks"
+	}
+	if err == nil && install && opts.statusLine {
+		out, err = guard.InstallStatusLine(path, out, bin)
+		reason += " and cfix's status line (" + guard.StatusLineCommand(bin) + ")"
+	} else if err == nil && !install && guard.StatusLineOf(out) != "" {
+		out, err = guard.UninstallStatusLine(path, out)
+		reason += " and cfix's status line"
 	}
 	if err != nil {
 		return usageError(err)
