@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
@@ -531,11 +532,11 @@ func (x *exporter) header(t *transcript) header {
 	case t.loose:
 		h.What = "Not a resumable session: " + x.fam.Why + "."
 	case t.agent && !x.opts.Branches:
-		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	case x.opts.Branches:
-		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural(t.loaded, "entry", "entries"))
+		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural.Of(t.loaded, "entry"))
 	default:
-		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	}
 	if t.cut {
 		h.What += " The chain is cut at a parent the file does not hold."
@@ -564,7 +565,7 @@ func (x *exporter) header(t *transcript) header {
 // forkNote says what a fork-context-ref gives a subagent's load.
 func forkNote(f *session.ForkRef) string {
 	return fmt.Sprintf("This subagent was forked from the conversation of session %s: a load of it first reads that session's transcript up to entry %s (%d %s of context when it was forked, line %d of this file) and puts them before what follows. They are not repeated here: the session's export holds them.",
-		f.ParentSession, f.ParentLast, f.Length, plural(f.Length, "message", "messages"), f.Line)
+		f.ParentSession, f.ParentLast, f.Length, plural.Of(f.Length, "message"), f.Line)
 }
 
 func orNone(v string) string {
@@ -657,7 +658,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		if e.Subtype == "compact_boundary" {
 			s := "Conversation compacted"
 			if e.CompactMetadata.Trigger != "" {
-				s += fmt.Sprintf(" (%s, %d tokens before)", e.CompactMetadata.Trigger, e.CompactMetadata.PreTokens)
+				s += fmt.Sprintf(" (%s, %s before)", e.CompactMetadata.Trigger, plural.Count(e.CompactMetadata.PreTokens, "token"))
 			}
 			r.compaction(s, when(e.Timestamp))
 			return nil
@@ -961,7 +962,7 @@ func (x *exporter) strays(t *transcript) error {
 	if len(rest) > 0 {
 		x.last = ""
 		x.r.endMessage()
-		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
+		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural.Of(len(rest), "entry"))}
 		if err := x.r.tool(c, func() error { return x.inline(t, rest, 1) }); err != nil {
 			return err
 		}
@@ -996,13 +997,6 @@ func (x *exporter) subagentCall(f store.File, summary string) error {
 		defer func() { x.last = "" }()
 		return x.conversation(st, 1)
 	})
-}
-
-func plural(n int, one, more string) string {
-	if n == 1 {
-		return one
-	}
-	return more
 }
 
 // agents indexes the family's subagent transcripts (not side files) for

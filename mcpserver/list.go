@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -148,7 +149,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	}
 	out.Health = healthWords(rep.Counts["error"], rep.Counts["warning"])
 	if n := rep.Counts["notice"]; n > 0 {
-		out.Health += fmt.Sprintf(" (%s)", plural(n, "notice"))
+		out.Health += fmt.Sprintf(" (%s)", plural.Count(n, "notice"))
 	}
 	return nil, out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -66,12 +67,12 @@ func Text(w io.Writer, r *Report) error {
 		row("time", span(r.First, r.Last))
 	}
 	if r.Resumable {
-		row("turns", fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural(r.Prompts, "prompt")))
+		row("turns", fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural.Count(r.Prompts, "prompt")))
 		for _, t := range r.Turns {
 			fmt.Fprintf(b, "%12s %4d  %s  %s\n", "", t.N, turnTime(t.Time), quotedWords(t.Words))
 		}
 	} else {
-		row("prompts", plural(r.Prompts, "prompt"))
+		row("prompts", plural.Count(r.Prompts, "prompt"))
 	}
 	row("entries", fmt.Sprintf("%d%s", r.Entries, types(r.Types)))
 	u := r.Usage
@@ -82,7 +83,7 @@ func Text(w io.Writer, r *Report) error {
 			continue
 		}
 		rs := f.Resume
-		s := fmt.Sprintf("%s (loader %s) loads %s", quoted(orNone(rs.Version)), rs.Loader, plural(rs.Loaded, "entry"))
+		s := fmt.Sprintf("%s (loader %s) loads %s", quoted(orNone(rs.Version)), rs.Loader, plural.Count(rs.Loaded, "entry"))
 		if rs.Leaf > 0 {
 			s += fmt.Sprintf(" up to line %d", rs.Leaf)
 		}
@@ -92,7 +93,7 @@ func Text(w io.Writer, r *Report) error {
 		}
 		more = append(more, fmt.Sprintf("%d on other branches", rs.Branches))
 		if rs.Progress > 0 {
-			more = append(more, fmt.Sprintf("%d progress entries beside it", rs.Progress))
+			more = append(more, plural.Count(rs.Progress, "progress entry")+" beside it")
 		}
 		if rs.Sidechain > 0 {
 			more = append(more, fmt.Sprintf("%d inline subagent entries", rs.Sidechain))
@@ -113,7 +114,7 @@ func Text(w io.Writer, r *Report) error {
 		row("resume", s)
 		for k, br := range rs.OtherBranches {
 			if k == 5 {
-				fmt.Fprintf(b, "%12s and %d more branches (show --json lists %d)\n", "", rs.BranchCount-k, len(rs.OtherBranches))
+				fmt.Fprintf(b, "%12s and %d more %s (show --json lists %d)\n", "", rs.BranchCount-k, plural.Of(rs.BranchCount-k, "branch"), len(rs.OtherBranches))
 				break
 			}
 			from := "a root of its own"
@@ -121,7 +122,7 @@ func Text(w io.Writer, r *Report) error {
 				from = fmt.Sprintf("off line %d", br.Fork)
 			}
 			fmt.Fprintf(b, "%12s branch %s, %s: %s, %s, last %s: cfix fork --at %s\n", "", br.Lines(), from,
-				plural(br.Entries, "entry"), plural(br.Messages, "message"), turnTime(br.Last), br.Leaf)
+				plural.Count(br.Entries, "entry"), plural.Count(br.Messages, "message"), turnTime(br.Last), br.Leaf)
 		}
 	}
 	b.WriteString("\n")
@@ -151,7 +152,7 @@ func Text(w io.Writer, r *Report) error {
 				shown[k] = 0
 			}
 		}
-		fmt.Fprintf(b, "validate: %s, %s, %s\n", plural(r.Counts["error"], "error"), plural(r.Counts["warning"], "warning"), plural(r.Counts["notice"], "notice"))
+		fmt.Fprintf(b, "validate: %s, %s, %s\n", plural.Count(r.Counts["error"], "error"), plural.Count(r.Counts["warning"], "warning"), plural.Count(r.Counts["notice"], "notice"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -221,16 +222,6 @@ func types(m map[string]int) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	if strings.HasSuffix(word, "y") {
-		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func rel(root, p string) string {
 	if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
 		return r
@@ -276,14 +267,14 @@ func (f *File) label() string {
 		what += fmt.Sprintf(": %q", f.Description)
 	}
 	s := f.Stats
-	what += ", " + plural(s.Entries, "entry")
+	what += ", " + plural.Count(s.Entries, "entry")
 	if f.Kind != "main" && f.Kind != "loose" {
 		if t := s.Usage.Total(); t > 0 {
-			what += fmt.Sprintf(", %d tokens", t)
+			what += ", " + plural.Count(t, "token")
 		}
 	}
 	if s.NotJSON > 0 {
-		what += ", " + plural(s.NotJSON, "line") + " not JSON"
+		what += ", " + plural.Count(s.NotJSON, "line") + " not JSON"
 	}
 	return what + ", " + changeset.Size(f.Size)
 }
@@ -294,7 +285,7 @@ func (s *Sidecar) label() string {
 		parts = append(parts, s.Kind)
 	}
 	if s.Dir {
-		parts = append(parts, plural(s.Files, "file"))
+		parts = append(parts, plural.Count(s.Files, "file"))
 	}
 	return strings.Join(append(parts, changeset.Size(s.Size)), ", ")
 }

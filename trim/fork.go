@@ -6,6 +6,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -94,7 +95,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 			}
 		}
 		if o.Turn > len(prompts) {
-			return nil, inputErr("--turn %d: the history session %s resumes has %d %s", o.Turn, src.Session, len(prompts), plural(len(prompts), "turn"))
+			return nil, inputErr("--turn %d: the history session %s resumes has %s", o.Turn, src.Session, plural.Count(len(prompts), "turn"))
 		}
 		end := len(ld.Chain) - 1
 		if o.Turn < len(prompts) {

@@ -18,6 +18,7 @@ import (
 	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -272,19 +273,19 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural(len(ps), "project"), plural(sessions, "session"), changeset.Size(total))
+	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural.Count(len(ps), "project"), plural.Count(sessions, "session"), changeset.Size(total))
 	if len(shown) < len(ps) {
 		fmt.Fprintf(w, " (%d listed)", len(shown))
 	}
 	if hidden > 0 && !opts.all {
-		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural.Count(hidden, "empty or Warmup session"))
 	}
 	if memory > 0 {
 		verb := "hold"
 		if memory == 1 {
 			verb = "holds"
 		}
-		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural(memory, "folder"), verb)
+		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural.Count(memory, "folder"), verb)
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
@@ -297,12 +298,7 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 }
 
 // extraCount is n extras of kind k, in words.
-func extraCount(n int, k store.ExtraKind) string {
-	if n != 1 && k == store.ExtraPreCompact {
-		return fmt.Sprintf("%d pre-compact histories", n)
-	}
-	return plural(n, k.String())
-}
+func extraCount(n int, k store.ExtraKind) string { return plural.Count(n, k.String()) }
 
 // --- one project -------------------------------------------------------------
 
@@ -345,12 +341,12 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	if len(shown) > 0 {
 		printSessions(w, shown, opts.width)
 	}
-	fmt.Fprintf(w, "\n%s", plural(len(shown), "session"))
+	fmt.Fprintf(w, "\n%s", plural.Count(len(shown), "session"))
 	if more > 0 {
 		fmt.Fprintf(w, " listed, %d more (--limit)", more)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural.Count(hidden, "empty or Warmup session"))
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
@@ -518,9 +514,9 @@ func health(errs, warns int) string {
 	case errs == 0 && warns == 0:
 		return "ok"
 	case warns == 0:
-		return plural(errs, "error")
+		return plural.Count(errs, "error")
 	case errs == 0:
-		return plural(warns, "warning")
+		return plural.Count(warns, "warning")
 	}
 	return fmt.Sprintf("%dE %dW", errs, warns)
 }

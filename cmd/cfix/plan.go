@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
@@ -210,7 +211,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
 	}
-	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
+	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, plural.Of(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
 	return nil
 }
 
@@ -295,7 +296,7 @@ func confirm(f *planFlags, n int) error {
 	if !ok || !isTerminal(in) {
 		return usageError(errors.New("--apply needs --yes when stdin is not a terminal"))
 	}
-	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, pluralWord(n, "change"))
+	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, plural.Of(n, "change"))
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 		return &exitError{code: exitFound, err: errors.New("not applied")}
@@ -322,13 +323,6 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func pluralWord(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 // resolveRoot resolves --root for a planner (a usage error when missing).

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/resume"
@@ -237,7 +238,7 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	for _, f := range found {
 		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
 	}
-	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, len(found))}
+	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %s (cfix resume --repair repairs it first)", t.Session, plural.Count(len(found), "finding"))}
 }
 
 // checkResume is resume.Check with the collector set as validate sets it

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -241,10 +242,10 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 		fmt.Fprintln(w)
 	}
 	printCodeCounts(w, rep, table)
-	fmt.Fprintf(w, "%d files checked: %s, %s, %s", rep.FilesChecked,
-		plural(rep.Counts["error"], "error"), plural(rep.Counts["warning"], "warning"), plural(rep.Counts["notice"], "notice"))
+	fmt.Fprintf(w, "%s checked: %s, %s, %s", plural.Count(rep.FilesChecked, "file"),
+		plural.Count(rep.Counts["error"], "error"), plural.Count(rep.Counts["warning"], "warning"), plural.Count(rep.Counts["notice"], "notice"))
 	if n := rep.Counts["notice"]; filter.notices && n > 0 && shown == len(rep.Findings)-n {
-		fmt.Fprintf(w, " (--severity notice lists the %s)", pluralWord(n, "notice"))
+		fmt.Fprintf(w, " (--severity notice lists the %s)", plural.Of(n, "notice"))
 	} else if shown < len(rep.Findings) {
 		fmt.Fprintf(w, " (%d shown)", shown)
 	}
@@ -299,13 +300,6 @@ func printCodeCounts(w io.Writer, rep *validate.Report, table bool) {
 		fmt.Fprintf(w, "%-*s  %-8s  %6d\n", width, r.code, r.sev, r.n)
 	}
 	fmt.Fprintln(w)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // isTerminal reports whether w is a terminal.
