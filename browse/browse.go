@@ -107,6 +107,7 @@ type Model struct {
 	findGen  uint64
 	findWant *atomic.Uint64
 	byID     map[string]int // a session id → its index in all
+	idWidth  int            // the widest short id of all
 	choosing Action         // trim: the next key says what goes
 
 	dialog  *dialog
@@ -413,7 +414,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.plan(Archive)
 		case "e":
 			if r := m.current(); r != nil {
-				m.status = "exporting " + short(r.Session) + "…"
+				m.status = "exporting " + visible.String(r.Short) + "…"
 				return exportCmd(m.opts.Root, r.Path, r.Session)
 			}
 			return nil
@@ -475,9 +476,9 @@ func (m *Model) chooseKey(s string) tea.Cmd {
 		what = append(what, "--tool-output")
 	}
 	path, plan := r.Path, m.opts.PlanTrim
-	head := fmt.Sprintf("cfix trim %s %s: the plan", short(r.Session), strings.Join(what, " "))
+	head := fmt.Sprintf("cfix trim %s %s: the plan", visible.String(r.Short), strings.Join(what, " "))
 	note := "A new session without them (the last " + strconv.Itoa(trim.DefaultKeepTurns) + " turns kept as they are); this one stays as it is."
-	m.status = "planning the trim of " + short(r.Session) + "…"
+	m.status = "planning the trim of " + visible.String(r.Short) + "…"
 	return func() tea.Msg {
 		p, err := plan(path, thinking, tools)
 		return planMsg{action: Trim, path: path, head: head, note: note, plan: p, err: err}
@@ -500,7 +501,7 @@ func (m *Model) fork() tea.Cmd {
 	}
 	msg := m.doc.msgs[m.msg]
 	path, at, plan := r.Path, msg.at, m.opts.PlanFork
-	head := fmt.Sprintf("cfix fork %s --at %s: the plan", short(r.Session), short(at))
+	head := fmt.Sprintf("cfix fork %s --at %s: the plan", visible.String(r.Short), short(at))
 	what := msg.head
 	switch {
 	case msg.turn > 0 && msg.last:
@@ -509,7 +510,7 @@ func (m *Model) fork() tea.Cmd {
 		what += fmt.Sprintf(", in turn %d", msg.turn)
 	}
 	note := fmt.Sprintf("A new session whose history ends with the message marked (%s), at entry %s; this one stays as it is.", what, at)
-	m.status = fmt.Sprintf("planning the fork of %s at %s…", short(r.Session), short(at))
+	m.status = fmt.Sprintf("planning the fork of %s at %s…", visible.String(r.Short), short(at))
 	return func() tea.Msg {
 		p, err := plan(path, at)
 		return planMsg{action: Fork, path: path, head: head, note: note, plan: p, err: err}
@@ -808,7 +809,7 @@ func (m *Model) plan(a Action) tea.Cmd {
 		return nil
 	}
 	path, plan := r.Path, m.opts.Plan
-	m.status = "planning " + string(a) + " of " + short(r.Session) + "…"
+	m.status = "planning " + string(a) + " of " + visible.String(r.Short) + "…"
 	return func() tea.Msg {
 		p, err := plan(a, path)
 		return planMsg{action: a, path: path, plan: p, err: err}
@@ -830,8 +831,10 @@ func (m *Model) setRows(rows []Row) {
 	}
 	m.all = rows
 	m.byID = make(map[string]int, len(rows))
+	m.idWidth = 8
 	for i := range rows {
 		m.byID[rows[i].Session] = i
+		m.idWidth = max(m.idWidth, len(rows[i].Short))
 	}
 	m.refilter()
 	for i, j := range m.shown {
@@ -1103,7 +1106,7 @@ func (m *Model) renderHits(b *strings.Builder, h int) {
 			title = strings.Join(strings.Fields(m.all[j].Title), " ")
 		}
 		title = ansi.Truncate(visible.String(title), max(10, (w-12)/3), "…")
-		text := short(hit.Session) + "  " + title + " · " + visible.String(snippet(hit))
+		text := m.short(hit.Session) + "  " + title + " · " + visible.String(snippet(hit))
 		if i == f.cursor {
 			line(selStyle.Render(fit("> "+text, w)))
 		} else {
@@ -1155,7 +1158,7 @@ func (m *Model) countScope() int {
 // one is left unstyled (the line is shown reversed).
 func (m *Model) row(r *Row, w int, selected bool) string {
 	var b strings.Builder
-	b.WriteString(short(r.Session) + "  " + stamp(r.LastActive) + "  ")
+	fmt.Fprintf(&b, "%-*s  %s  ", m.idWidth, visible.String(r.Short), stamp(r.LastActive))
 	if w >= 90 {
 		msgs := "-"
 		if r.MessagesKnown {
@@ -1183,7 +1186,7 @@ func (m *Model) row(r *Row, w int, selected bool) string {
 
 func (m *Model) renderDialog() string {
 	d := m.dialog
-	head := fmt.Sprintf("cfix %s session %s: the plan", d.action, short(sessionOf(d.path)))
+	head := fmt.Sprintf("cfix %s session %s: the plan", d.action, m.short(sessionOf(d.path)))
 	if d.head != "" {
 		head = d.head
 	} else if d.path == "" {
@@ -1238,6 +1241,16 @@ func printable(s string) bool {
 	return true
 }
 
+// short is the short id of the session id: its row's, else its first 8
+// characters.
+func (m *Model) short(id string) string {
+	if i, ok := m.byID[id]; ok && m.all[i].Short != "" {
+		return visible.String(m.all[i].Short)
+	}
+	return visible.String(short(id))
+}
+
+// short is the first 8 characters of an id.
 func short(id string) string {
 	if len(id) > 8 {
 		return id[:8]

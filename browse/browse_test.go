@@ -939,3 +939,56 @@ func TestTheMessageCursorFollowsTheScroll(t *testing.T) {
 		t.Errorf("at the end again, the cursor is on message %d", m.msg)
 	}
 }
+
+// TestStubsListedLast: a stub (a summary line, no conversation) written
+// last is listed after every session with a conversation, so the first
+// row selected has a conversation to preview.
+func TestStubsListedLast(t *testing.T) {
+	root := corpus88(t)
+	stub := filepath.Join(root, "projects", damage.V88Project, "55555555-5555-4555-8555-555555555555.jsonl")
+	damage.WriteLines(t, stub, [][]byte{[]byte(`{"type":"summary","summary":"a stub's title","leafUuid":"00000000-0000-4000-8000-000000000000"}`)}, true)
+	m := open(t, root, 120, 30, Options{})
+	if len(m.shown) != 5 {
+		t.Fatalf("%d rows, want 5:\n%s", len(m.shown), screen(m))
+	}
+	if last := m.all[m.shown[4]]; last.Path != stub || !last.MetaOnly {
+		t.Errorf("the last row is %s (stub %v), want the stub", last.Path, last.MetaOnly)
+	}
+	if r := m.current(); r == nil || r.MetaOnly {
+		t.Fatalf("the stub is selected first")
+	}
+	if m.doc == nil || len(m.doc.msgs) == 0 {
+		t.Errorf("the first preview has no message:\n%s", screen(m))
+	}
+}
+
+// TestShortIDsInTheList: two sessions sharing their first 8 characters
+// are listed with the ids that tell them apart (the catalog's short ids),
+// before and after the glances.
+func TestShortIDsInTheList(t *testing.T) {
+	root := corpus88(t)
+	b, err := os.ReadFile(damage.MainFile(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(root, "projects", damage.V88Project, "3ba86ea1-3a00-4000-8000-000000000000.jsonl")
+	if err := os.WriteFile(twin, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Root: root})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	msg := m.Init()()
+	m.Update(msg)
+	for _, when := range []string{"scanned", "detailed"} {
+		s := screen(m)
+		for _, id := range []string{"3ba86ea1-3a4 ", "3ba86ea1-3a0 "} {
+			if !strings.Contains(s, id) {
+				t.Errorf("%s: the list lacks %q:\n%s", when, id, s)
+			}
+		}
+		if strings.Contains(s, "3ba86ea1  ") {
+			t.Errorf("%s: the list shows an ambiguous 3ba86ea1:\n%s", when, s)
+		}
+		m = open(t, root, 120, 30, Options{})
+	}
+}

@@ -35,6 +35,7 @@ type Catalog struct {
 	live   map[string]bool
 	layout *store.Layout
 	whole  *Store
+	short  *store.ShortIDs
 }
 
 // Open opens the catalog of the store at root, its cache in CacheDir.
@@ -84,6 +85,20 @@ func (c *Catalog) Layout() (*store.Layout, error) {
 		c.layout = l
 	}
 	return c.layout, nil
+}
+
+// ShortIDs are the short ids of the sessions of the whole store (computed
+// once, from its scan): what every listing prints of a session's id.
+func (c *Catalog) ShortIDs() (store.ShortIDs, error) {
+	if c.short == nil {
+		l, err := c.Layout()
+		if err != nil {
+			return store.ShortIDs{}, err
+		}
+		s := store.ShortIDsOf(l)
+		c.short = &s
+	}
+	return *c.short, nil
 }
 
 // Sessions glances at the sessions of l (a scan of the store or of part
@@ -221,13 +236,19 @@ type Session struct {
 	store.SessionInfo
 	// ProjectPath is the real path of its project (Store.ProjectPath).
 	ProjectPath string
+	// Short is its short id (ShortIDs).
+	Short string
 }
 
 // List is every session of the store that a listing shows (empty files
-// and Warmup probes left out unless hidden), newest first, as cfix ls
-// has them.
+// and Warmup probes left out unless hidden), newest first and the stubs
+// last (SortNewest), as cfix ls has them.
 func (c *Catalog) List(hidden bool) ([]Session, error) {
 	st, err := c.sessions()
+	if err != nil {
+		return nil, err
+	}
+	ids, err := c.ShortIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -236,9 +257,9 @@ func (c *Catalog) List(hidden bool) ([]Session, error) {
 		if s.Hidden() && !hidden {
 			continue
 		}
-		out = append(out, Session{SessionInfo: s, ProjectPath: st.ProjectPath(s.Project)})
+		out = append(out, Session{SessionInfo: s, ProjectPath: st.ProjectPath(s.Project), Short: ids.Of(s.Session)})
 	}
-	SortNewest(out, func(s *Session) (time.Time, string) { return s.LastActive, s.Path })
+	SortNewest(out, func(s *Session) (bool, time.Time, string) { return s.MetaOnly, s.LastActive, s.Path })
 	return out, nil
 }
 

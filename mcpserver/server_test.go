@@ -216,6 +216,14 @@ func TestListSessions(t *testing.T) {
 	if len(out.Sessions) != 2 || out.Total != 5 || out.Cut == "" {
 		t.Errorf("limit 2: %+v", out)
 	}
+	// A stub written last (a summary line, no conversation) is listed after
+	// every session with one, as cfix ls and cfix browse list it.
+	stub := filepath.Join(root, "projects", "-home-dev-work-alpha", "55555555-5555-4555-8555-555555555555.jsonl")
+	damage.WriteLines(t, stub, [][]byte{[]byte(`{"type":"summary","summary":"a stub's title","leafUuid":"00000000-0000-4000-8000-000000000000"}`)}, true)
+	call(t, cs, "list_sessions", map[string]any{"project": "all"}, &out)
+	if len(out.Sessions) != 6 || out.Sessions[5].Session != "55555555-5555-4555-8555-555555555555" {
+		t.Errorf("the stub is not last: %+v", out.Sessions)
+	}
 }
 
 // readAll reads a session with read_session a page at a time.

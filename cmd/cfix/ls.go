@@ -339,7 +339,11 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	w := opts.out
 	fmt.Fprintf(w, "%s  (%s)\n", catalog.PathWords(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
-		printSessions(w, shown, opts.width)
+		ids, err := cat.ShortIDs()
+		if err != nil {
+			return usageError(err)
+		}
+		printSessions(w, shown, ids, opts.width)
 	}
 	fmt.Fprintf(w, "\n%s", plural.Count(len(shown), "session"))
 	if more > 0 {
@@ -376,9 +380,13 @@ func sweepLine(sw store.Sweep, n int, bytes int64) string {
 // printSessions prints the session table. A terminal narrower than 110
 // columns leaves out STARTED, VERSION and SUB, and shows the marks before
 // the title; the title takes the rest of the width.
-func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
+func printSessions(w io.Writer, ss []store.SessionInfo, ids store.ShortIDs, width int) {
 	wide := width == 0 || width >= 110
-	head := fmt.Sprintf("%-8s  ", "ID")
+	idw := store.ShortLen
+	for i := range ss {
+		idw = max(idw, len(ids.Of(ss[i].Session)))
+	}
+	head := fmt.Sprintf("%-*s  ", idw, "ID")
 	if wide {
 		head += fmt.Sprintf("%-16s  ", "STARTED")
 	}
@@ -393,7 +401,7 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 	fmt.Fprintln(w, head+"TITLE")
 	for i := range ss {
 		s := &ss[i]
-		line := fmt.Sprintf("%-8s  ", short(s.Session))
+		line := fmt.Sprintf("%-*s  ", idw, visible.String(ids.Of(s.Session)))
 		if wide {
 			line += fmt.Sprintf("%-16s  ", stamp(s.Started))
 		}
@@ -498,14 +506,6 @@ func stamp(t time.Time) string {
 		return "-"
 	}
 	return t.Local().Format("2006-01-02 15:04")
-}
-
-// short is the first 8 characters of a session id.
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // health is the HEALTH column: "ok", or the errors and warnings.
