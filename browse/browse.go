@@ -333,11 +333,17 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.choosing != "" {
 		return m.chooseKey(s)
 	}
-	if s == "ctrl+s" || s == "/" && !m.typing && m.find == nil {
+	// At the start, and whenever the filter is empty, / and q are keys
+	// (no filter starts with them), as ? always is.
+	keys := !m.typing || m.filter == ""
+	if s == "ctrl+s" || s == "/" && keys && m.find == nil {
 		return m.openFind()
 	}
 	if m.find != nil {
 		return m.findKey(k)
+	}
+	if s == "q" && keys {
+		return tea.Quit
 	}
 	switch s {
 	case "up", "ctrl+p":
@@ -400,8 +406,6 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if !m.typing {
 		switch s {
-		case "q":
-			return tea.Quit
 		case "k":
 			return m.move(-1)
 		case "j":
@@ -1128,6 +1132,11 @@ func (m *Model) helpBar() [2]string {
 		return [2]string{"type words to find in every transcript · enter: search", "esc: back to the list · ctrl+c: quit"}
 	case m.find != nil:
 		return [2]string{"↑/↓ the hits · enter: go to it · esc: back · / search again", "v thinking · o tools · shift+↑/↓ scroll · ? keys"}
+	case m.typing && m.filter == "" && wide:
+		return [2]string{"type to filter · enter: resume · /: search every session · ?: all keys · q: quit",
+			"esc: the action keys (f fork · t trim · e export · r repair · d rm …) · tab: scope"}
+	case m.typing && m.filter == "":
+		return [2]string{"type to filter · enter resume · / search · ? keys · q quit", "esc actions (f fork, t trim …) · tab scope"}
 	case m.typing && wide:
 		return [2]string{"esc: actions · tab: scope · enter: resume · ?: all keys · ctrl+c: quit",
 			"typing filters the list · ctrl+s: search the text of every session"}
@@ -1293,6 +1302,8 @@ func marks(r *Row) string {
 
 const helpText = `Keys
   typing     filters: title, first prompt, project, id
+             (with the filter empty, / searches and q
+             quits; ? always lists the keys)
   backspace  removes a letter of the filter
   esc        from the filter to the action keys;
              there, clears the filter
@@ -1319,7 +1330,7 @@ const helpText = `Keys
   q, ctrl+c  quit
 
 marks: live (a client has it open), stub (no
-conversation), swept (Claude Code's next cleanup
-deletes it). Any key closes this help; cfix undo takes
-a change back
+conversation: listed after every other session),
+swept (Claude Code's next cleanup deletes it). Any
+key closes this help; cfix undo takes a change back
 `
