@@ -38,6 +38,18 @@ type planFlags struct {
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
+	// asked is what asked for the apply, as the user typed it ("":
+	// --apply): the words of the message that asks for --yes.
+	asked string
+}
+
+// needsYes is the error of an apply asked for off a terminal without --yes.
+func (f *planFlags) needsYes() error {
+	asked := f.asked
+	if asked == "" {
+		asked = "--apply"
+	}
+	return usageError(fmt.Errorf("%s needs --yes when stdin is not a terminal; nothing was written", asked))
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -125,7 +137,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
-		return usageError(errors.New("--apply needs --yes when stdin is not a terminal; nothing was written"))
+		return f.needsYes()
 	}
 	if !cs.Empty() {
 		lv, err := liveSessions(cs.Root)
@@ -294,7 +306,7 @@ func confirm(f *planFlags, n int) error {
 	}
 	in, ok := f.in.(*os.File)
 	if !ok || !isTerminal(in) {
-		return usageError(errors.New("--apply needs --yes when stdin is not a terminal"))
+		return f.needsYes()
 	}
 	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, plural.Of(n, "change"))
 	line, _ := bufio.NewReader(in).ReadString('\n')

@@ -156,7 +156,10 @@ func (o *resumeOptions) bringHere(root string, t *resume.Target, dir string) (st
 		return "", planError(err)
 	}
 	f := o.planFlags
-	f.apply, f.out = true, o.errOut
+	f.apply, f.out, f.asked = true, o.errOut, "--here (it moves the session into this directory's project folder)"
+	if o.copy {
+		f.asked = "--here --copy (it clones the session into this directory's project folder)"
+	}
 	if err := runPlan(&f, p.ChangeSet); err != nil {
 		return "", err
 	}
