@@ -131,11 +131,7 @@ func newFindingFilter(opts *validateOptions) (findingFilter, error) {
 				continue
 			}
 			if !known[validate.Code(c)] {
-				var names []string
-				for _, k := range validate.Codes {
-					names = append(names, string(k.Code))
-				}
-				return f, fmt.Errorf("--code %s: no such code; the codes are: %s", c, strings.Join(names, ", "))
+				return f, fmt.Errorf("--code %s: no such code%s", c, closeCodes(c))
 			}
 			if f.codes == nil {
 				f.codes = map[validate.Code]bool{}
