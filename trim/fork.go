@@ -47,7 +47,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	case o.At != "" && o.Turn != 0:
 		return nil, inputErr("--at and --turn: give one of them")
 	case o.Turn < 0:
-		return nil, inputErr("--turn %d: turns count from 1", o.Turn)
+		return nil, inputErr("--turn %d: turns count from 1 (cfix show SESSION lists them)", o.Turn)
 	}
 	l, err := store.Scan(o.Root)
 	if err != nil {
