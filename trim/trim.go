@@ -157,12 +157,29 @@ func describe(f Figures) string {
 }
 
 func requestNote(f Figures) string {
+	if why := f.NoGain(); why != "" {
+		return fmt.Sprintf("the transcript loses %s, but %s", changeset.Size(f.Bytes), why)
+	}
 	how := "estimated as bytes/4: the session's message.usage gives no scale"
 	if f.TokenEstimate == "usage" {
 		how = "estimated from message.usage"
 	}
-	return fmt.Sprintf("the transcript loses %d bytes; a resume's request loses %d bytes of message content, about %d tokens (%s)",
-		f.Bytes, f.RequestBytes, f.Tokens, how)
+	return fmt.Sprintf("the transcript loses %s; a resume's request loses %s of message content, about %s (%s)",
+		changeset.Size(f.Bytes), changeset.Size(f.RequestBytes), plural.Count(f.Tokens, "token"), how)
+}
+
+// NoGain says why a trim leaves the request of a resume as it is: what
+// it takes out is none of the history a resume sends (it lies behind a
+// compaction, on another branch or in subagents); "" when the request
+// loses something.
+func (f Figures) NoGain() string {
+	if f.RequestBytes > 0 {
+		return ""
+	}
+	if f.Bytes == 0 {
+		return "nothing is taken out"
+	}
+	return "a resume's request stays as it is: none of that is in the history a resume sends (it lies behind a compaction, on another branch or in a subagent)"
 }
 
 func keptNote(f Figures) string {
