@@ -67,7 +67,7 @@ func Text(w io.Writer, r *Report) error {
 		row("time", span(r.First, r.Last))
 	}
 	if r.Resumable {
-		row("turns", fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural.Count(r.Prompts, "prompt")))
+		row("turns", turnsWords(r))
 		for _, t := range r.Turns {
 			fmt.Fprintf(b, "%12s %4d  %s  %s\n", "", t.N, turnTime(t.Time), quotedWords(t.Words))
 		}
@@ -220,6 +220,34 @@ func types(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", name, m[k]))
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// turnsWords is the turns row: the turns of the history a resume loads,
+// the prompts of the whole transcript, and why the two differ: the turns
+// that start at what the client wrote (an interruption, a command's
+// output), the prompts behind compactions or on other branches.
+func turnsWords(r *Report) string {
+	s := fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural.Count(r.Prompts, "prompt"))
+	var marks []string
+	for _, t := range r.Turns {
+		if notPrompt(t.Words) {
+			marks = append(marks, strconv.Itoa(t.N))
+		}
+	}
+	var why []string
+	switch {
+	case len(marks) == 1:
+		why = append(why, "turn "+marks[0]+" starts at what the client wrote (an interruption or a command's output), not at a prompt")
+	case len(marks) > 1:
+		why = append(why, "turns "+strings.Join(marks, ", ")+" start at what the client wrote (an interruption or a command's output), not at a prompt")
+	}
+	if n := r.Prompts - (len(r.Turns) - len(marks)); n > 0 {
+		why = append(why, plural.Count(n, "prompt")+" behind compactions or on other branches")
+	}
+	if len(why) > 0 {
+		s += ": " + strings.Join(why, "; ")
+	}
+	return s
 }
 
 func rel(root, p string) string {
