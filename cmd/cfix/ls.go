@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -192,7 +193,8 @@ func extrasDir(root, arg string) (store.ExtraKind, bool) {
 	for _, k := range []store.ExtraKind{store.ExtraExport, store.ExtraPreCompact} {
 		dir := filepath.Join(root, k.Dir())
 		if arg == k.Dir() {
-			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			// Also when the store has no such folder: it holds none.
+			if fi, err := os.Stat(dir); err != nil || fi.IsDir() {
 				return k, true
 			}
 		}
@@ -466,7 +468,8 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", filepath.Join(root, k.Dir()), k)
+	dir := filepath.Join(root, k.Dir())
+	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", dir, plural.Of(2, k.String()))
 	if len(idx) > 0 {
 		fmt.Fprintf(w, "%-16s  %5s  %8s  %-10s  %s\n", "LAST ACTIVE", "MSGS", "SIZE", "HEALTH", "NAME  FIRST PROMPT")
 	}
@@ -487,7 +490,11 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line+title, " "))
 	}
-	fmt.Fprintf(w, "\n%s\n", extraCount(len(xs), k))
+	fmt.Fprintf(w, "\n%s", extraCount(len(xs), k))
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(w, " (the store has no %s/ folder)", k.Dir())
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 
