@@ -494,7 +494,10 @@ func promptText(c any) string {
 // header is what the top of an export says.
 type header struct {
 	Title, Session, Path, What string
-	Facts                      [][2]string
+	// Name is what names the page (HTML's <title>): the session's title
+	// as cfix ls and the /resume picker show it, else Title.
+	Name  string
+	Facts [][2]string
 }
 
 func (x *exporter) header(t *transcript) header {
@@ -526,6 +529,16 @@ func (x *exporter) header(t *transcript) header {
 		h.Title = "Session " + x.fam.Session
 		if x.fam.Session == "" {
 			h.Title = t.path
+		}
+	}
+	h.Name = h.Title
+	if x.fam.Layout != nil {
+		for _, f := range x.fam.Layout.Files {
+			if f.Path == t.path && f.Kind == store.KindSession {
+				if name := strings.Join(strings.Fields(store.TitleOf(f)), " "); name != "" {
+					h.Name = name
+				}
+			}
 		}
 	}
 	switch {
