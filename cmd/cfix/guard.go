@@ -95,7 +95,8 @@ of the current directory.
 	return cmd
 }
 
-// hookBinary is the absolute path of the cfix binary the hooks run.
+// hookBinary is the absolute path of the cfix binary the hooks (and the
+// MCP server's entry) run: flag's, else this one's, links resolved.
 func hookBinary(flag string) (string, error) {
 	if flag != "" {
 		return filepath.Abs(flag)
