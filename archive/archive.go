@@ -21,6 +21,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/klauspost/compress/zstd"
@@ -260,7 +261,7 @@ func Archive(opts Options) (*Plan, error) {
 				a.Files++
 			}
 		}
-		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural(a.Files, "file"), changeset.Size(m.Bytes))
+		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural.Of(a.Files, "file"), changeset.Size(m.Bytes))
 		if m.Title != "" {
 			what += fmt.Sprintf(" (%q)", m.Title)
 		}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 )
@@ -390,7 +391,7 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 		return nil, err
 	}
 	if fi.Size() < trailerSize {
-		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("%d bytes: too short for an archive", fi.Size())}
+		return nil, &DamagedError{Path: path, Reason: plural.Count(fi.Size(), "byte") + ": too short for an archive"}
 	}
 	body := fi.Size() - trailerSize
 	tr0 := make([]byte, trailerSize)

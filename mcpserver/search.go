@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -181,7 +182,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			return false
 		}
 		if used+len(b) > budget {
-			out.Cut = fmt.Sprintf("stopped at %d characters (max_chars %d) after %d hits; raise max_chars, or narrow the search (project, role, tool, since)", used, budget, len(out.Hits))
+			out.Cut = fmt.Sprintf("stopped at %d characters (max_chars %d) after %s; raise max_chars, or narrow the search (project, role, tool, since)", used, budget, plural.Count(len(out.Hits), "hit"))
 			return false
 		}
 		used += len(b)
@@ -241,7 +242,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 
 // limitCut says that the answer stopped at limit hits.
 func limitCut(limit int) string {
-	return fmt.Sprintf("stopped at limit %d hits; raise limit, or narrow the search (project, role, tool, since)", limit)
+	return fmt.Sprintf("stopped at limit %s; raise limit, or narrow the search (project, role, tool, since)", plural.Count(limit, "hit"))
 }
 
 // where says where in a transcript a content hit is.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -298,18 +299,11 @@ func healthWords(errs, warns int) string {
 	case errs == 0 && warns == 0:
 		return "ok"
 	case warns == 0:
-		return plural(errs, "error")
+		return plural.Count(errs, "error")
 	case errs == 0:
-		return plural(warns, "warning")
+		return plural.Count(warns, "warning")
 	}
-	return plural(errs, "error") + ", " + plural(warns, "warning")
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
+	return plural.Count(errs, "error") + ", " + plural.Count(warns, "warning")
 }
 
 // stamp renders a time for the model, or "" for none.

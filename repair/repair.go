@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -214,7 +215,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	// A project folder linked out of the store is checked, not written.
 	cs.LeaveOutside(false)
 	if dropped > 0 {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss, plural.Of(dropped, "finding")))
 	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
@@ -233,7 +234,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			validate.OrphanUsageData, validate.OrphanPaste, validate.OrphanShellSnap:
 			hint = "cfix prune removes them"
 		}
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left: %s", unfixed[c], c, plural.Of(unfixed[c], "finding"), hint))
 	}
 	return cs, nil
 }
@@ -537,7 +538,7 @@ func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	if count == 0 {
 		return nil
 	}
-	return appendToEnd(cs, path, n, add, count, fmt.Sprintf("take over %d metadata line(s) of removed stub(s): the session's title", count), "take over the metadata of removed stubs")
+	return appendToEnd(cs, path, n, add, count, "take over "+plural.Count(count, "metadata line")+" of removed stubs: the session's title", "take over the metadata of removed stubs")
 }
 
 // appendToEnd appends lines (add, ending with a newline) to a transcript

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -34,8 +35,8 @@ func (s *storeCheck) agentsOf(id string) int {
 // subagents would be left an agent-orphan.
 func (s *storeCheck) lost(r *fileResult) {
 	_, types := MetaTitle(r.file.Path)
-	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %d metadata line(s) (%s) and no message, while its subagents ran; /resume opens it empty",
-		r.file.Session, r.lines, strings.Join(types, ", "))
+	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %s (%s) and no message, while its subagents ran; /resume opens it empty",
+		r.file.Session, plural.Count(r.lines, "metadata line"), strings.Join(types, ", "))
 	s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, r.file.Session})
 }
 

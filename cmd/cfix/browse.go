@@ -107,6 +107,10 @@ func runBrowse(o *resumeOptions, extra []string) error {
 			if err != nil {
 				return nil, err
 			}
+			// A trim a resume would not feel is not offered.
+			if why := p.Figures.NoGain(); why != "" && p.Figures.Bytes > 0 {
+				return nil, fmt.Errorf("no trim: the transcript would lose %s, but %s", changeset.Size(p.Figures.Bytes), why)
+			}
 			return sessionPlanned(root, p.Plan), nil
 		},
 	})

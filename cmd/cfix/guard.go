@@ -11,6 +11,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -102,7 +103,8 @@ of the current directory.
 	return cmd
 }
 
-// hookBinary is the absolute path of the cfix binary the hooks run.
+// hookBinary is the absolute path of the cfix binary the hooks (and the
+// MCP server's entry) run: flag's, else this one's, links resolved.
 func hookBinary(flag string) (string, error) {
 	if flag != "" {
 		return filepath.Abs(flag)
@@ -304,14 +306,14 @@ func guardProtection(w io.Writer, root string) {
 	case p.OlderThan == 0:
 		fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", p.PeriodDays)
 	default:
-		fmt.Fprintf(w, "protected: at the start of a session (new or resumed), the sessions whose transcript was last written more than %dd ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
-			p.OlderThan, p.PeriodDays, guard.Margin, p.Dir)
+		fmt.Fprintf(w, "protected: at the start of a session (new or resumed), the sessions whose transcript was last written more than %dd ago (cleanupPeriodDays %d less %s) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
+			p.OlderThan, p.PeriodDays, plural.Count(guard.Margin, "day"), p.Dir)
 		if l, err := store.Scan(root); err == nil {
 			live, _ := liveSessions(root)
 			ss := store.SessionsOf(l, live)
 			if n, bytes := guard.Mark(ss, p); n > 0 {
 				them := map[bool]string{true: "it", false: "them"}[n == 1]
-				fmt.Fprintf(w, "  the next start archives %d %s (%s; cfix ls marks %s guard)\n", n, pluralWord(n, "session"), changeset.Size(bytes), them)
+				fmt.Fprintf(w, "  the next start archives %d %s (%s; cfix ls marks %s guard)\n", n, plural.Of(n, "session"), changeset.Size(bytes), them)
 			} else {
 				fmt.Fprintf(w, "  the next start archives no session: none is that old\n")
 			}
@@ -320,7 +322,7 @@ func guardProtection(w io.Writer, root string) {
 	if n, err := p.Archived(); err != nil {
 		fmt.Fprintf(w, "  archives: %v\n", err)
 	} else if n > 0 {
-		fmt.Fprintf(w, "  %s holds %d session %s (cfix archive --list lists them, cfix restore ID puts one back)\n", p.Dir, n, pluralWord(n, "archive"))
+		fmt.Fprintf(w, "  %s holds %d session %s (cfix archive --list lists them, cfix restore ID puts one back)\n", p.Dir, n, plural.Of(n, "archive"))
 	}
 }
 
@@ -329,7 +331,7 @@ func runNote(r guard.Run) string {
 	case r.Error != "":
 		return "  failed: " + r.Error
 	case len(r.Problems) > 0:
-		return fmt.Sprintf("  %d problem(s): %v (cfix repair %s)", len(r.Problems), r.Problems, shell.Quote(r.Path))
+		return fmt.Sprintf("  %s: %v (cfix repair %s)", plural.Count(len(r.Problems), "problem"), r.Problems, shell.Quote(r.Path))
 	}
 	return "  ok"
 }

@@ -83,6 +83,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	setGroups(root)
 	friendlyArgs(root)
+	groupCommands(root)
 	return root
 }
 
