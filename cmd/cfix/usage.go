@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/cfix-dev/cfix/internal/plural"
 	"io"
 	"os"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/usage"
