@@ -195,6 +195,10 @@ type ProjectInfo struct {
 	// nothing else (its last session removed or archived). Its real path
 	// cannot be known: no entry names it.
 	MemoryOnly bool
+	// Empty: the folder holds nothing, or only a sessions-index.json that
+	// lists no session (its sessions removed or archived by another tool,
+	// or by a cfix that left such folders).
+	Empty bool
 }
 
 // ProjectsOf sums up the project folders of l from its sessions (from
@@ -210,8 +214,11 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 	parallel(len(out), func(_ *glancer, i int) {
 		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
 		out[i].Size = treeSize(dir, known, l.listed)
-		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
-			p.MemoryOnly = memoryOnly(dir)
+		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 {
+			if len(p.Paths) == 0 {
+				p.MemoryOnly = memoryOnly(dir)
+			}
+			p.Empty = emptyFolder(dir)
 		}
 	})
 	return out
@@ -391,6 +398,28 @@ func hasKey(m map[string]int64, k string) bool {
 
 // memoryOnly reports whether the folder dir holds a memory/ folder and
 // nothing else.
+// emptyFolder reports whether the project folder dir holds nothing, or
+// only a sessions-index.json that lists no session.
+func emptyFolder(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case err != nil || len(ents) > 1:
+		return false
+	case len(ents) == 0:
+		return true
+	case ents[0].Name() != "sessions-index.json" || !ents[0].Type().IsRegular():
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ents[0].Name()))
+	if err != nil {
+		return false
+	}
+	var v struct {
+		Entries []json.RawMessage `json:"entries"`
+	}
+	return json.Unmarshal(b, &v) == nil && len(v.Entries) == 0
+}
+
 func memoryOnly(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil || len(ents) != 1 {

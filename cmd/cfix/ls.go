@@ -217,7 +217,7 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 	if err != nil {
 		return usageError(err)
 	}
-	ps, shown, total, sessions, hidden, memory := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly
+	ps, shown, total, sessions, hidden, memory, empty := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly, v.Empty
 	// The extras are glanced at for --json only.
 	extras, glances, err := cat.Extras(opts.json)
 	if err != nil {
@@ -285,6 +285,9 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 			verb = "holds"
 		}
 		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural(memory, "folder"), verb)
+	}
+	if empty > 0 {
+		fmt.Fprintf(w, "; %s, not listed (--all lists them)", plural(empty, "empty folder"))
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
