@@ -335,8 +335,6 @@ func PathWords(p store.ProjectInfo) string {
 	switch {
 	case p.MemoryOnly:
 		return "memory only, no session (folder " + visible.String(p.Folder) + ")"
-	case p.Empty:
-		return "empty folder " + visible.String(p.Folder)
 	case len(p.Paths) == 0:
 		return "? (folder " + visible.String(p.Folder) + ")"
 	case p.PathsFrom == "index":

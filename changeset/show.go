@@ -369,7 +369,13 @@ func diffOp(w *bufio.Writer, op *Op, o DiffOptions) error {
 				return err
 			}
 			defer f.Close()
-			return countLines(w, f, "-", "removed file", op.Expect.Size, 0, op.Reason)
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(f, head)
+			if binary(head[:n]) {
+				fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(op.Expect.Size), visible.String(op.Reason))
+				return nil
+			}
+			return countLines(w, io.MultiReader(bytes.NewReader(head[:n]), f), "-", "removed file", op.Expect.Size, 0, op.Reason)
 		}
 		return listFile(w, op.Path, "-", op.Reason)
 	case Create:
@@ -394,7 +400,13 @@ func diffOp(w *bufio.Writer, op *Op, o DiffOptions) error {
 				return err
 			}
 			defer r.Close()
-			return countLines(w, r, "+", "new file", OpStats(op).BytesAdded, 0, op.Reason)
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(r, head)
+			if binary(head[:n]) {
+				fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(OpStats(op).BytesAdded), visible.String(op.Reason))
+				return nil
+			}
+			return countLines(w, io.MultiReader(bytes.NewReader(head[:n]), r), "+", "new file", OpStats(op).BytesAdded, 0, op.Reason)
 		}
 		if (op.HasData || op.Data != nil) || op.From == "" || len(op.Edits) > 0 || op.Transform != nil {
 			r, err := op.content()
@@ -458,9 +470,13 @@ func countLines(w *bufio.Writer, r io.Reader, sign, what string, size int64, ent
 		}
 		unit = "line"
 	}
-	if sign == "-" {
+	switch {
+	case n == 0:
+		fmt.Fprintf(w, "@@ empty file @@ %s\n", visible.String(reason))
+		return nil
+	case sign == "-":
 		fmt.Fprintf(w, "@@ -1,%d +0,0 @@ %s\n", n, visible.String(reason))
-	} else {
+	default:
 		fmt.Fprintf(w, "@@ -0,0 +1,%d @@ %s\n", n, visible.String(reason))
 	}
 	fmt.Fprintf(w, "%s %s: %d %s, %s\n", sign, what, n, plural(n, unit), Size(size))

@@ -39,6 +39,13 @@ func MarkSwept(ss []SessionInfo, sw Sweep) (n int, bytes int64) {
 	return n, bytes
 }
 
+// NoMessage reports whether the session's transcript holds no message
+// (an empty file, or one read whole with no user or assistant entry) and
+// it has no subagent: nothing cfix archive --older-than keeps.
+func (s *SessionInfo) NoMessage() bool {
+	return s.Subagents == 0 && (s.Empty || s.MessagesKnown && s.Messages == 0)
+}
+
 // Hidden reports whether a listing leaves the session out unless asked
 // for all: an empty file, or a Warmup probe.
 func (s *SessionInfo) Hidden() bool { return s.Empty || s.Warmup }

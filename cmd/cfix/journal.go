@@ -144,15 +144,15 @@ that prune, rm and archive took out of the store are gone with their journal.`, 
 				list = append(list, journalJSON{j, s})
 			}
 			if !asJSON {
-				for _, j := range list {
-					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
-						j.State, j.Ops, pluralWord(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
-				}
 				if len(list) == 0 {
 					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %d journals and those of the last %s)\n", ret.Keep, age(ret.KeepFor))
 					return nil
 				}
 				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), pluralWord(len(list), "journal"), changeset.Size(frees))
+				for _, j := range list {
+					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
+						j.State, j.Ops, pluralWord(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
+				}
 			}
 			if !apply {
 				if asJSON {

@@ -291,9 +291,9 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, st.Sessions))
 	}
-	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+	if l := prot.Footer(guarded, guardedBytes, sweptKept(st.Sessions)); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	return nil
@@ -357,9 +357,9 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, pl.Sessions))
 	}
-	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+	if l := prot.Footer(guarded, guardedBytes, sweptKept(pl.Sessions)); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	return nil
@@ -367,17 +367,43 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 
 // sweepLine says how many sessions (of how many bytes) Claude Code's next
 // sweep deletes, and how to keep them.
-func sweepLine(sw store.Sweep, n int, bytes int64) string {
+func sweepLine(sw store.Sweep, n int, bytes int64, ss []store.SessionInfo) string {
 	when := "next start"
 	if !sw.NotBefore.IsZero() {
 		when = "first start from " + stamp(sw.NotBefore) + " (.last-cleanup)"
 	}
-	them, be := "them", "sessions"
+	be := "sessions"
 	if n == 1 {
-		them, be = "it", "session"
+		be = "session"
 	}
-	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd --by-transcript keeps %s",
-		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
+	line := fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d)", n, be, changeset.Size(bytes), when, sw.PeriodDays)
+	// Archive keeps those that hold a message, and leaves the others.
+	kept := sweptKept(ss)
+	switch {
+	case kept == 0 && n == 1:
+		return line + "; it holds no message"
+	case kept == 0:
+		return line + "; none holds a message"
+	case kept == 1 && n == 1:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps it", sw.PeriodDays)
+	case kept == n:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps them", sw.PeriodDays)
+	case kept == 1:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps the one that holds a message", sw.PeriodDays)
+	}
+	return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps the %d that hold a message", sw.PeriodDays, kept)
+}
+
+// sweptKept counts the sessions of ss marked swept that archive keeps:
+// those that hold a message.
+func sweptKept(ss []store.SessionInfo) int {
+	n := 0
+	for i := range ss {
+		if ss[i].Swept && !ss[i].NoMessage() {
+			n++
+		}
+	}
+	return n
 }
 
 // printSessions prints the session table. A terminal narrower than 110

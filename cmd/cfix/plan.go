@@ -51,7 +51,6 @@ func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
 	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan (each change, bytes added and removed) without its diff")
 	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen), with the lines of each file copied or removed")
-	cmd.MarkFlagsMutuallyExclusive("stat", "diff")
 	if withPlanOut {
 		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
 	}
@@ -119,6 +118,9 @@ func toJSON(cs *changeset.ChangeSet) planJSON {
 
 // runPlan shows a change set and, with --apply, applies it.
 func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
+	if f.stat && f.diff {
+		return usageError(errors.New("--stat prints the summary alone, --diff the whole diff: give one of them"))
+	}
 	if f.planOut != "" {
 		if err := cs.Save(f.planOut); err != nil {
 			return &exitError{code: exitFound, err: fmt.Errorf("plan %s: %w", f.planOut, err)}
