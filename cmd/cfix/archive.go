@@ -48,12 +48,14 @@ $XDG_DATA_HOME/cfix/archive, else ~/.local/share/cfix/archive. --older-than
 (30d, 2w, 36h) picks every session whose last activity (the newest mtime of
 its files) lies longer ago (with --by-transcript: whose main transcript's
 mtime does, as Claude Code's cleanup ages it); --except ID leaves that session
-in the store. --list lists the archives: session, title,
-project, first and last dates, size.
+in the store, and so does a session that holds no message (the plan names the
+prune that removes those of metadata only). A project folder left empty goes
+too (undo and restore make it again). --list lists the archives: session,
+title, project, first and last dates, size.
 
-A dry run reads no file's bytes; --apply compresses the sessions (on every
-core), then applies the plan. A live session is refused (skipped by
---older-than).
+A dry run reads no file's bytes (but those of transcripts without a message);
+--apply compresses the sessions (on every core), then applies the plan. A live
+session is refused (skipped by --older-than).
 
 ` + plannerExitStatus,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -51,7 +51,8 @@ whole transcript.
 Without an argument: one line per project folder, with its real path (the
 cwd its entries name, else the originalPath of its sessions-index.json, never
 decoded from the folder's name; a folder holding several lists them all),
-sessions, subagents, size, last activity and health; then the transcripts
+sessions, subagents, size, last activity and health (an empty folder, or one
+holding only memory/, is counted and listed with --all); then the transcripts
 Claude Code keeps outside projects/ and never resumes (transcripts/ and
 pre-compact-session-histories/; cfix ls transcripts lists them).
 
@@ -86,7 +87,7 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
 	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(catalog.SessionSorts, ", ")+"; projects "+strings.Join(catalog.ProjectSorts, ", "))
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
-	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions and Warmup probes")
+	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions, Warmup probes and empty project folders")
 	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
 	return cmd
 }
