@@ -68,15 +68,16 @@ const plannerExitStatus = `Exit status:
 
 // planJSON is the --json view of a plan and its result.
 type planJSON struct {
-	Command string       `json:"command"`
-	Root    string       `json:"root"`
-	Changes []changeJSON `json:"changes"`
-	Notes   []string     `json:"notes"`
-	Applied bool         `json:"applied"`
-	Journal string       `json:"journal,omitempty"`
-	Error   string       `json:"error,omitempty"`
-	Trim    any          `json:"trim,omitempty"`
-	Fork    any          `json:"fork,omitempty"`
+	Command  string       `json:"command"`
+	Root     string       `json:"root"`
+	Sessions int          `json:"sessions"`
+	Changes  []changeJSON `json:"changes"`
+	Notes    []string     `json:"notes"`
+	Applied  bool         `json:"applied"`
+	Journal  string       `json:"journal,omitempty"`
+	Error    string       `json:"error,omitempty"`
+	Trim     any          `json:"trim,omitempty"`
+	Fork     any          `json:"fork,omitempty"`
 }
 
 type changeJSON struct {
@@ -99,7 +100,7 @@ type editJSON struct {
 }
 
 func toJSON(cs *changeset.ChangeSet) planJSON {
-	pj := planJSON{Command: cs.Command, Root: cs.Root, Changes: []changeJSON{}, Notes: cs.Notes}
+	pj := planJSON{Command: cs.Command, Root: cs.Root, Sessions: changeset.Sessions(cs), Changes: []changeJSON{}, Notes: cs.Notes}
 	if pj.Notes == nil {
 		pj.Notes = []string{}
 	}
