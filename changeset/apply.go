@@ -90,17 +90,39 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 		}
 		return nil, err
 	}
-	if err := checkSpace(cs, opts.JournalDir, opts.Force); err != nil {
+	// The room this apply's undo will need (undoroom.go).
+	keep := undoRoomFor(cs)
+	if err := checkSpace(cs, opts.JournalDir, opts.Force, keep); err != nil {
 		return nil, err
 	}
-	j, err := createJournal(opts.JournalDir, cs)
+	given := kept(cs.undoRoom)
+	j, err := createJournal(opts.JournalDir, cs, keep)
 	if err != nil {
 		return nil, err
 	}
 	defer j.close()
+	res, err := j.apply(cs, hook, opts.Force)
+	switch {
+	case err != nil && given > 0:
+		// An undo that failed: the room it took is kept again for the
+		// next, where there is room for it.
+		keepRoom(filepath.Dir(cs.undoRoom), given)
+	case err == nil && cs.undoRoom != "":
+		// An undo that ran on the room kept for it keeps room for its
+		// own undo only where there is plenty left (the journal it undid
+		// is yet to be marked undone).
+		if r, serr := statRoom(j.dir); serr == nil && r.free >= keep+spaceMargin {
+			keepRoom(j.dir, keep)
+		}
+	}
+	return res, err
+}
+
+// apply applies the ops of cs into the journal j (see Apply).
+func (j *journal) apply(cs *ChangeSet, hook func(string, int), force bool) (*Result, error) {
 	// With --force the session may be live: a rewrite carries an append
 	// that lands while it works over, a cut could not.
-	j.noCut = opts.Force
+	j.noCut = force
 	res := &Result{Journal: j.dir}
 	if batchable(cs) {
 		return j.applyBatch(cs, res, hook)

@@ -167,6 +167,9 @@ type ChangeSet struct {
 	// owned are the folders outside the store the plan reads from (see
 	// Own); never saved.
 	owned []string
+	// undoRoom, in the change set of an undo, is the undo-room file of
+	// the journal it undoes (see undoroom.go); never saved.
+	undoRoom string
 }
 
 // FormatVersion is the version of saved change sets this cfix reads.

@@ -379,3 +379,53 @@ func changedBelow(cs *ChangeSet, i int) bool {
 	}
 	return false
 }
+
+// A saved plan (cfix apply) or a journal (cfix undo JOURNAL) comes from
+// outside: it applies only to the store the command was given (--root,
+// $CLAUDE_CONFIG_DIR or ~/.claude), whatever root it names. Confinement
+// keeps its paths below the root it names; CheckStore makes that root
+// the store given. A plan or journal of a project's settings
+// (ScopeProjectSettings) applies only to the .claude folder of the
+// project the command runs in.
+
+// SameStore reports whether a and b are one folder: each made absolute,
+// its symbolic links resolved and cleaned, as the store's lock names it.
+func SameStore(a, b string) bool { return storeKey(a) == storeKey(b) }
+
+// StoreError refuses a saved plan or a journal whose root is not the
+// store the command was given.
+type StoreError struct {
+	What    string // "plan FILE" or "journal DIR"
+	Root    string // the root it names, resolved
+	Given   string // the store (or project .claude folder) the command was given, resolved
+	Project bool   // it is of a project's settings (ScopeProjectSettings)
+}
+
+func (e *StoreError) Error() string {
+	if e.Project {
+		return fmt.Sprintf("%s is of the settings of the project %s, not of %s: run the command in that project's folder, without --root; nothing was written",
+			e.What, filepath.Dir(e.Root), e.Given)
+	}
+	return fmt.Sprintf("%s is of the store %s, not of %s, the store this command was given (--root, $CLAUDE_CONFIG_DIR or ~/.claude); nothing was written",
+		e.What, e.Root, e.Given)
+}
+
+// CheckStore refuses cs, the plan of what ("plan FILE", "journal DIR"),
+// with a *StoreError unless its root is given (SameStore): the store the
+// command was given, or for a plan of ScopeProjectSettings the .claude
+// folder of the project it runs in.
+func (cs *ChangeSet) CheckStore(what, given string) error {
+	return checkStore(what, cs.Root, cs.Scope, given)
+}
+
+// CheckStore refuses the journal as (*ChangeSet).CheckStore does its plan.
+func (j JournalInfo) CheckStore(given string) error {
+	return checkStore("journal "+j.Dir, j.Root, j.Scope, given)
+}
+
+func checkStore(what, root, scope, given string) error {
+	if root != "" && SameStore(root, given) {
+		return nil
+	}
+	return &StoreError{What: what, Root: storeKey(root), Given: storeKey(given), Project: scope == ScopeProjectSettings}
+}

@@ -117,13 +117,14 @@ func (j *journal) backupCut(i int, f *os.File, keep, size int64) error {
 		return nil
 	}
 	rel := filepath.Join("backup", strconv.Itoa(i))
+	// Named before it is made, as every backup (see journal.backup).
+	if err := j.logEvent(event{Op: i, Event: "backup", Backup: rel, Cut: true}); err != nil {
+		return err
+	}
 	if err := copySync(filepath.Join(j.dir, rel), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600, io.NewSectionReader(f, keep, size-keep)); err != nil {
 		return err
 	}
-	if err := syncDir(filepath.Join(j.dir, "backup")); err != nil {
-		return err
-	}
-	return j.logEvent(event{Op: i, Event: "backup", Backup: rel, Cut: true})
+	return syncDir(filepath.Join(j.dir, "backup"))
 }
 
 // undoCut returns the op that puts the cut bytes (in the backup bk) back at
@@ -133,6 +134,11 @@ func (j *journal) backupCut(i int, f *os.File, keep, size int64) error {
 // cut and changed since.
 func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 	tail, err := os.ReadFile(bk)
+	if n := int64(len(tail)); (err != nil || n != op.Expect.Size-keep) && !wasCut && intact(op) {
+		// The backup is named before it is made: a kill before it was
+		// whole leaves it so, beside the file never cut.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -247,4 +253,23 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 		p.n -= k
 	}
 	return len(b), nil
+}
+
+// intact reports whether the file of op begins with the bytes the plan
+// read (op.Expect): it was never cut, or its cut bytes are back.
+func intact(op *Op) bool {
+	f, err := os.Open(op.Path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < op.Expect.Size {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, op.Expect.Size)); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == op.Expect.SHA256
 }

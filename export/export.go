@@ -49,6 +49,9 @@ type Options struct {
 	// After the last message of turn N, that is the entry cfix fork
 	// --turn N ends at. Off, the output is unchanged.
 	Anchors bool
+	// Attachments says how attachment entries are shown: AttachSummary
+	// (the default, also ""), AttachAll or AttachNone.
+	Attachments string
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -98,6 +101,11 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 			}
 		}
 		return bw.Flush()
+	}
+	switch opts.Attachments {
+	case "", AttachSummary, AttachAll, AttachNone:
+	default:
+		return &InputError{Msg: fmt.Sprintf("attachments %q: want one of %s", opts.Attachments, strings.Join(AttachModes, ", "))}
 	}
 	var r renderer
 	switch opts.Format {
@@ -166,6 +174,9 @@ type exporter struct {
 	inlined map[int]bool
 	agents  *agents // the family's subagent transcripts, indexed
 	last    string  // the message written last
+	// model is the model the last reply's heading named since the last
+	// prompt's.
+	model string
 	// anchored is the transcript whose messages Options.Anchors marks;
 	// onChain says the entry written is on its loaded chain; leaf is
 	// the last entry of the chain since the heading of the message
@@ -576,6 +587,8 @@ func orNone(v string) string {
 
 // conversation writes the selected entries of a transcript.
 func (x *exporter) conversation(t *transcript, depth int) error {
+	defer func(m string) { x.model = m }(x.model)
+	x.model = ""
 	if t.agent && t.fork != nil {
 		// A forked subagent's context: a folded note, not the session's
 		// entries again (the export of the session holds them).
@@ -605,7 +618,9 @@ func (x *exporter) conversation(t *transcript, depth int) error {
 			return err
 		}
 		delete(t.pending, i)
-		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" {
+		// An attachment that is shown ends the message (write says so);
+		// one left out is no break in it.
+		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" && typ != "attachment" {
 			x.last = ""
 		}
 		if err := x.write(t, i, e, depth); err != nil {
@@ -668,9 +683,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		r.note("system "+e.Subtype, text, when(e.Timestamp), other)
 		return nil
 	case "attachment":
-		if len(e.Attachment) > 0 {
-			r.note("attachment", prettyJSON(e.Attachment), when(e.Timestamp), other)
-		}
+		x.attachment(e, other)
 		return nil
 	case "progress":
 		return nil
@@ -745,7 +758,18 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 				x.leaf = t.g.Nodes[i].UUID
 			}
 		}
-		r.message(label, e.Message.Model, when(e.Timestamp), other)
+		// The model is named on the first reply after a prompt, and
+		// again only when it changes.
+		model := e.Message.Model
+		switch {
+		case role == "user":
+			x.model = ""
+		case model == x.model:
+			model = ""
+		default:
+			x.model = model
+		}
+		r.message(label, model, when(e.Timestamp), other)
 		x.last = key
 	}
 	for _, b := range rest {
@@ -771,6 +795,28 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		}
 	}
 	return nil
+}
+
+// attachment writes an attachment entry as Options.Attachments asks: its
+// line (the quiet kinds left out), every one folded with all it holds, or
+// none.
+func (x *exporter) attachment(e *entry, other bool) {
+	mode := x.opts.Attachments
+	if mode == AttachNone {
+		return
+	}
+	a := Describe(e.Attachment)
+	body := ""
+	if mode == AttachAll {
+		body = prettyJSON(e.Attachment)
+		if len(bytes.TrimSpace(e.Attachment)) == 0 {
+			body = "(no attachment field)"
+		}
+	} else if a.Quiet {
+		return
+	}
+	x.last = ""
+	x.r.attachment(a, body, when(e.Timestamp), other)
 }
 
 // when renders a timestamp.
@@ -1142,6 +1188,9 @@ type renderer interface {
 	// subagent's conversation inside it.
 	tool(c toolCall, sub func() error) error
 	note(kind, body, ts string, other bool)
+	// attachment writes an attachment's line; a body (Options.Attachments
+	// AttachAll) is folded under it.
+	attachment(a Attachment, body, ts string, other bool)
 	compaction(s, ts string)
 	// turn heads the prompt that starts turn n (cfix fork --turn n).
 	turn(n int)

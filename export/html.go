@@ -46,6 +46,7 @@ pre{background:var(--code);border:1px solid var(--line);border-radius:4px;paddin
 .compaction{text-align:center;color:var(--muted);font-size:.9em;margin:22px 0;display:flex;align-items:center;gap:10px}
 .compaction::before,.compaction::after{content:"";flex:1;border-top:2px dashed var(--line)}
 .note{font-size:.85em}
+div.attach{font-size:.85em;color:var(--muted);margin:2px 0 2px 14px;overflow-wrap:anywhere}
 `
 
 func esc(s string) string { return html.EscapeString(s) }
@@ -158,6 +159,25 @@ func (h *htmlOut) note(kind, body, ts string, other bool) {
 		title += " · other branch"
 	}
 	h.folded(title, body, class)
+}
+
+// attachment writes an attachment's line; with a body, a folded block
+// whose summary is the line.
+func (h *htmlOut) attachment(a Attachment, body, ts string, other bool) {
+	h.closeMsg()
+	line := "attachment · " + esc(a.What)
+	if a.Name != "" {
+		line += " <code>" + esc(a.Name) + "</code>"
+	}
+	line += esc(a.More)
+	if other {
+		line += " · other branch"
+	}
+	if body == "" {
+		fmt.Fprintf(h.w, "<div class=\"attach\">%s</div>\n", line)
+		return
+	}
+	fmt.Fprintf(h.w, "<details class=\"note attach\"><summary>%s</summary>\n<pre>%s</pre>\n</details>\n", line, esc(body))
 }
 
 func (h *htmlOut) compaction(s, ts string) {

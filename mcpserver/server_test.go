@@ -75,6 +75,10 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any,
 func decode(t *testing.T, res *mcp.CallToolResult, out any) {
 	t.Helper()
 	text := res.Content[0].(*mcp.TextContent).Text
+	if o, ok := out.(*ReadOutput); ok {
+		*o = parseRead(t, text) // read_session answers text
+		return
+	}
 	if err := json.Unmarshal([]byte(text), out); err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
@@ -279,21 +283,31 @@ func TestReadSession(t *testing.T) {
 		t.Errorf("%d pages for %d bytes", pages, len(want))
 	}
 
-	// By default thinking, tool outputs and subagents are left out.
+	// By default thinking, subagents and Claude Code's bookkeeping are
+	// left out; tool outputs are cut short (TestResultHead), attachments
+	// one line each.
 	var out ReadOutput
 	text := readAll(t, cs, map[string]any{"session": alpha})
-	for _, s := range []string{"<summary>Thinking", "hello-from-bash\n```", "**Subagent conversation**\n\n", "Run echo sub"} {
+	for _, s := range []string{"<summary>Thinking", "**Subagent conversation**\n\n", "Run echo sub", "prompt snapshot", "skill listing", `"type"`} {
 		if strings.Contains(text, s) {
 			t.Errorf("default read holds %q", s)
 		}
 	}
-	for _, s := range []string{"include_tool_output shows it", "include_subagents shows it", "### Turn 2", "<code>Bash</code> Run echo hello-from-bash"} {
+	for _, s := range []string{"**Result**\n\n```\nhello-from-bash\n```\n", "include_subagents shows it", "### Turn 2", "<code>Bash</code> Run echo hello-from-bash",
+		"\n- attachment · file `notes.txt` (2 lines)\n"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("default read lacks %q", s)
 		}
 	}
 	if n := strings.Count(text, "<details>"); n != strings.Count(text, "</details>") || n == 0 {
 		t.Errorf("default read: unbalanced <details>")
+	}
+	if text := readAll(t, cs, map[string]any{"session": alpha, "attachments": "all"}); !strings.Contains(text, "<details><summary>attachment · prompt snapshot: the system prompt and 11 tool schemas sent</summary>") ||
+		!strings.Contains(text, `"type": "skill_listing"`) {
+		t.Errorf("attachments all: no prompt snapshot, or not all of the skill listing")
+	}
+	if text := readAll(t, cs, map[string]any{"session": alpha, "attachments": "none"}); strings.Contains(text, "attachment") {
+		t.Errorf("attachments none: an attachment")
 	}
 	if text := readAll(t, cs, map[string]any{"session": alpha, "include_thinking": true}); !strings.Contains(text, "<summary>Thinking") {
 		t.Errorf("include_thinking: no thinking")
@@ -345,7 +359,7 @@ func TestReadSessionStops(t *testing.T) {
 	defer cs.Close()
 	want := exportOf(t, root, alpha)
 	var all strings.Builder
-	args := map[string]any{"session": alpha, "max_chars": 2000, "include_thinking": true, "include_tool_output": true, "include_subagents": true}
+	args := map[string]any{"session": alpha, "max_chars": 1000, "include_thinking": true, "include_tool_output": true, "include_subagents": true}
 	pages := 0
 	for {
 		var out ReadOutput

@@ -149,8 +149,12 @@ func TestPruneOlderThan(t *testing.T) {
 			t.Errorf("not planned: %s", want)
 		}
 	}
-	if len(ops) != 5 {
-		t.Errorf("planned %d ops, want 5: %v", len(ops), ops)
+	// The session was its project folder's only one: the folder goes too.
+	if dir := filepath.Join(root, "projects", damage.V88Project); ops[dir] != changeset.DeleteEmptyDir {
+		t.Errorf("%s: %q, want its removal", dir, ops[dir])
+	}
+	if len(ops) != 6 {
+		t.Errorf("planned %d ops, want 6: %v", len(ops), ops)
 	}
 	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
 		t.Fatal(err)

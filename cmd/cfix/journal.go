@@ -48,7 +48,10 @@ func newJournalListCmd() *cobra.Command {
 its command, the number of changes, the files and bytes the journal holds (and
 of those the bytes only it holds, which removing it frees: a backup that is a
 hard link to a file still in the store frees nothing), and its state (applied,
-rolled-back, undone, or incomplete: an apply that is running or was killed).`,
+rolled-back, undone, or incomplete: an apply that is running or was killed).
+A journal whose log.jsonl no longer names all its backups (cut or edited) is
+said to be damaged: cfix undo puts back what those backups verify, and journal
+prune never removes it.`,
 		Example: `  cfix journal list
   cfix journal list --json`,
 		Args: cobra.NoArgs,
@@ -83,6 +86,9 @@ rolled-back, undone, or incomplete: an apply that is running or was killed).`,
 				fmt.Fprintf(out, "%-19s  %-12s %7d %6d %10s %10s  %s\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command, j.Ops,
 					j.Files, changeset.Size(j.Bytes), changeset.Size(j.Frees), j.State)
 				fmt.Fprintf(out, "    %s\n", j.Dir)
+				if j.Damage != "" {
+					fmt.Fprintf(out, "    damaged: %s; journal prune keeps it\n", j.Damage)
+				}
 			}
 			fmt.Fprintf(out, "\n%d %s in %s: %s, %s only they hold (cfix journal prune removes old ones)\n",
 				len(list), pluralWord(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
@@ -107,7 +113,9 @@ default every journal but the newest %d and those of the last %d days (--keep N,
 --older-than D change either). A journal whose apply did not end (incomplete)
 is never removed. It is a dry run unless --apply: the list says what goes and
 how many bytes that frees. What it removes can no longer be undone: the bytes
-that prune, rm and archive took out of the store are gone with their journal.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
+that prune, rm and archive took out of the store are gone with their journal.
+A damaged journal (its log.jsonl no longer names all its backups) is never
+removed either: remove it by hand once you know you do not need it.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
 		Example: `  cfix journal prune
   cfix journal prune --apply
   cfix journal prune --older-than 0 --keep 0 --apply --yes`,

@@ -33,8 +33,10 @@ store. Its tools:
   list_sessions    a project's sessions (or all), newest first, with title,
                    start, last activity, messages and health
   read_session     a session as cfix export writes it, a page at a time (an
-                   offset and max_chars, or from_turn/to_turn); thinking,
-                   tool outputs and subagents when asked
+                   offset and max_chars, or from_turn/to_turn), as text;
+                   each tool output's first lines, attachments a line each;
+                   thinking, whole outputs, subagents and every attachment
+                   when asked
   session_health   what cfix validate finds in a session, what a resume does
                    with it, and the command that fixes it
 

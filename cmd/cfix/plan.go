@@ -159,7 +159,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 			return &exitError{code: exitFound, err: err}
 		}
 		if f.planOut != "" {
-			fmt.Fprintf(f.out, "plan saved to %s; apply it with: cfix apply %s\n", f.planOut, shell.Quote(f.planOut))
+			fmt.Fprintf(f.out, "plan saved to %s; apply it with: cfix apply %s%s\n", f.planOut, shell.Quote(f.planOut), rootArg(cs))
 		}
 	}
 	if !f.apply || cs.Empty() {
@@ -216,7 +216,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
 	}
-	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
+	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
 	return nil
 }
 
@@ -361,4 +361,17 @@ func resolveRoot(root string) (string, error) {
 		return "", usageError(err)
 	}
 	return r, nil
+}
+
+// rootArg is the --root that a later cfix apply or cfix undo of cs needs
+// to be given its store (a plan or journal applies only to the store
+// given): none for the default store, or for a project's settings.
+func rootArg(cs *changeset.ChangeSet) string {
+	if cs.Scope != "" {
+		return ""
+	}
+	if def, err := store.Resolve(""); err == nil && changeset.SameStore(def, cs.Root) {
+		return ""
+	}
+	return " --root " + shell.Quote(cs.Root)
 }
