@@ -128,13 +128,14 @@ func Archive(opts Options) (*Plan, error) {
 		}
 		cutoff := opts.Now.Add(-opts.OlderThan)
 		var empty, metaOnly int
+		buf := make([]byte, 64<<10) // for the heads of the transcripts read
 		for _, s := range all {
 			if !aged(s, cutoff, opts.ByTranscript) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
 				continue
 			}
 			// A session that holds no message is nothing to restore: it
 			// stays, for prune (or Claude Code's cleanup) to remove.
-			if e, err := emptySession(s); err != nil {
+			if e, err := emptyWith(s, buf); err != nil {
 				return nil, err
 			} else if e != notEmpty {
 				empty++

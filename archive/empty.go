@@ -21,7 +21,10 @@ const (
 // transcript or session folder. Such a session (a client started and
 // closed, a queue operation, a hook's progress) is nothing anyone would
 // restore.
-func emptySession(s *Session) (emptiness, error) {
+func emptySession(s *Session) (emptiness, error) { return emptyWith(s, nil) }
+
+// emptyWith is emptySession reading through buf (nil: a new one).
+func emptyWith(s *Session, buf []byte) (emptiness, error) {
 	if len(s.Mains) == 0 {
 		return notEmpty, nil
 	}
@@ -34,7 +37,7 @@ func emptySession(s *Session) (emptiness, error) {
 	}
 	e := onlyMetadata
 	for _, f := range s.Mains {
-		chain, message, err := holds(f.Path)
+		chain, message, err := holds(f.Path, buf)
 		if err != nil {
 			return notEmpty, err
 		}
@@ -48,16 +51,17 @@ func emptySession(s *Session) (emptiness, error) {
 	return e, nil
 }
 
-// holds tells what a transcript holds, reading no further than it must:
+// holds tells what a transcript holds, reading no further than it must
+// (through buf, nil: a new one):
 // a chain entry, a message (a user or assistant entry). A line that is
 // not a JSON entry counts as a message: the file is damaged, not empty.
-func holds(path string) (chain, message bool, err error) {
+func holds(path string, buf []byte) (chain, message bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, false, err
 	}
 	defer f.Close()
-	rd := session.NewReader(f, nil)
+	rd := session.NewReader(f, buf)
 	ps := session.NewParser()
 	ps.Header = true
 	var e session.Entry
