@@ -78,6 +78,9 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 		}
 	}
 	clone.LeaveLinks(cs)
+	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
+		return nil, err
+	}
 	if l, ok := cs.OutsideLink(); ok {
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
 	}
