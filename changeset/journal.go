@@ -340,6 +340,7 @@ func Undo(dir string) (*ChangeSet, error) {
 	}
 	u := New(cs.Root, "undo")
 	u.Scope = cs.Scope
+	u.Masked = cs.Masked
 	u.Own(dir) // the backups
 	u.Ops = ops
 	u.Notes = notes
