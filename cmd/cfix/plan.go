@@ -37,6 +37,13 @@ type planFlags struct {
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
+
+	// redact, when set, goes into the --json document as such.
+	redact any
+	// applied, when set, is called after a successful apply with its
+	// journal: it may remove the journal (cfix redact --no-backup), and
+	// returns what to say instead of the undo line ("" says it).
+	applied func(journal string) (say string, removed bool, err error)
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -73,6 +80,10 @@ type planJSON struct {
 	Error   string       `json:"error,omitempty"`
 	Trim    any          `json:"trim,omitempty"`
 	Fork    any          `json:"fork,omitempty"`
+	Redact  any          `json:"redact,omitempty"`
+	// JournalRemoved says the journal was removed after the apply
+	// (cfix redact --no-backup): nothing can undo it.
+	JournalRemoved bool `json:"journal_removed,omitempty"`
 }
 
 type changeJSON struct {
@@ -120,7 +131,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	pj := toJSON(cs)
-	pj.Trim, pj.Fork = f.trim, f.fork
+	pj.Trim, pj.Fork, pj.Redact = f.trim, f.fork, f.redact
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
@@ -204,11 +215,26 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
+	say := ""
+	if f.applied != nil {
+		s, removed, err := f.applied(res.Journal)
+		if removed {
+			pj.Journal, pj.JournalRemoved = "", true
+		}
+		if err != nil {
+			return planFailed(f, pj, err)
+		}
+		say = s
+	}
 	if f.json {
 		return printJSON(f.out, pj)
 	}
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
+	}
+	if say != "" {
+		fmt.Fprintf(f.out, "\napplied %d %s; %s\n", res.Applied, pluralWord(res.Applied, "change"), say)
+		return nil
 	}
 	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal))
 	return nil
