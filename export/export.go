@@ -49,6 +49,26 @@ type Options struct {
 	// After the last message of turn N, that is the entry cfix fork
 	// --turn N ends at. Off, the output is unchanged.
 	Anchors bool
+	// Redact, when set, takes secrets out of what is written: every
+	// record goes through its Line as it is read (what --format jsonl
+	// writes and what md and html render), titles and prompts kept
+	// elsewhere through its Text (cfix export --redact, cfix mcp).
+	Redact Redactor
+}
+
+// Redactor is what Options.Redact does: secrets.Redactor.
+type Redactor interface {
+	Line(raw []byte) ([]byte, int)
+	Text(s string) (string, int)
+}
+
+// redactText is s through opts.Redact, if set.
+func (o Options) redactText(s string) string {
+	if o.Redact == nil {
+		return s
+	}
+	out, _ := o.Redact.Text(s)
+	return out
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -85,6 +105,17 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return err
 	}
 	defer t.close()
+	if opts.Redact != nil {
+		// Prompts are matched in their redacted form, as the calls that
+		// name them are read.
+		t.redact = opts.Redact
+		roots := map[string][]int{}
+		for k, v := range t.roots {
+			k = opts.redactText(k)
+			roots[k] = append(roots[k], v...)
+		}
+		t.roots = roots
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if opts.Format == "jsonl" {
 		for _, i := range t.sel {
@@ -112,7 +143,9 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if opts.Anchors && opts.Format == "md" && !opts.Branches && !agent && !t.loose {
 		x.anchored = t
 	}
-	r.begin(x.header(t))
+	h := x.header(t)
+	h.Title = opts.redactText(h.Title)
+	r.begin(h)
 	if err := x.conversation(t, 0); err != nil {
 		return err
 	}
@@ -211,6 +244,8 @@ type transcript struct {
 	// fork is a forked subagent's fork-context-ref: its context is its
 	// session's conversation, which its transcript does not copy.
 	fork *session.ForkRef
+	// redact, when set, takes the secrets out of each record read.
+	redact Redactor
 }
 
 func (t *transcript) close() { t.fh.Close() }
@@ -223,7 +258,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		return nil, err
 	}
 	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string][]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent}
+		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent, redact: x.opts.Redact}
 	c := validate.NewChainReader()
 	seen := 0
 	prompt := map[int]bool{} // graph node → starts a turn (trim.PromptLine)
@@ -329,6 +364,9 @@ func (t *transcript) raw(i int) ([]byte, error) {
 	buf := make([]byte, n.Len)
 	if _, err := t.fh.ReadAt(buf, n.Off); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
+	}
+	if t.redact != nil {
+		buf, _ = t.redact.Line(buf)
 	}
 	return buf, nil
 }
@@ -1014,13 +1052,14 @@ type agents struct {
 	byAgent        map[string][]int
 	calls, prompts map[string][]int
 	candidates     []int
+	redact         func(string) string // prompts are matched redacted
 }
 
 func (x *exporter) agentIndex() *agents {
 	if x.agents != nil {
 		return x.agents
 	}
-	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}}
+	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}, redact: x.opts.redactText}
 	for k, f := range ix.files {
 		if f.Kind == store.KindSession || f.Side() {
 			continue
@@ -1050,7 +1089,7 @@ func (ix *agents) byPrompt() map[string][]int {
 	if ix.prompts == nil {
 		ix.prompts = map[string][]int{}
 		for _, k := range ix.candidates {
-			if p := firstPrompt(ix.files[k].Path); p != "" {
+			if p := ix.redact(firstPrompt(ix.files[k].Path)); p != "" {
 				ix.prompts[p] = append(ix.prompts[p], k)
 			}
 		}

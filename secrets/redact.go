@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Redactor takes secrets out of lines and texts: each secret the rules
@@ -278,4 +279,48 @@ func applyRaw(raw []byte, rr []rawRepl) []byte {
 		last = x.end
 	}
 	return append(out, raw[last:]...)
+}
+
+// Filter is a Redactor for use by several goroutines at once: each call
+// takes a Redactor of its own from a pool.
+type Filter struct {
+	pool sync.Pool
+}
+
+// NewFilter returns a Filter of Redactors made with opts.
+func NewFilter(opts RedactorOptions) (*Filter, error) {
+	r, err := NewRedactor(opts)
+	if err != nil {
+		return nil, err
+	}
+	f := &Filter{}
+	f.pool.New = func() any {
+		r, _ := NewRedactor(opts)
+		return r
+	}
+	f.pool.Put(r)
+	return f, nil
+}
+
+// Line is Redactor.Line.
+func (f *Filter) Line(raw []byte) ([]byte, int) {
+	r := f.pool.Get().(*Redactor)
+	defer f.pool.Put(r)
+	return r.Line(raw)
+}
+
+// Text is Redactor.Text.
+func (f *Filter) Text(s string) (string, int) {
+	r := f.pool.Get().(*Redactor)
+	defer f.pool.Put(r)
+	return r.Text(s)
+}
+
+// Bytes is Text of a text held in bytes: b itself when nothing goes.
+func (f *Filter) Bytes(b []byte) []byte {
+	out, n := f.Text(str(b))
+	if n == 0 {
+		return b
+	}
+	return []byte(out)
 }
