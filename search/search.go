@@ -93,6 +93,11 @@ type Options struct {
 	// Stop, when set, is asked before the hits of each file are taken:
 	// once it says yes, the search ends and Run returns ErrStopped.
 	Stop func() bool
+	// Redact, when set, rewrites each text before it is matched (cfix
+	// mcp takes the secrets out of what it answers): hits and snippets
+	// are of what it returns. It is called from several goroutines at
+	// once, and may return its argument.
+	Redact func(text []byte) []byte
 }
 
 // ErrStopped is what Run returns when Options.Stop ended the search.

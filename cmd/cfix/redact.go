@@ -110,3 +110,18 @@ func runRedact(opts *redactOptions) error {
 	}
 	return runPlan(&opts.planFlags, plan.CS)
 }
+
+// redactFilter is what takes the secrets out of what cfix export --redact
+// and cfix mcp write: the default rules, but for the fingerprints the
+// store's ignore file names.
+func redactFilter(root string) (*secrets.Filter, error) {
+	ig, err := secrets.ReadIgnore(root)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	f, err := secrets.NewFilter(secrets.RedactorOptions{Ignore: ig})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return f, nil
+}
