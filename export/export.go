@@ -969,7 +969,7 @@ func (x *exporter) subagent(t *transcript, b block, depth int, c *toolCall) func
 // entries, in file order) as a conversation of their own.
 func (x *exporter) inline(t *transcript, sel []int, depth int) error {
 	st := &transcript{path: t.path, fh: t.fh, g: t.g, results: map[string]int{}, agentOf: t.agentOf, roots: map[string][]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel}
+		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel, redact: t.redact}
 	if x.inlined == nil {
 		x.inlined = map[int]bool{}
 	}

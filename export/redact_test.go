@@ -3,9 +3,11 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/plant"
 	"github.com/cfix-dev/cfix/secrets"
 	"github.com/cfix-dev/cfix/show"
@@ -59,5 +61,43 @@ func TestRedact(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRedactInlineSubagent: a subagent a 1.0.x transcript holds inline
+// (sidechain entries, shown under the call that started them) is
+// redacted too.
+func TestRedactInlineSubagent(t *testing.T) {
+	p := plant.New(t)
+	root := filepath.Join(t.TempDir(), ".claude")
+	plant.CopyTree(t, root, filepath.Join(damage.Corpus(), "1.0.128", ".claude"))
+	path := filepath.Join(root, "projects/-home-dev-work-alpha/e08a945a-5a3e-434e-8f69-9e8721080cda.jsonl")
+	plant.EditLine(t, path, 20, func(e map[string]any) {
+		if e["isSidechain"] != true {
+			t.Fatalf("line 20 is not a sidechain entry: %v", e)
+		}
+		c := e["message"].(map[string]any)["content"].([]any)[0].(map[string]any)
+		c["content"] = "GITHUB_TOKEN=" + p.GitHub
+	})
+	fam, err := show.Resolve(root, "e08a945a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := secrets.NewFilter(secrets.RedactorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain, red bytes.Buffer
+	if err := Write(&plain, fam, Options{Format: "md"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(&red, fam, Options{Format: "md", Redact: f}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plain.String(), p.GitHub) {
+		t.Fatalf("the plain export lacks the token: the test proves nothing")
+	}
+	if strings.Contains(red.String(), p.GitHub) {
+		t.Errorf("the redacted export holds the inline subagent's token")
 	}
 }
