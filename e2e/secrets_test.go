@@ -567,3 +567,93 @@ func runCfixEnv(t *testing.T, journal string, extra []string, args ...string) Cf
 	}
 	return res
 }
+
+// TestThinkingEdits measures what each pinned client sends, resuming, for
+// a thinking block of an earlier turn whose text was changed (what cfix
+// redact does to a thinking block holding a secret), whose signature is
+// empty, and which has no signature member: the first is sent as written,
+// signature and all; an unsigned block, which the API refuses, is sent
+// too, so redact never takes a signature away.
+func TestThinkingEdits(t *testing.T) {
+	for _, v := range versionsSince(t, "1.0.128") {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			env := NewEnv(t, v, "")
+			res := env.Run("work/app", "-p", "THINK: a plan worth keeping BASH: echo x", "--output-format", "json")
+			out, err := res.Output()
+			if err != nil || res.ExitCode != 0 {
+				t.Fatalf("%v\n%s", err, res)
+			}
+			dir, err := ProjectDir(env.ClaudeDir(), env.Dir("work/app"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, out.SessionID+".jsonl")
+			edit := func(f func(b map[string]any)) {
+				lines := readLines(t, path)
+				for i, l := range lines {
+					if !bytes.Contains(l, []byte(`"type":"thinking"`)) {
+						continue
+					}
+					var e map[string]any
+					if json.Unmarshal(l, &e) != nil {
+						t.Fatalf("line %d", i+1)
+					}
+					for _, b := range e["message"].(map[string]any)["content"].([]any) {
+						if b := b.(map[string]any); b["type"] == "thinking" {
+							f(b)
+						}
+					}
+					lines[i], _ = json.Marshal(e)
+				}
+				writeLines(t, path, lines)
+			}
+			sent := func(what string) fakeapi.Block {
+				res := env.Run("work/app", "-r", out.SessionID, "-p", "CHECK "+what)
+				q := resumeRequest(t, res)
+				for _, m := range q.Messages {
+					for _, b := range m.Content {
+						if b.Type == "thinking" {
+							return b
+						}
+					}
+				}
+				return fakeapi.Block{}
+			}
+			orig := sent("as written")
+			edit(func(b map[string]any) { b["thinking"] = "a plan worth [REDACTED:generic-api-key] keeping" })
+			changed := sent("text changed")
+			t.Logf("claude %s, thinking text changed: sends %q with signature %v (as written: %v)", v, changed.Thinking, clip(changed.Signature, 12), changed.Signature == orig.Signature)
+			if changed.Thinking != "a plan worth [REDACTED:generic-api-key] keeping" || changed.Signature != orig.Signature || orig.Signature == "" {
+				t.Errorf("claude %s, text changed: sent %+v (signature before %q)", v, changed, orig.Signature)
+			}
+			edit(func(b map[string]any) { b["signature"] = "" })
+			empty := sent("signature empty")
+			t.Logf("claude %s, signature empty: sends the block: %v (text %q)", v, empty.Type == "thinking", empty.Thinking)
+			if empty.Type != "thinking" || empty.Signature != "" {
+				t.Errorf("claude %s, signature empty: sent %+v", v, empty)
+			}
+			edit(func(b map[string]any) { delete(b, "signature") })
+			none := sent("no signature member")
+			t.Logf("claude %s, no signature member: sends the block: %v", v, none.Type == "thinking")
+			if none.Type != "thinking" || none.Signature != "" {
+				t.Errorf("claude %s, no signature member: sent %+v", v, none)
+			}
+		})
+	}
+}
+
+// resumeRequest is the first request of a resume that carries the history.
+func resumeRequest(t *testing.T, res Result) fakeapi.Request {
+	t.Helper()
+	if res.ExitCode != 0 {
+		t.Fatalf("%s", res)
+	}
+	for _, q := range res.MessageRequests() {
+		if len(q.Tools) > 0 && len(q.Messages) >= 2 {
+			return q
+		}
+	}
+	t.Fatalf("no request carries the history\n%s", res)
+	return fakeapi.Request{}
+}
