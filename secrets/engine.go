@@ -43,6 +43,9 @@ type Engine struct {
 	byKeyword [][]*rule
 	// always are the rules without keywords, which run on every text.
 	always []*rule
+	// shortest is the length of the shortest match of any rule: a text
+	// shorter holds none.
+	shortest int
 }
 
 // rule is one gitleaks rule, with the screen that says cheaply whether its
@@ -62,13 +65,24 @@ type rule struct {
 	// match around there, and where such a match ends. Every match of the
 	// rule's expression holds a match of the screen that starts at most
 	// lead characters after it (lead < 0: no bound).
-	screen *stdregexp.Regexp
-	lead   int
+	screenSrc  string
+	screenOnce sync.Once
+	screenRe   *stdregexp.Regexp
+	lead       int
 	// prefix is what every match of the screen starts with, exactly; ""
 	// when it starts with one of the anchors instead, without regard to
 	// case (the literals its expression starts with).
 	prefix string
 	index  int // in Engine.rules
+	// quick says, for the first bytes of a match of the screen, which
+	// bytes may be there: a position the text lacks, or a byte no
+	// set holds, rules the screen out there without running it.
+	quick quickSets
+	// opWithin, when not 0, says a match of the screen holds one of the
+	// assignment operators of gitleaks's semi-generic rules (= > : | ? ,)
+	// in its first opWithin bytes: their identifier, up to 20 characters
+	// of its name and 3 of quotes or space, then the operator.
+	opWithin int
 }
 
 var (
@@ -162,6 +176,15 @@ func newEngine(cfg config.Config) (*Engine, error) {
 	if len(e.rules) == 0 {
 		return nil, errors.New("secrets: the gitleaks configuration has no rules")
 	}
+	e.shortest = -1
+	for _, r := range e.rules {
+		if re, err := syntax.Parse(r.re.String(), syntax.Perl); err == nil {
+			if n := minLen(re); e.shortest < 0 || n < e.shortest {
+				e.shortest = n
+			}
+		}
+	}
+	e.shortest = max(e.shortest, 0)
 	e.kw = newKeywords(words)
 	e.byKeyword = make([][]*rule, len(words))
 	for _, r := range e.rules {
@@ -188,16 +211,18 @@ func (r *rule) makeScreen() ([]string, error) {
 	if re == nil || lead < 0 || startsWithLookBehind(re) {
 		return nil, nil
 	}
-	unanchored, err := stdregexp.Compile(re.String())
+	prog, err := syntax.Compile(re.Simplify())
 	if err != nil {
 		return nil, nil
 	}
-	screen, err := stdregexp.Compile(`^(?:` + re.String() + `)`)
-	if err != nil {
+	// Compiled the first time a text calls for it: most rules never run.
+	src := `^(?:` + re.String() + `)`
+	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
 		return nil, nil
 	}
-	if p, _ := unanchored.LiteralPrefix(); len(p) >= 2 {
-		r.screen, r.lead, r.prefix = screen, lead, p
+	quick := newQuickSets(prog)
+	if p, _ := prog.Prefix(); len(p) >= 2 {
+		r.screenSrc, r.lead, r.prefix, r.quick = src, lead, p, quick
 		return nil, nil
 	}
 	lits, ok := firstLiterals(re)
@@ -216,8 +241,40 @@ func (r *rule) makeScreen() ([]string, error) {
 			anchors = append(anchors, l)
 		}
 	}
-	r.screen, r.lead = screen, lead
+	r.screenSrc, r.lead, r.quick = src, lead, quick
+	r.opWithin = opWithin(r.re.String(), re)
 	return anchors, nil
+}
+
+// semiGeneric is what follows the identifier in the expressions of
+// gitleaks's semi-generic rules (generic-api-key and the rules named after
+// a service): a name, quotes or space, an assignment operator.
+const semiGeneric = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// opWithin is, for a semi-generic rule's screen re, how many bytes from
+// its start hold the assignment operator: the longest identifier, 20
+// characters of name, 3 of quotes or space, the operator's first byte. 0
+// for other rules, or when the identifier has no longest match.
+func opWithin(src string, re *syntax.Regexp) int {
+	if !strings.Contains(src, semiGeneric) || re.Op != syntax.OpConcat {
+		return 0
+	}
+	subs := flatten(re)
+	if len(subs) < 3 || subs[1].Op != syntax.OpRepeat || subs[1].Max != 20 || subs[2].Op != syntax.OpRepeat || subs[2].Max != 3 {
+		return 0
+	}
+	id := maxLen(subs[0])
+	if id <= 0 {
+		return 0
+	}
+	return id + 20 + 3 + 1
+}
+
+// screen is the rule's screen, compiled the first time it is asked for
+// (its source compiled when the engine was made: it cannot fail).
+func (r *rule) screen() *stdregexp.Regexp {
+	r.screenOnce.Do(func() { r.screenRe = stdregexp.MustCompile(r.screenSrc) })
+	return r.screenRe
 }
 
 // uncapture returns re without its capture groups (a screen needs none).
@@ -503,6 +560,9 @@ type found struct {
 
 // find is Find with a scratch space (nil: a new one).
 func (e *Engine) find(text string, sc *scratch, fn func(Match)) {
+	if len(text) < e.shortest {
+		return
+	}
 	if sc == nil {
 		sc = &scratch{}
 	}
@@ -511,10 +571,11 @@ func (e *Engine) find(text string, sc *scratch, fn func(Match)) {
 	}
 	sc.tried = sc.tried[:0]
 	sc.found = sc.found[:0]
-	// A Kelvin sign lower-cases to k, as gitleaks looks for keywords:
+	// A Kelvin sign lower-cases to k, as gitleaks looks for keywords, and
+	// it and the long s (ſ) match k and s without case in an expression:
 	// such a text is read as gitleaks reads it, every triggered rule run
 	// on the whole text.
-	fold := strings.Contains(text, "\u212a")
+	fold := strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f")
 	if fold {
 		sc.hits, sc.ids = e.kw.scan(strings.ToLower(text), sc.hits[:0], sc.ids[:0])
 	} else {
@@ -543,7 +604,7 @@ func (e *Engine) find(text string, sc *scratch, fn func(Match)) {
 
 // margin is what a window around a match of a screen takes in on each side
 // besides the rule's leading parts.
-const margin = 64
+const margin = 16
 
 // tryRule runs rule r on text, once per text: where its screen matches,
 // the rule's expression runs on a window around the match; without a
@@ -554,13 +615,19 @@ func (e *Engine) tryRule(r *rule, text string, sc *scratch, fold bool) {
 	}
 	sc.seen[r.index] = true
 	sc.tried = append(sc.tried, r.index)
-	if r.screen == nil || fold {
+	if r.screenSrc == "" || fold {
 		e.runRule(r, text, 0, len(text), sc)
 		return
 	}
 	w0, w1 := -1, -1 // the window being gathered
 	try := func(c int) {
-		loc := r.screen.FindStringIndex(text[c:])
+		if !r.quick.may(text[c:]) {
+			return
+		}
+		if r.opWithin > 0 && strings.IndexAny(text[c:min(len(text), c+r.opWithin)], "=>:|?,") < 0 {
+			return
+		}
+		loc := r.screen().FindStringIndex(text[c:])
 		if loc == nil {
 			return
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -203,6 +204,7 @@ func visibleASCII(s string) string {
 type scanner struct {
 	eng    *Engine
 	filter *filter
+	seen   *seen // texts found clean
 	sc     scratch
 	li     lineInfo
 	dec    []byte
@@ -212,7 +214,7 @@ type scanner struct {
 }
 
 func newScanner(eng *Engine, f *filter) *scanner {
-	return &scanner{eng: eng, filter: f}
+	return &scanner{eng: eng, filter: f, seen: newSeen()}
 }
 
 // file scans one file.
@@ -228,6 +230,13 @@ func (s *scanner) file(j *job) ([]*Finding, int64, error) {
 	defer f.Close()
 	var size int64
 	if j.lines {
+		if fi, err := f.Stat(); err == nil && fi.Size() >= bigFile {
+			size, err = s.linesParallel(f)
+			if err != nil {
+				return nil, size, fmt.Errorf("%s: %w", j.path, err)
+			}
+			return s.out, size, nil
+		}
 		size, err = s.lines(f)
 	} else {
 		size, err = s.text(f, func(text []byte, line int, m Match) {
@@ -278,6 +287,34 @@ func (s *scanner) lines(f *os.File) (int64, error) {
 	return size, rd.Err()
 }
 
+// bigFile is the size from which a file of JSON lines is read by the
+// session pipeline, its lines scanned on every core: a store's biggest
+// session would otherwise keep one core busy while the others are done.
+const bigFile = 16 << 20
+
+// linesParallel is lines, the lines scanned by the session pipeline's
+// workers (each a scanner of its own), their findings kept in file order.
+func (s *scanner) linesParallel(f *os.File) (int64, error) {
+	var size int64
+	err := session.Pipeline(f, 0, func() func(session.Line) []*Finding {
+		w := newScanner(s.eng, s.filter)
+		w.j = s.j
+		return func(l session.Line) []*Finding {
+			w.out = w.out[:0]
+			w.line(l.Raw, l.N)
+			if len(w.out) == 0 {
+				return nil
+			}
+			return append([]*Finding(nil), w.out...)
+		}
+	}, func(l session.Line, fs []*Finding) error {
+		size = l.Offset + int64(len(l.Raw))
+		s.out = append(s.out, fs...)
+		return nil
+	})
+	return size, err
+}
+
 // line scans one JSON line: the decoded text of each of its strings, or the
 // line as text when it is not JSON.
 func (s *scanner) line(raw []byte, n int) {
@@ -309,8 +346,17 @@ func (s *scanner) line(raw []byte, n int) {
 		if sp.skip || sp.end == sp.start {
 			continue
 		}
+		if int(sp.end-sp.start) < s.eng.shortest {
+			continue // its text has fewer characters than any match
+		}
+		h, known := s.seen.clean(raw[sp.start:sp.end])
+		if known {
+			continue
+		}
 		text := s.text1(raw, sp.rawSpan)
+		found := false
 		s.eng.find(str(text), &s.sc, func(m Match) {
+			found = true
 			if s.filter.allow[m.Rule] {
 				return
 			}
@@ -324,6 +370,9 @@ func (s *scanner) line(raw []byte, n int) {
 			}
 			s.add(where, tool, field, n, string(text[m.Start:m.End]), m.Rule, sessionID)
 		})
+		if !found {
+			s.seen.add(h, int(sp.end-sp.start))
+		}
 	}
 }
 
@@ -346,6 +395,38 @@ func (s *scanner) text1(raw []byte, sp rawSpan) []byte {
 	}
 	s.dec = unescape(s.dec[:0], b)
 	return s.dec
+}
+
+// seen holds the hashes of the texts a worker found no secret in (the raw
+// bytes of JSON strings): a store holds the same texts again and again
+// (the client's reminders and instructions in every turn, a file read many
+// times, a session copied by a resume or a fork), each scanned once. Texts
+// shorter than the shortest match are never scanned; it stops growing at
+// seenMax entries.
+type seen struct {
+	seed maphash.Seed
+	m    map[uint64]int
+}
+
+const seenMax = 1 << 18
+
+var seenSeed = maphash.MakeSeed()
+
+func newSeen() *seen { return &seen{seed: seenSeed, m: map[uint64]int{}} }
+
+// clean returns raw's hash, and whether a text of that hash and length
+// was found clean before.
+func (s *seen) clean(raw []byte) (uint64, bool) {
+	h := maphash.Bytes(s.seed, raw)
+	n, ok := s.m[h]
+	return h, ok && n == len(raw)
+}
+
+// add keeps the hash of a text found clean.
+func (s *seen) add(h uint64, n int) {
+	if len(s.m) < seenMax {
+		s.m[h] = n
+	}
 }
 
 // str is b as a string, without a copy: b must not change while the

@@ -408,20 +408,32 @@ func (w *walker) field(dst *rawSpan, c ctx, k rawSpan) {
 // skipKey reports whether the string value of member name is never a
 // finding: ids, uuids, hashes and signatures, and base64 data.
 func skipKey(name []byte, inSource bool) bool {
-	s := string(name)
-	switch s {
+	n := len(name)
+	if n < 2 {
+		return false
+	}
+	// Looked at by the last byte first: most members end otherwise.
+	switch name[n-1] {
+	case 'd', 'D', 'h', 'a', 'e', 'g', '4', '6':
+	default:
+		return false
+	}
+	switch string(name) {
 	case "id", "uuid", "signature", "sig", "base64", "media_type", "timestamp", "type":
 		return true
 	case "data":
 		return inSource
 	}
-	for _, suf := range []string{"Id", "ID", "_id", "Uuid", "UUID", "uuid", "Hash", "hash", "_sha", "sha256", "Signature"} {
-		if len(s) > len(suf) && s[len(s)-len(suf):] == suf {
+	for _, suf := range idSuffixes {
+		if n > len(suf) && string(name[n-len(suf):]) == suf {
 			return true
 		}
 	}
 	return false
 }
+
+// idSuffixes end the names of members that hold ids, hashes, signatures.
+var idSuffixes = []string{"Id", "ID", "_id", "Uuid", "UUID", "uuid", "Hash", "hash", "_sha", "sha256", "Signature"}
 
 // where classifies span sp of a line of a JSON lines file of kind k, and
 // names the tool of a tool input.
