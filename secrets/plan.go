@@ -154,13 +154,8 @@ func (p *Plan) planLines(j *job, r io.Reader, rules map[string]int) ([]changeset
 			continue
 		}
 		if j.keep != nil {
-			sc.li.reset()
-			if walk(l.Raw, &sc.li) == nil {
-				sid, _ := sc.header(l.Raw, "sessionId")
-				project, _ := sc.header(l.Raw, "project")
-				if !j.keep.keeps(sid, project) {
-					continue
-				}
+			if walk(l.Raw, &sc.li) == nil && !j.keep.keeps(sc.str(l.Raw, sc.li.sessionID), sc.str(l.Raw, sc.li.project)) {
+				continue
 			}
 		}
 		rr := red.lineRepls(l.Raw, j.history)

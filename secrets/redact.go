@@ -234,7 +234,7 @@ func (r *Redactor) lineRepls(raw []byte, history bool) []rawRepl {
 	var rs []repl
 	for k := range li.spans {
 		sp := &li.spans[k]
-		if sp.skip || sp.end == sp.start {
+		if sp.end == sp.start {
 			continue
 		}
 		b := raw[sp.start:sp.end]

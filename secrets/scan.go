@@ -214,13 +214,15 @@ type scanner struct {
 }
 
 func newScanner(eng *Engine, f *filter) *scanner {
-	return &scanner{eng: eng, filter: f, seen: newSeen()}
+	s := &scanner{eng: eng, filter: f, seen: newSeen()}
+	s.li.min = eng.shortest
+	return s
 }
 
 // file scans one file.
 func (s *scanner) file(j *job) ([]*Finding, int64, error) {
 	s.j, s.out = j, nil
-	f, err := os.Open(j.path)
+	f, err := openFile(j.path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, 0, nil // gone since the listing
@@ -333,22 +335,13 @@ func (s *scanner) line(raw []byte, n int) {
 	li := &s.li
 	var sessionID string
 	if s.j.history || s.j.session == "" {
-		sessionID, _ = s.header(raw, "sessionId")
+		sessionID = s.str(raw, li.sessionID)
 	}
-	if s.j.keep != nil {
-		project, _ := s.header(raw, "project")
-		if !s.j.keep.keeps(sessionID, project) {
-			return
-		}
+	if s.j.keep != nil && !s.j.keep.keeps(sessionID, s.str(raw, li.project)) {
+		return
 	}
 	for k := range li.spans {
 		sp := &li.spans[k]
-		if sp.skip || sp.end == sp.start {
-			continue
-		}
-		if int(sp.end-sp.start) < s.eng.shortest {
-			continue // its text has fewer characters than any match
-		}
 		h, known := s.seen.clean(raw[sp.start:sp.end])
 		if known {
 			continue
@@ -376,15 +369,12 @@ func (s *scanner) line(raw []byte, n int) {
 	}
 }
 
-// header returns the value of a string member of the entry's top level
-// (read off the spans of the walk: the first one named so).
-func (s *scanner) header(raw []byte, name string) (string, bool) {
-	for _, sp := range s.li.spans {
-		if sp.top == topOther && sp.key.ok() && string(raw[sp.key.start:sp.key.end]) == name && sp.block < 0 {
-			return string(s.text1(raw, sp.rawSpan)), true
-		}
+// str returns a header span's decoded text ("" when it is none).
+func (s *scanner) str(raw []byte, sp rawSpan) string {
+	if !sp.ok() {
+		return ""
 	}
-	return "", false
+	return string(s.text1(raw, sp))
 }
 
 // text1 returns a span's decoded text, valid until the next call.

@@ -62,7 +62,9 @@ const (
 	bResult
 )
 
-// span is one string value of a line, with where it sits.
+// span is one string value of a line that may hold a secret, with where
+// it sits (ids, hashes, signatures, base64 data and strings too short for
+// any match are never kept).
 type span struct {
 	rawSpan
 	key   rawSpan // the member holding it (none for an array element)
@@ -70,7 +72,6 @@ type span struct {
 	msgC  bool  // in message.content
 	block int32 // the content block holding it, -1 for none
 	bkey  bkey
-	skip  bool // never a finding: an id, a hash, a signature, base64 data
 }
 
 // blockInfo is what a content block says of itself.
@@ -80,13 +81,17 @@ type blockInfo struct {
 
 // lineInfo is what one walk of a line found.
 type lineInfo struct {
-	typ, role rawSpan
-	spans     []span
-	blocks    []blockInfo
+	typ, role          rawSpan
+	sessionID, project rawSpan // the entry's sessionId and project members
+	spans              []span
+	blocks             []blockInfo
+	// min is the shortest string kept in spans (raw bytes): a shorter one
+	// holds no secret (the shortest match of a rule).
+	min int
 }
 
 func (li *lineInfo) reset() {
-	*li = lineInfo{spans: li.spans[:0], blocks: li.blocks[:0]}
+	*li = lineInfo{spans: li.spans[:0], blocks: li.blocks[:0], min: li.min}
 }
 
 // walker reads one JSON line, keeping every string value's span and what
@@ -97,6 +102,7 @@ type walker struct {
 	li    *lineInfo
 	depth int
 	err   error
+	last  rawSpan // the string value read last
 }
 
 // maxDepth bounds the nesting a line may have.
@@ -208,9 +214,11 @@ func (w *walker) value(c ctx, key rawSpan) {
 	switch w.b[w.i] {
 	case '"':
 		s := w.str()
-		sp := span{rawSpan: s, key: key, top: c.top, msgC: c.msgC, block: c.block, bkey: c.bkey}
-		sp.skip = key.ok() && skipKey(w.b[key.start:key.end], c.src)
-		w.li.spans = append(w.li.spans, sp)
+		w.last = s
+		if int(s.end-s.start) < w.li.min || key.ok() && skipKey(w.b[key.start:key.end], c.src) {
+			return // never a finding
+		}
+		w.li.spans = append(w.li.spans, span{rawSpan: s, key: key, top: c.top, msgC: c.msgC, block: c.block, bkey: c.bkey})
 	case '{':
 		w.object(c, false)
 	case '[':
@@ -336,6 +344,12 @@ func (w *walker) member(c ctx, isTop bool, k rawSpan) {
 		case "type":
 			w.field(&li.typ, c, k)
 			return
+		case "sessionId":
+			w.field(&li.sessionID, c, k)
+			return
+		case "project":
+			w.field(&li.project, c, k)
+			return
 		case "message":
 			mc.top, mc.msg = topMessage, true
 		case "toolUseResult":
@@ -401,7 +415,7 @@ func (w *walker) field(dst *rawSpan, c ctx, k rawSpan) {
 	isStr := w.i < len(w.b) && w.b[w.i] == '"'
 	w.value(c, k)
 	if isStr {
-		*dst = w.li.spans[len(w.li.spans)-1].rawSpan
+		*dst = w.last
 	}
 }
 
@@ -438,9 +452,6 @@ var idSuffixes = []string{"Id", "ID", "_id", "Uuid", "UUID", "uuid", "Hash", "ha
 // where classifies span sp of a line of a JSON lines file of kind k, and
 // names the tool of a tool input.
 func (li *lineInfo) where(line []byte, sp *span, history bool) (Where, string, bool) {
-	if sp.skip {
-		return "", "", false
-	}
 	typ := string(line[li.typ.start:li.typ.end])
 	if history {
 		switch sp.top {

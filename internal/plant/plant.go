@@ -22,6 +22,14 @@ import (
 	"github.com/cfix-dev/cfix/internal/damage"
 )
 
+// T is what the helpers need of a test: testing.TB, or a script's
+// adapter of it.
+type T interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // Secrets are secrets of real shapes, random each run (the rules check
 // their entropy): what a test plants in a store.
 type Secrets struct {
@@ -29,7 +37,7 @@ type Secrets struct {
 }
 
 // New returns new secrets.
-func New(t testing.TB) Secrets {
+func New(t T) Secrets {
 	t.Helper()
 	rng := mrand.New(mrand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	pick := func(n int, alphabet string) string {
@@ -64,7 +72,7 @@ func (p Secrets) All() map[string]string {
 }
 
 // CopyTree copies the folder src to dst.
-func CopyTree(t testing.TB, dst, src string) {
+func CopyTree(t T, dst, src string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -88,7 +96,7 @@ func CopyTree(t testing.TB, dst, src string) {
 
 // EditLine rewrites line n (1-based) of a JSON lines file by edit, which
 // gets the decoded entry.
-func EditLine(t testing.TB, path string, n int, edit func(e map[string]any)) {
+func EditLine(t T, path string, n int, edit func(e map[string]any)) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -113,7 +121,7 @@ func EditLine(t testing.TB, path string, n int, edit func(e map[string]any)) {
 }
 
 // LineWith returns the number of the first line of path holding s.
-func LineWith(t testing.TB, path, s string) int {
+func LineWith(t T, path, s string) int {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -128,7 +136,7 @@ func LineWith(t testing.TB, path, s string) int {
 	return 0
 }
 
-// Store copies the 2.1.332 corpus store and plants the secrets the
+// Store copies the 2.1.332 corpus store and plants the secrets (Into) the
 // ways real work does: a token pasted in a prompt, a .env printed by Bash
 // (in the tool_result and in toolUseResult), keys in thinking and in a
 // Bash command of a subagent, a PEM key read by Read, a prompt in
@@ -138,6 +146,13 @@ func Store(t testing.TB, p Secrets) (string, map[string][]string) {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), ".claude")
 	CopyTree(t, root, filepath.Join(damage.Corpus(), "2.1.332", ".claude"))
+	return root, Into(t, root, p)
+}
+
+// Into plants the secrets into root, a copy of the 2.1.332 corpus store
+// (see Store), and returns where each is.
+func Into(t T, root string, p Secrets) map[string][]string {
+	t.Helper()
 	const sid = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
 	main := filepath.Join(root, "projects/-home-dev-work-alpha", sid+".jsonl")
 	sub := filepath.Join(root, "projects/-home-dev-work-alpha", sid, "subagents/agent-a286146d096c0ed79.jsonl")
@@ -214,12 +229,12 @@ func Store(t testing.TB, p Secrets) (string, map[string][]string) {
 		}
 		return nil
 	})
-	return root, where
+	return where
 }
 
 // Grep returns the files of root holding s, raw or as a JSON string
 // holds it.
-func Grep(t testing.TB, root, s string) []string {
+func Grep(t T, root, s string) []string {
 	t.Helper()
 	esc, _ := json.Marshal(s)
 	forms := [][]byte{[]byte(s), bytes.Trim(esc, `"`)}
