@@ -243,3 +243,55 @@ func shape(v any, key string) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// TestIgnoreFile: a fingerprint in the store's .cfix-secrets-ignore leaves
+// that secret out of the scan, wherever it is, and in place in a
+// redaction; the others go. A line that is no fingerprint is an error
+// naming the file and line.
+func TestIgnoreFile(t *testing.T) {
+	p := plant.New(t)
+	root, _ := plant.Store(t, p)
+	var fp string
+	all := 0
+	Scan(Options{Root: root}, func(f *Finding) error {
+		all++
+		if f.Rule == "stripe-access-token" {
+			fp = f.Fingerprint
+		}
+		return nil
+	})
+	if fp == "" {
+		t.Fatal("no stripe finding")
+	}
+	if err := os.WriteFile(filepath.Join(root, IgnoreFile), []byte("# a test key\n"+fp+"  # the stripe key of the docs\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	st, err := Scan(Options{Root: root}, func(f *Finding) error {
+		n++
+		if f.Fingerprint == fp {
+			t.Errorf("%s:%d: an ignored secret is found", f.Path, f.Line)
+		}
+		return nil
+	})
+	if err != nil || st.Ignored == 0 || n+st.Ignored != all {
+		t.Errorf("scan: %v; %d found, %d ignored, %d before", err, n, st.Ignored, all)
+	}
+	plan, err := PlanRedact(Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(plan.CS, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	if len(plant.Grep(t, root, p.Stripe)) == 0 {
+		t.Errorf("the ignored secret was redacted")
+	}
+	if in := plant.Grep(t, root, p.GitHub); len(in) > 0 {
+		t.Errorf("a secret not ignored is still in %v", in)
+	}
+	os.WriteFile(filepath.Join(root, IgnoreFile), []byte(fp+"\nnot-a-fingerprint\n"), 0o600)
+	if _, err := Scan(Options{Root: root}, func(*Finding) error { return nil }); err == nil || !strings.Contains(err.Error(), IgnoreFile+":2:") {
+		t.Errorf("a bad line: %v", err)
+	}
+}

@@ -150,7 +150,8 @@ func runSecrets(opts *secretsOptions) error {
 	return nil
 }
 
-// whereText says where in its entry a finding is: tool output (stdout).
+// whereText says where a finding is: in its entry (tool output (stdout)),
+// and in which kind of file when it is no main transcript's.
 func whereText(f *secrets.Finding) string {
 	w := string(f.Where)
 	var in []string
@@ -163,8 +164,16 @@ func whereText(f *secrets.Finding) string {
 	if len(in) > 0 {
 		w += " (" + visible.String(strings.Join(in, " ")) + ")"
 	}
-	if f.Kind != secrets.KindTranscript {
-		w += " of a " + strings.ReplaceAll(string(f.Kind), "-", " ") + " file"
+	switch f.Kind {
+	case secrets.KindTranscript, secrets.KindFileHistory:
+	case secrets.KindSubagent:
+		w += " of a subagent"
+	case secrets.KindHistory:
+		w += " in history.jsonl"
+	case secrets.KindToolResult:
+		w += " kept apart"
+	default:
+		w += " in a " + strings.ReplaceAll(string(f.Kind), "-", " ") + " file"
 	}
 	return w
 }
