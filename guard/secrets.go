@@ -117,7 +117,7 @@ func scanSecrets(dir, root, path string, input Input) error {
 	rules := map[string]bool{}
 	_, err := secrets.Scan(secrets.Options{Root: root, Targets: []string{target}}, func(f *secrets.Finding) error {
 		run.Findings++
-		distinct[f.Fingerprint] = true
+		distinct[f.SecretKey()] = true
 		rules[f.Rule] = true
 		return nil
 	})

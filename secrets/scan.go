@@ -170,6 +170,14 @@ func ReadIgnore(root string) (map[string]bool, error) {
 	return out, nil
 }
 
+// SecretKey names the secret of f, whatever rule found it (the rules of
+// a secret found twice differ: its fingerprints too): a hash of it, for
+// counting secrets.
+func (f *Finding) SecretKey() string {
+	sum := sha256.Sum256([]byte(f.secret))
+	return hex.EncodeToString(sum[:8])
+}
+
 // fingerprint names a secret found by rule.
 func fingerprint(rule, secret string) string {
 	sum := sha256.Sum256([]byte(secret))

@@ -94,7 +94,7 @@ type secretsJSON struct {
 	Files    int            `json:"files_scanned"`
 	Bytes    int64          `json:"bytes_scanned"`
 	Findings []secretJSON   `json:"findings"`
-	Secrets  int            `json:"secrets"` // distinct fingerprints
+	Secrets  int            `json:"secrets"` // distinct secrets
 	Ignored  int            `json:"ignored"` // findings the ignore file left out
 	ByRule   map[string]int `json:"by_rule"`
 }
@@ -118,7 +118,7 @@ func runSecrets(opts *secretsOptions) error {
 	distinct := map[string]bool{}
 	files := map[string]bool{}
 	st, err := secrets.Scan(secrets.Options{Root: root, Targets: opts.targets, Allow: opts.allow}, func(f *secrets.Finding) error {
-		distinct[f.Fingerprint] = true
+		distinct[f.SecretKey()] = true
 		files[f.Path] = true
 		doc.ByRule[f.Rule]++
 		if opts.json {
