@@ -19,6 +19,7 @@ type Plan struct {
 	Replaced int        // replacements in all (a secret may be in several places)
 	Stats    Stats
 	red      *Redactor
+	lines    map[string]map[int]bool // the lines of each file the scan found a secret on
 }
 
 // PlanRedact scans what opts names and plans the replacement of each
@@ -29,11 +30,15 @@ type Plan struct {
 // other files. Files of live sessions are planned as the others; apply
 // refuses them.
 func PlanRedact(opts Options) (*Plan, error) {
-	p := &Plan{CS: changeset.New(opts.Root, "redact")}
+	p := &Plan{CS: changeset.New(opts.Root, "redact"), lines: map[string]map[int]bool{}}
 	p.CS.Masked = true
 	knownRule := map[string]string{}
 	st, err := Scan(opts, func(f *Finding) error {
 		p.Findings = append(p.Findings, f)
+		if p.lines[f.Path] == nil {
+			p.lines[f.Path] = map[int]bool{}
+		}
+		p.lines[f.Path][f.Line] = true
 		if _, ok := knownRule[f.secret]; !ok {
 			knownRule[f.secret] = f.Rule
 		}
@@ -181,13 +186,7 @@ func (p *Plan) planLines(j *job, r io.Reader, rules map[string]int) ([]changeset
 }
 
 // hasFinding reports whether the scan found a secret at line n of path.
-func (p *Plan) hasFinding(path string, n int) bool {
-	i := sort.Search(len(p.Findings), func(i int) bool {
-		f := p.Findings[i]
-		return f.Path > path || f.Path == path && f.Line >= n
-	})
-	return i < len(p.Findings) && p.Findings[i].Path == path && p.Findings[i].Line == n
-}
+func (p *Plan) hasFinding(path string, n int) bool { return p.lines[path][n] }
 
 func dedupe(ss []string) []string {
 	seen := map[string]bool{}
