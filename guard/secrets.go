@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/secrets"
 )
@@ -176,7 +177,7 @@ func secretsWarning(dir string) (string, error) {
 			id = r.Path
 		}
 		fmt.Fprintf(&b, "- session %s holds %d %s (%s): %s %s shows how they go, --apply takes them out\n",
-			id, r.Secrets, plural(r.Secrets, "secret"), strings.Join(r.Rules, ", "), cmd, shell.Quote(id))
+			id, r.Secrets, plural.Of(r.Secrets, "secret"), strings.Join(r.Rules, ", "), cmd, shell.Quote(id))
 	}
 	if n == 0 {
 		return "", nil

@@ -20,30 +20,38 @@ const maxHunks = 200
 
 // Show writes the plan: a line per file it changes and the totals, what
 // the journal of its apply would keep, then each change as a diff where
-// every secret is masked: the old bytes around it with the secret's
-// preview, the new ones with its marker. Nothing of a secret but its
-// preview is written.
+// every secret is masked (Diff). Nothing of a secret but its preview is
+// written.
 func (p *Plan) Show(w io.Writer) error {
 	changeset.Summary(w, p.CS)
 	if p.CS.Empty() {
 		return nil
 	}
-	fmt.Fprintf(w, "%d %s found in %d %s; %d %s\n", p.Secrets, plural(p.Secrets, "secret"), len(p.CS.Ops), plural(len(p.CS.Ops), "file"),
-		p.Replaced, plural(p.Replaced, "replacement"))
-	fmt.Fprintln(w, JournalNote)
 	fmt.Fprintln(w)
+	return p.Diff(w)
+}
+
+// Diff writes each change of the plan as a diff where every secret is
+// masked: the old bytes around it with the secret's preview, the new ones
+// with its marker.
+func (p *Plan) Diff(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	defer bw.Flush()
 	for i := range p.CS.Ops {
 		if err := p.diffOp(bw, &p.CS.Ops[i]); err != nil {
 			return fmt.Errorf("%s: %w", p.CS.Ops[i].Path, err)
 		}
+		// A writer that takes no more (a screen's worth) stops the
+		// diff here.
+		if err := bw.Flush(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return bw.Flush()
 }
 
-// JournalNote says what the journal of a redaction holds, and how it goes.
-const JournalNote = "note: the journal of the apply keeps a copy of every file it changes, secrets included, so that cfix undo can put them back; once the redaction is checked, remove it: cfix journal prune --journal ID (or apply with --no-backup, which keeps none)"
+// JournalNote says what the journal of a redaction holds, and how it goes
+// (a note of the plan).
+const JournalNote = "the journal of the apply keeps a copy of every file it changes, secrets included, so that cfix undo can put them back; once the redaction is checked, remove it: cfix journal prune --journal ID (or apply with --no-backup, which keeps none)"
 
 func (p *Plan) diffOp(w *bufio.Writer, op *changeset.Op) error {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.Path), visible.String(op.Path))

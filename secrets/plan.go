@@ -85,6 +85,10 @@ func PlanRedact(opts Options) (*Plan, error) {
 		}
 	}
 	p.CS.LeaveOutside(false)
+	if !p.CS.Empty() {
+		p.CS.Notes = append(p.CS.Notes, fmt.Sprintf("%d %s found in %d %s; %d %s", p.Secrets, plural(p.Secrets, "secret"),
+			len(p.CS.Ops), plural(len(p.CS.Ops), "file"), p.Replaced, plural(p.Replaced, "replacement")), JournalNote)
+	}
 	return p, nil
 }
 

@@ -84,7 +84,7 @@ func runRedact(opts *redactOptions) error {
 		}
 		return planError(err)
 	}
-	opts.show = func(w io.Writer, _ *changeset.ChangeSet) error { return plan.Show(w) }
+	opts.differ = func(w io.Writer, _ *changeset.ChangeSet, _ changeset.DiffOptions) error { return plan.Diff(w) }
 	opts.redact = redactJSON{Secrets: plan.Secrets, Findings: len(plan.Findings), Replacements: plan.Replaced}
 	opts.applied = func(journal string) (string, bool, error) {
 		if !opts.noBackup {

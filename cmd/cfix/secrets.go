@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/secrets"
@@ -184,7 +185,7 @@ func printSecretsSummary(w io.Writer, doc secretsJSON, findings, nfiles int, opt
 		ignored = fmt.Sprintf("; %d left out by %s", doc.Ignored, secrets.IgnoreFile)
 	}
 	if findings == 0 {
-		fmt.Fprintf(w, "no secret found in %d %s (%s)%s\n", doc.Files, pluralWord(doc.Files, "file"), changeset.Size(doc.Bytes), ignored)
+		fmt.Fprintf(w, "no secret found in %d %s (%s)%s\n", doc.Files, plural.Of(doc.Files, "file"), changeset.Size(doc.Bytes), ignored)
 		return
 	}
 	var rules []string
@@ -202,7 +203,7 @@ func printSecretsSummary(w io.Writer, doc secretsJSON, findings, nfiles int, opt
 		by = append(by, fmt.Sprintf("%s %d", r, doc.ByRule[r]))
 	}
 	fmt.Fprintf(w, "by rule: %s\n", strings.Join(by, ", "))
-	fmt.Fprintf(w, "%d %s (%d %s) in %d of %d files scanned%s\n", doc.Secrets, pluralWord(doc.Secrets, "secret"), findings, pluralWord(findings, "finding"),
+	fmt.Fprintf(w, "%d %s (%d %s) in %d of %d files scanned%s\n", doc.Secrets, plural.Of(doc.Secrets, "secret"), findings, plural.Of(findings, "finding"),
 		nfiles, doc.Files, ignored)
 	cmd := "cfix redact"
 	if opts.root != "" {
