@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 )
 
@@ -55,7 +55,7 @@ const JournalNote = "the journal of the apply keeps a copy of every file it chan
 
 func (p *Plan) diffOp(w *bufio.Writer, op *changeset.Op) error {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.Path), visible.String(op.Path))
-	f, err := os.Open(op.Path)
+	f, err := rfile.Open(op.Path)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -94,7 +95,7 @@ func PlanRedact(opts Options) (*Plan, error) {
 
 // planFile plans the rewrite of one file (nil when nothing in it goes).
 func (p *Plan) planFile(j *job) (*changeset.Op, int, error) {
-	f, err := os.Open(j.path)
+	f, err := rfile.Open(j.path)
 	if err != nil {
 		return nil, 0, err
 	}

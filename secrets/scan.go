@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -142,7 +143,7 @@ func newFilter(eng *Engine, opts Options) (*filter, error) {
 func ReadIgnore(root string) (map[string]bool, error) {
 	out := map[string]bool{}
 	p := filepath.Join(root, IgnoreFile)
-	f, err := os.Open(p)
+	f, err := rfile.Open(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return out, nil
@@ -230,7 +231,7 @@ func newScanner(eng *Engine, f *filter) *scanner {
 // file scans one file.
 func (s *scanner) file(j *job) ([]*Finding, int64, error) {
 	s.j, s.out = j, nil
-	f, err := openFile(j.path)
+	f, err := rfile.Open(j.path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, 0, nil // gone since the listing

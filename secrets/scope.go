@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -314,7 +315,7 @@ func walkFiles(dir string, fn func(path string)) error {
 // pastesOf returns the content hashes of the pastes the kept lines of
 // history.jsonl name.
 func pastesOf(hist string, keep *lineFilter) []string {
-	f, err := os.Open(hist)
+	f, err := rfile.Open(hist)
 	if err != nil {
 		return nil
 	}
