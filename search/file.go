@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -91,7 +92,7 @@ func (s *fileSearcher) run(j *job, out chan result, stop chan struct{}) {
 }
 
 func (s *fileSearcher) search() (int64, error) {
-	f, err := openFile(s.j.path)
+	f, err := rfile.Open(s.j.path)
 	if err != nil {
 		return 0, err
 	}
@@ -332,6 +333,9 @@ func (s *fileSearcher) line(b []byte, n int, off int64) {
 			continue
 		}
 		text := s.text(b, sp.rawSpan)
+		if s.opts.Redact != nil {
+			text = s.opts.Redact(text)
+		}
 		ms, me := s.pat.find(text)
 		if ms < 0 {
 			continue

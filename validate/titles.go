@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -55,7 +56,7 @@ func titleGap(path string, size int64, titles []TitleLine) (*TitleGap, error) {
 	if size <= PickerReach || len(titles) == 0 {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func FindTitleGap(path string) (*TitleGap, error) {
 	if fi.Size() <= PickerReach {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +258,7 @@ func (s *storeCheck) titleReach() {
 // custom-title, else ai-title, summary or agent-name), and the types of
 // its lines.
 func MetaTitle(path string) (title string, types []string) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return "", nil
 	}

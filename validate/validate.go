@@ -3,11 +3,11 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -24,6 +24,9 @@ type Finding struct {
 	// first MaxPerCode), from line Line on: the counts hold them all.
 	More int `json:"more,omitempty"`
 	last int // the line of the last of them
+	// unfixed is set by a check that knows the planner of its code
+	// leaves this finding as it is: it gets no hint.
+	unfixed bool
 }
 
 // MarshalText renders a severity as its name.
@@ -178,7 +181,7 @@ func checkFiles(files []store.File, opts Options, slugs bool) []*fileResult {
 
 // parseJSONFile decodes a small JSON file into v.
 func parseJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -5,20 +5,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
 
 type guardOptions struct {
 	planFlags
-	project bool
-	bin     string
+	project    bool
+	bin        string
+	statusLine bool
+	secrets    bool
 }
 
 func newGuardCmd() *cobra.Command {
@@ -60,10 +64,21 @@ file: fix it first).
 
 The hooks run this cfix binary (--cfix names another).
 
+--statusline also sets Claude Code's status line (the statusLine setting)
+to cfix statusline: one line with the session's cost so far, today's, the
+current 5-hour block's and its time left, and the session's health. A
+status line of your own is left as it is, and the install refused: remove
+it first. Uninstall removes cfix's status line with the hooks.
+
 --project changes the .claude/settings.json of the current directory (the
 project's settings) instead: that file and nothing else (a .claude or a
 settings.json that is a symbolic link is refused); the folder is made when
 missing. cfix undo --apply JOURNAL takes it back.
+
+--secrets also has the SessionEnd hook scan the session that ended for
+secrets (as cfix secrets does), and the next SessionStart say which sessions
+hold some and the cfix redact command that takes them out. It is kept in
+cfix's state folder; cfix guard uninstall --apply turns it off.
 
 ` + plannerExitStatus,
 		Args: cobra.NoArgs,
@@ -90,11 +105,14 @@ of the current directory.
 	cmd.Flags().BoolVar(&opts.project, "project", false, "the .claude/settings.json of the current directory (the project's settings), not the store's")
 	if install {
 		cmd.Flags().StringVar(&opts.bin, "cfix", "", "the cfix binary the hooks run (default: this one)")
+		cmd.Flags().BoolVar(&opts.statusLine, "statusline", false, "also set Claude Code's status line to cfix statusline (the session's cost, today's, the 5-hour block's, its health)")
+		cmd.Flags().BoolVar(&opts.secrets, "secrets", false, "also scan each session that ends for secrets, and say at the next start which hold some")
 	}
 	return cmd
 }
 
-// hookBinary is the absolute path of the cfix binary the hooks run.
+// hookBinary is the absolute path of the cfix binary the hooks (and the
+// MCP server's entry) run: flag's, else this one's, links resolved.
 func hookBinary(flag string) (string, error) {
 	if flag != "" {
 		return filepath.Abs(flag)
@@ -155,6 +173,13 @@ func runGuardChange(opts *guardOptions, install bool) error {
 		out, err = guard.Uninstall(path, raw)
 		reason = "remove cfix's hooks"
 	}
+	if err == nil && install && opts.statusLine {
+		out, err = guard.InstallStatusLine(path, out, bin)
+		reason += " and cfix's status line (" + guard.StatusLineCommand(bin) + ")"
+	} else if err == nil && !install && guard.StatusLineOf(out) != "" {
+		out, err = guard.UninstallStatusLine(path, out)
+		reason += " and cfix's status line"
+	}
 	if err != nil {
 		return usageError(err)
 	}
@@ -175,7 +200,44 @@ func runGuardChange(opts *guardOptions, install bool) error {
 			fmt.Fprintf(opts.out, "%s: holds no hook of cfix\n", path)
 		}
 	}
-	return runPlan(&opts.planFlags, cs)
+	if err := runPlan(&opts.planFlags, cs); err != nil {
+		return err
+	}
+	return guardSecrets(opts, install)
+}
+
+// guardSecrets turns the SessionEnd scan for secrets on (install
+// --secrets) or off (uninstall), once the hooks are applied.
+func guardSecrets(opts *guardOptions, install bool) error {
+	if install && !opts.secrets {
+		return nil
+	}
+	dir, err := guard.StateDir()
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	st, _ := guard.ReadSecrets(dir)
+	if !opts.apply {
+		if install && !st.On && !opts.json {
+			fmt.Fprintf(opts.out, "with --apply, the SessionEnd hook also scans each session that ends for secrets (cfix secrets), and the next start says which hold some\n")
+		}
+		return nil
+	}
+	if st.On == install {
+		return nil
+	}
+	if err := guard.SetSecrets(dir, install); err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	if opts.json {
+		return nil
+	}
+	if install {
+		fmt.Fprintf(opts.out, "the SessionEnd hook scans each session that ends for secrets; the next start says which hold some (%s)\n", dir)
+	} else {
+		fmt.Fprintf(opts.out, "the SessionEnd scan for secrets is off\n")
+	}
+	return nil
 }
 
 func newGuardStatusCmd() *cobra.Command {
@@ -260,6 +322,19 @@ func guardStatus(cmd *cobra.Command, root string, project bool) error {
 		fmt.Fprintf(w, "state: %v\n", err)
 		return nil
 	}
+	if sec, err := guard.ReadSecrets(dir); err != nil {
+		fmt.Fprintf(w, "secrets: %v\n", err)
+	} else if sec.On {
+		fmt.Fprintf(w, "secrets: the SessionEnd hook scans each session that ends for secrets (cfix guard install --secrets)\n")
+		for _, r := range sec.Found {
+			told := ""
+			if r.Warned {
+				told = ", told at a start"
+			}
+			fmt.Fprintf(w, "  %s  session %s: %d %s (%s%s): cfix redact %s\n", r.At.Local().Format(time.DateTime), r.Session, r.Secrets,
+				plural.Of(r.Secrets, "secret"), strings.Join(r.Rules, ", "), told, shell.Quote(r.Session))
+		}
+	}
 	fmt.Fprintf(w, "last runs (%s):\n", dir)
 	for _, ev := range guard.Events {
 		r, ok := st.Last[ev]
@@ -289,14 +364,14 @@ func guardProtection(w io.Writer, root string) {
 	case p.OlderThan == 0:
 		fmt.Fprintf(w, "not protected: cleanupPeriodDays %d leaves no time to archive before the sweep\n", p.PeriodDays)
 	default:
-		fmt.Fprintf(w, "protected: at the start of a session (new or resumed), the sessions whose transcript was last written more than %dd ago (cleanupPeriodDays %d less %d days) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
-			p.OlderThan, p.PeriodDays, guard.Margin, p.Dir)
+		fmt.Fprintf(w, "protected: at the start of a session (new or resumed), the sessions whose transcript was last written more than %dd ago (cleanupPeriodDays %d less %s) are archived into %s, once a day, before Claude Code's sweep deletes them\n",
+			p.OlderThan, p.PeriodDays, plural.Count(guard.Margin, "day"), p.Dir)
 		if l, err := store.Scan(root); err == nil {
 			live, _ := liveSessions(root)
 			ss := store.SessionsOf(l, live)
 			if n, bytes := guard.Mark(ss, p); n > 0 {
 				them := map[bool]string{true: "it", false: "them"}[n == 1]
-				fmt.Fprintf(w, "  the next start archives %d %s (%s; cfix ls marks %s guard)\n", n, pluralWord(n, "session"), changeset.Size(bytes), them)
+				fmt.Fprintf(w, "  the next start archives %d %s (%s; cfix ls marks %s guard)\n", n, plural.Of(n, "session"), changeset.Size(bytes), them)
 			} else {
 				fmt.Fprintf(w, "  the next start archives no session: none is that old\n")
 			}
@@ -305,7 +380,7 @@ func guardProtection(w io.Writer, root string) {
 	if n, err := p.Archived(); err != nil {
 		fmt.Fprintf(w, "  archives: %v\n", err)
 	} else if n > 0 {
-		fmt.Fprintf(w, "  %s holds %d session %s (cfix archive --list lists them, cfix restore ID puts one back)\n", p.Dir, n, pluralWord(n, "archive"))
+		fmt.Fprintf(w, "  %s holds %d session %s (cfix archive --list lists them, cfix restore ID puts one back)\n", p.Dir, n, plural.Of(n, "archive"))
 	}
 }
 
@@ -314,7 +389,7 @@ func runNote(r guard.Run) string {
 	case r.Error != "":
 		return "  failed: " + r.Error
 	case len(r.Problems) > 0:
-		return fmt.Sprintf("  %d problem(s): %v (cfix repair %s)", len(r.Problems), r.Problems, shell.Quote(r.Path))
+		return fmt.Sprintf("  %s: %v (cfix repair %s)", plural.Count(len(r.Problems), "problem"), r.Problems, shell.Quote(r.Path))
 	}
 	return "  ok"
 }
