@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -155,7 +156,28 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	}
 	// Sessions behind a project folder linked out of the store stay whole.
 	p.cs.LeaveOutside(true)
+	if err := p.dropIndexEntries(); err != nil {
+		return nil, err
+	}
 	return p.cs, nil
+}
+
+// dropIndexEntries drops from each folder's sessions-index.json the
+// entries of the main transcripts the plan removes.
+func (p *pruner) dropIndexEntries() error {
+	byPath := map[string]store.File{}
+	for _, fs := range p.sessions {
+		for _, f := range fs {
+			byPath[f.Path] = f
+		}
+	}
+	byFolder := map[string][]string{}
+	for _, op := range p.cs.Ops {
+		if f, ok := byPath[op.Path]; ok && op.Action == changeset.Delete {
+			byFolder[f.Project] = append(byFolder[f.Project], f.Session)
+		}
+	}
+	return clone.DropFromIndexes(p.cs, p.root, byFolder)
 }
 
 type pruner struct {

@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -76,5 +78,27 @@ func TestPruneKeepsSubagentFamilies(t *testing.T) {
 	sort.Strings(added)
 	for _, p := range added {
 		t.Errorf("after prune, a finding the store did not have: %s", p)
+	}
+}
+
+// TestPruneDropsIndexEntries: the sessions prune --older-than removes
+// leave no entry in their folder's sessions-index.json (the wild 2.1.205
+// store's index lists its one session: index-missing-file after prune).
+func TestPruneDropsIndexEntries(t *testing.T) {
+	root := wild.Copy(t, "2.1.205")
+	age(t, root)
+	before := pairs(t, root)
+	cs := prune(t, repair.PruneOptions{Root: root, OlderThan: 30 * 24 * time.Hour})
+	idx := filepath.Join(root, "projects", "-home-unmatched-0", "sessions-index.json")
+	if _, ok := planned(cs)[idx]; !ok {
+		t.Errorf("not planned: the rewrite of %s", idx)
+	}
+	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	for p := range pairs(t, root) {
+		if !before[p] {
+			t.Errorf("after prune --older-than, a finding the store did not have: %s", p)
+		}
 	}
 }
