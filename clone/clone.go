@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -206,7 +207,18 @@ func planSession(o Options, move bool) (*Plan, error) {
 		srcEntry = indexEntry(srcIdxRaw, id)
 	}
 
-	main, err := scanFile(src.Path, idxRaw != nil && srcEntry == nil)
+	// A trimmed copy (trim, fork) holds fewer messages than its source:
+	// its index entry counts those it keeps.
+	var drop map[int]bool
+	if o.Lines != nil {
+		drop = map[int]bool{}
+		for _, lt := range o.Lines {
+			if lt.Drop {
+				drop[lt.Line] = true
+			}
+		}
+	}
+	main, err := scanFileFor(src.Path, idxRaw != nil && (srcEntry == nil || o.Lines != nil), "", drop)
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +350,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		var entry []byte
 		if srcEntry != nil {
 			entry = retargetEntry(srcEntry, newID, mainDst, mtimeMS, oldDir, dir)
+			if o.Lines != nil && main.sum != nil {
+				entry = setIfPresent(entry, map[string][]byte{"messageCount": []byte(strconv.Itoa(main.sum.Messages))})
+			}
 		} else if main.sum != nil {
 			entry = newEntry(newID, mainDst, mtimeMS, main.sum, dir)
 		}

@@ -569,7 +569,7 @@ func rewriteFolderInPlace(l *store.Layout, m *FolderMove, t *changeset.Transform
 		if f.Kind == store.KindSession {
 			n++
 		}
-		s, err := scanFileFor(f.Path, false, t.OldDir)
+		s, err := scanFileFor(f.Path, false, t.OldDir, nil)
 		if err != nil {
 			return nil, 0, err
 		}
