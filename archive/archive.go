@@ -141,11 +141,41 @@ func Archive(opts Options) (*Plan, error) {
 			}
 			sessions = append(sessions, s)
 		}
+		// The stubs of those archived go with them, however recent.
+		chosen := map[string]bool{}
+		var chosenIDs []string
+		for _, s := range sessions {
+			chosen[s.ID] = true
+			chosenIDs = append(chosenIDs, s.ID)
+		}
+		except := map[string]bool{}
+		for _, id := range opts.Except {
+			except[id] = true
+		}
+		stubs, _, err := stubsOf(l, chosenIDs, except)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			if stubs[s.ID] == "" || chosen[s.ID] || guard.why(s) != "" || linkedMain(s) != "" || exists(filepath.Join(dir, s.ID+Ext)) {
+				continue
+			}
+			cs.Notes = append(cs.Notes, stubNote(s.ID, stubs[s.ID], "archived"))
+			sessions = append(sessions, s)
+		}
 	} else {
 		ids, err := resolveSessions(opts.Root, l, opts.Sessions, "archive")
 		if err != nil {
 			return nil, err
 		}
+		stubs, order, err := stubsOf(l, ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range order {
+			cs.Notes = append(cs.Notes, stubNote(id, stubs[id], "archived"))
+		}
+		ids = append(ids, order...)
 		if sessions, err = o.sessions(ids); err != nil {
 			return nil, err
 		}
