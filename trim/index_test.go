@@ -1,7 +1,10 @@
 package trim_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
@@ -10,7 +13,7 @@ import (
 	"github.com/cfix-dev/cfix/validate"
 )
 
-// TestForkIndexCounts: a fork listed in its folder's sessions-index.json
+// TestForkIndexCounts: a fork has the time it was made; listed in its folder's sessions-index.json
 // is listed with the messages it holds, not its source's (the wild 2.1.205
 // store's indexed session forked at turn 2: index-drift, messageCount 10,
 // file has 3 messages).
@@ -21,8 +24,15 @@ func TestForkIndexCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now().Add(-time.Second)
 	if _, err := changeset.Apply(p.ChangeSet, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
+	}
+	// A fork is a new session: it has the time it was made (its source's,
+	// 2026-01-01 here, would have Claude Code's next start sweep it).
+	main := filepath.Join(p.Folder, p.SessionID+".jsonl")
+	if fi, err := os.Stat(main); err != nil || fi.ModTime().Before(start) {
+		t.Errorf("the fork %s: %v, modified %v", main, err, fi.ModTime())
 	}
 	rep, err := validate.Run(validate.Options{Root: root})
 	if err != nil {
