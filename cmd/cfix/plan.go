@@ -37,6 +37,9 @@ type planFlags struct {
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
+	// applied, when set, runs once the plan is applied (what a command
+	// keeps of its own, outside the store); its error is a warning.
+	applied func() error
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -204,6 +207,11 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
+	if f.applied != nil {
+		if err := f.applied(); err != nil {
+			fmt.Fprintf(f.errOut, "cfix: warning: %v\n", err)
+		}
+	}
 	if f.json {
 		return printJSON(f.out, pj)
 	}
