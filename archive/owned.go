@@ -387,4 +387,16 @@ func dropFromIndexes(cs *changeset.ChangeSet, root string, sessions []*Session) 
 	return clone.DropFromIndexes(cs, root, byFolder)
 }
 
+// emptiedFolders plans the removal of the project folders of sessions
+// that the plan leaves empty (see clone.RemoveEmptied).
+func emptiedFolders(cs *changeset.ChangeSet, root string, sessions []*Session) error {
+	var dirs []string
+	for _, s := range sessions {
+		for _, p := range s.Projects {
+			dirs = append(dirs, filepath.Join(store.ProjectsDir(root), p))
+		}
+	}
+	return clone.RemoveEmptied(cs, dirs...)
+}
+
 func sessionWords(ids []string) string { return clone.SessionWords(ids) }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -84,6 +86,9 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 		}
 	}
 	clone.LeaveLinks(cs)
+	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
+		return nil, err
+	}
 	if l, ok := cs.OutsideLink(); ok {
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
 	}
@@ -111,7 +116,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 			}
 		}
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -149,7 +154,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 	}
 	fp.SHA256 = h.Sum()
 	if unattributed > 0 {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %d %s of these sessions' projects name no session (written by a client that did not record sessionId): kept", path, unattributed, plural(unattributed, "line")))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %d %s of these sessions' projects name no session (written by a client that did not record sessionId): kept", path, unattributed, plural.Of(unattributed, "line")))
 	}
 	if len(edits) == 0 {
 		return nil
@@ -188,7 +193,7 @@ func stringField(raw []byte, key string) (string, bool) {
 
 // firstCWD returns the first cwd in the first lines of a transcript.
 func firstCWD(path string) string {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}
@@ -200,13 +205,6 @@ func firstCWD(path string) string {
 		}
 	}
 	return ""
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 func exists(p string) bool {

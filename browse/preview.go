@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // The kinds of folded parts of a preview: thinking, and the rest that
@@ -156,6 +158,9 @@ func parseDoc(text string) *doc {
 				continue
 			}
 			plain()
+			if strings.HasPrefix(line, attachLine) {
+				line = unescapeLine(line)
+			}
 		}
 		cur.lines = append(cur.lines, unescape.Replace(line))
 	}
@@ -189,6 +194,44 @@ func (d *doc) points() {
 // unescape takes back what export escapes in text outside code (< and &
 // that Markdown would read as HTML): the preview shows text, not HTML.
 var unescape = strings.NewReplacer("&lt;", "<", "&amp;", "&")
+
+// attachLine starts the line export writes for an attachment
+// (export.Attachment), whose words it escapes as Markdown.
+const attachLine = "- attachment · "
+
+// unescapeLine takes the backslashes off the punctuation export escapes in
+// a line of Markdown, outside its code spans (whose text is as it is).
+func unescapeLine(line string) string {
+	if !strings.Contains(line, `\`) {
+		return line
+	}
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		c := line[i]
+		if c == '\\' && i+1 < len(line) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", line[i+1]) >= 0 {
+			b.WriteByte(line[i+1])
+			i += 2
+			continue
+		}
+		if c == '`' {
+			n := 0
+			for i+n < len(line) && line[i+n] == '`' {
+				n++
+			}
+			if end := strings.Index(line[i+n:], line[i:i+n]); end >= 0 {
+				b.WriteString(line[i : i+n+end+n])
+				i += n + end + n
+				continue
+			}
+			b.WriteString(line[i : i+n])
+			i += n
+			continue
+		}
+		b.WriteByte(c)
+		i++
+	}
+	return b.String()
+}
 
 // fenceOf returns the fence a line of export's opens (a run of three
 // backticks or more at the left margin, no backtick after it), or "".
@@ -255,7 +298,7 @@ func (d *doc) render(open map[int]bool, cur int) rendered {
 			n := len(p.lines)
 			more := ""
 			if n > 0 {
-				more = dimStyle.Render(" (" + strconv.Itoa(n) + " lines)")
+				more = dimStyle.Render(" (" + plural.Count(n, "line") + ")")
 			}
 			r.lines = append(r.lines, "▸ "+p.title+more)
 		default:

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // ApplyOptions configure Apply.
@@ -91,17 +93,39 @@ func Apply(cs *ChangeSet, opts ApplyOptions) (*Result, error) {
 		}
 		return nil, err
 	}
-	if err := checkSpace(cs, opts.JournalDir, opts.Force); err != nil {
+	// The room this apply's undo will need (undoroom.go).
+	keep := undoRoomFor(cs)
+	if err := checkSpace(cs, opts.JournalDir, opts.Force, keep); err != nil {
 		return nil, err
 	}
-	j, err := createJournal(opts.JournalDir, cs)
+	given := kept(cs.undoRoom)
+	j, err := createJournal(opts.JournalDir, cs, keep)
 	if err != nil {
 		return nil, err
 	}
 	defer j.close()
+	res, err := j.apply(cs, hook, opts.Force)
+	switch {
+	case err != nil && given > 0:
+		// An undo that failed: the room it took is kept again for the
+		// next, where there is room for it.
+		keepRoom(filepath.Dir(cs.undoRoom), given)
+	case err == nil && cs.undoRoom != "":
+		// An undo that ran on the room kept for it keeps room for its
+		// own undo only where there is plenty left (the journal it undid
+		// is yet to be marked undone).
+		if r, serr := statRoom(j.dir); serr == nil && r.free >= keep+spaceMargin {
+			keepRoom(j.dir, keep)
+		}
+	}
+	return res, err
+}
+
+// apply applies the ops of cs into the journal j (see Apply).
+func (j *journal) apply(cs *ChangeSet, hook func(string, int), force bool) (*Result, error) {
 	// With --force the session may be live: a rewrite carries an append
 	// that lands while it works over, a cut could not.
-	j.noCut = opts.Force
+	j.noCut = force
 	res := &Result{Journal: j.dir}
 	if batchable(cs) {
 		return j.applyBatch(cs, res, hook)
@@ -280,6 +304,47 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 			return false, err
 		}
 		return false, syncDir(filepath.Dir(op.Path))
+	case DeleteEmptyDir:
+		fi, err := os.Lstat(op.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if !fi.IsDir() {
+			return false, &RefusedError{Path: op.Path, Reason: "is no longer a folder; plan again"}
+		}
+		// Said before the removal: undo makes again a folder it finds
+		// missing after this event, and none other.
+		if err := j.logEvent(event{Op: i, Event: "rmdir"}); err != nil {
+			return false, err
+		}
+		if err := os.Remove(op.Path); err != nil {
+			if ents, rerr := os.ReadDir(op.Path); rerr == nil && len(ents) > 0 {
+				return false, nil // written into since the plan: it stays
+			}
+			return false, err
+		}
+		return false, j.syncDir(filepath.Dir(op.Path))
+	case RestoreDir:
+		if err := j.mkdirs(i, op.Path); err != nil {
+			return false, err
+		}
+		if fi, err := os.Lstat(op.Path); err != nil || !fi.IsDir() {
+			return false, &RefusedError{Path: op.Path, Reason: "is not a folder; nothing was put back"}
+		}
+		if op.Mode != 0 {
+			if err := os.Chmod(op.Path, op.Mode); err != nil {
+				return false, err
+			}
+		}
+		if !op.ModTime.IsZero() {
+			if err := os.Chtimes(op.Path, time.Now(), op.ModTime); err != nil {
+				return false, err
+			}
+		}
+		return false, j.syncDir(filepath.Dir(op.Path))
 	case CreateDir:
 		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err
@@ -341,7 +406,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	var old fs.FileInfo
 	var oldFile *os.File
 	if op.Action == Rewrite {
-		f, err := os.Open(op.Path)
+		f, err := rfile.Open(op.Path)
 		if err != nil {
 			return false, err
 		}
@@ -652,7 +717,7 @@ var errNoRename = errors.New("no rename that replaces none")
 // where neither can be made (another file system): the caller copies From
 // instead.
 func (j *journal) adopt(i int, op *Op, mode fs.FileMode, hook func(string, int)) (bool, error) {
-	f, err := os.Open(op.From)
+	f, err := rfile.Open(op.From)
 	if err != nil {
 		return false, err
 	}
@@ -810,7 +875,7 @@ func copyFile(src, dst string) error {
 		}
 		return os.Symlink(target, dst)
 	}
-	in, err := os.Open(src)
+	in, err := rfile.Open(src)
 	if err != nil {
 		return err
 	}
@@ -952,7 +1017,7 @@ func copyTree(src, dst string, link, merge bool, made func(rel string)) error {
 // copyInto copies the file src to rel in root (which must not exist),
 // keeping mode and mtime.
 func copyInto(root *os.Root, rel, src string) error {
-	in, err := os.Open(src)
+	in, err := rfile.Open(src)
 	if err != nil {
 		return err
 	}

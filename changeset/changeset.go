@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Action is what an operation does.
@@ -39,6 +41,15 @@ const (
 	// RemoveEmptyDir removes the folder Path if it is empty, and does
 	// nothing otherwise (undo removes the folders an apply made this way).
 	RemoveEmptyDir Action = "remove-empty-dir"
+	// DeleteEmptyDir removes the folder Path (a project folder, below
+	// projects/) once the ops before it have emptied it; a folder that is
+	// not empty then (something was written into it since the plan) stays
+	// as it is. Undo makes it again with the mode and mtime of Expect
+	// (RestoreDir), after the files that go back into it.
+	DeleteEmptyDir Action = "delete-empty-dir"
+	// RestoreDir makes the folder Path if it is missing and gives it Mode
+	// and ModTime: the undo of a DeleteEmptyDir.
+	RestoreDir Action = "restore-dir"
 )
 
 // Fingerprint is what a planner read: enough to tell that a file changed.
@@ -167,6 +178,9 @@ type ChangeSet struct {
 	// owned are the folders outside the store the plan reads from (see
 	// Own); never saved.
 	owned []string
+	// undoRoom, in the change set of an undo, is the undo-room file of
+	// the journal it undoes (see undoroom.go); never saved.
+	undoRoom string
 }
 
 // FormatVersion is the version of saved change sets this cfix reads.
@@ -206,7 +220,7 @@ func (cs *ChangeSet) Save(path string) error {
 
 // Load reads a change set saved by Save.
 func Load(path string) (*ChangeSet, error) {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -250,7 +264,7 @@ func (op *Op) check() error {
 		if !filepath.IsAbs(op.To) {
 			return fmt.Errorf("rename target %q is not absolute", op.To)
 		}
-	case Delete, DeleteDir, RemoveEmptyDir:
+	case Delete, DeleteDir, RemoveEmptyDir, DeleteEmptyDir, RestoreDir:
 	case CreateDir:
 		if !filepath.IsAbs(op.From) {
 			return fmt.Errorf("from %q is not absolute", op.From)
@@ -312,7 +326,7 @@ func StatFile(f *os.File) (Fingerprint, error) {
 // symbolic link, hashing its bytes: what an op that reads path (its From)
 // reads. It refuses what is not a regular file.
 func FingerprintThrough(path string) (Fingerprint, error) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Fingerprint{}, nil
 	}
@@ -359,7 +373,7 @@ func FingerprintOf(path string) (Fingerprint, error) {
 		fp.SHA256, err = hashTree(path)
 		return fp, err
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return fp, err
 	}
@@ -399,7 +413,7 @@ func hashTree(root string) (string, error) {
 		rel, _ := filepath.Rel(root, p)
 		fmt.Fprintf(h, "%s\x00%v\x00", rel, d.Type())
 		if d.Type().IsRegular() {
-			f, err := os.Open(p)
+			f, err := rfile.Open(p)
 			if err != nil {
 				return err
 			}
@@ -433,7 +447,7 @@ func (op *Op) content() (io.ReadCloser, error) {
 	if base == "" {
 		base = op.Path
 	}
-	f, err := os.Open(base)
+	f, err := rfile.Open(base)
 	if err != nil {
 		return nil, err
 	}

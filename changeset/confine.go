@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Confinement: every path a change set names is checked before anything
@@ -151,6 +153,9 @@ func (cs *ChangeSet) confineOp(op *Op, src source) error {
 			}
 		}
 	}
+	if (op.Action == DeleteEmptyDir || op.Action == RestoreDir) && !below(filepath.Join(cs.Root, "projects"), op.Path) {
+		return fmt.Errorf("%s of %s: only a folder below %s is removed empty or made again", op.Action, op.Path, filepath.Join(cs.Root, "projects"))
+	}
 	if op.Mode&^fs.ModePerm != 0 {
 		return fmt.Errorf("mode %#o of %s has bits beyond rwx (setuid, setgid, sticky or a file type): cfix writes none", uint32(op.Mode), op.Path)
 	}
@@ -260,7 +265,7 @@ func confineJournal(dir string, cs *ChangeSet, events []event) error {
 			return fmt.Errorf("journal %s: log.jsonl: event %d (%s): %s", dir, n+1, e.Event, fmt.Sprintf(format, a...))
 		}
 		switch e.Event {
-		case "backup", "mkdir", "creating", "made", "renaming", "written", "renamed", "done", "cut":
+		case "backup", "mkdir", "creating", "made", "renaming", "written", "renamed", "done", "cut", "rmdir":
 		default:
 			continue // of the apply as a whole (applied, rolled-back, undone)
 		}
@@ -340,7 +345,7 @@ func checkBackup(dir string, i int, op *Op, bk string, bfp Fingerprint, carried 
 // hashFile returns the hex sha256 of the first n bytes of the file at p
 // (all of them when n < 0).
 func hashFile(p string, n int64) (string, error) {
-	f, err := os.Open(p)
+	f, err := rfile.Open(p)
 	if err != nil {
 		return "", err
 	}
@@ -375,4 +380,54 @@ func changedBelow(cs *ChangeSet, i int) bool {
 		}
 	}
 	return false
+}
+
+// A saved plan (cfix apply) or a journal (cfix undo JOURNAL) comes from
+// outside: it applies only to the store the command was given (--root,
+// $CLAUDE_CONFIG_DIR or ~/.claude), whatever root it names. Confinement
+// keeps its paths below the root it names; CheckStore makes that root
+// the store given. A plan or journal of a project's settings
+// (ScopeProjectSettings) applies only to the .claude folder of the
+// project the command runs in.
+
+// SameStore reports whether a and b are one folder: each made absolute,
+// its symbolic links resolved and cleaned, as the store's lock names it.
+func SameStore(a, b string) bool { return storeKey(a) == storeKey(b) }
+
+// StoreError refuses a saved plan or a journal whose root is not the
+// store the command was given.
+type StoreError struct {
+	What    string // "plan FILE" or "journal DIR"
+	Root    string // the root it names, resolved
+	Given   string // the store (or project .claude folder) the command was given, resolved
+	Project bool   // it is of a project's settings (ScopeProjectSettings)
+}
+
+func (e *StoreError) Error() string {
+	if e.Project {
+		return fmt.Sprintf("%s is of the settings of the project %s, not of %s: run the command in that project's folder, without --root; nothing was written",
+			e.What, filepath.Dir(e.Root), e.Given)
+	}
+	return fmt.Sprintf("%s is of the store %s, not of %s, the store this command was given (--root, $CLAUDE_CONFIG_DIR or ~/.claude); nothing was written",
+		e.What, e.Root, e.Given)
+}
+
+// CheckStore refuses cs, the plan of what ("plan FILE", "journal DIR"),
+// with a *StoreError unless its root is given (SameStore): the store the
+// command was given, or for a plan of ScopeProjectSettings the .claude
+// folder of the project it runs in.
+func (cs *ChangeSet) CheckStore(what, given string) error {
+	return checkStore(what, cs.Root, cs.Scope, given)
+}
+
+// CheckStore refuses the journal as (*ChangeSet).CheckStore does its plan.
+func (j JournalInfo) CheckStore(given string) error {
+	return checkStore("journal "+j.Dir, j.Root, j.Scope, given)
+}
+
+func checkStore(what, root, scope, given string) error {
+	if root != "" && SameStore(root, given) {
+		return nil
+	}
+	return &StoreError{What: what, Root: storeKey(root), Given: storeKey(given), Project: scope == ScopeProjectSettings}
 }

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // A journal is a folder holding the change set as applied (plan.json), an
@@ -69,7 +71,11 @@ type journal struct {
 	spare []*os.File
 }
 
-func createJournal(base string, cs *ChangeSet) (*journal, error) {
+// createJournal makes the journal of cs under base. It first gives back
+// the room kept for an undo (cs.undoRoom), which its plan and log take;
+// the journal of any other apply keeps room (of keep bytes) for its own
+// undo.
+func createJournal(base string, cs *ChangeSet, keep int64) (*journal, error) {
 	if base == "" {
 		var err error
 		if base, err = DefaultJournalDir(); err != nil {
@@ -81,6 +87,9 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 	name := time.Now().UTC().Format("20060102T150405.000Z") + "-" + cs.Command + "-" + hex.EncodeToString(rnd[:])
 	name = strings.ReplaceAll(name, " ", "_")
 	dir := filepath.Join(base, name)
+	if err := giveRoom(cs.undoRoom); err != nil {
+		return nil, fmt.Errorf("journal %s: %w", filepath.Dir(cs.undoRoom), err)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "backup"), 0o700); err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
@@ -91,13 +100,16 @@ func createJournal(base string, cs *ChangeSet) (*journal, error) {
 	if err := writeSync(filepath.Join(dir, "plan.json"), b); err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
 	if err := syncDir(dir); err != nil {
 		f.Close()
 		return nil, err
+	}
+	if cs.undoRoom == "" && keep > 0 {
+		keepRoom(dir, keep)
 	}
 	j := &journal{dir: dir, cs: cs, log: f}
 	j.reserveHandles()
@@ -143,7 +155,7 @@ func writeSync(path string, b []byte) error {
 // copySync opens path with flag (and perm, when it creates it), copies r
 // into it and fsyncs it.
 func copySync(path string, flag int, perm fs.FileMode, r io.Reader) error {
-	f, err := os.OpenFile(path, flag, perm)
+	f, err := rfile.OpenFile(path, flag, perm)
 	if err != nil {
 		return err
 	}
@@ -189,6 +201,13 @@ func (j *journal) backup(i int, path string) error {
 	if err != nil {
 		return err
 	}
+	// The log names the backup before it is made: a backup no event
+	// names is one whose log was cut (see unnamedBackups), never one a
+	// killed apply left. Undo finds a backup named and missing or half
+	// made only beside a file the apply never touched.
+	if err := j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))}); err != nil {
+		return err
+	}
 	if fi.IsDir() {
 		err = copyTree(path, dst, true, false, nil)
 	} else if err = os.Link(path, dst); err != nil {
@@ -197,15 +216,14 @@ func (j *journal) backup(i int, path string) error {
 	if err != nil {
 		return fmt.Errorf("backing up %s: %w", path, err)
 	}
-	if err := j.syncDir(filepath.Join(j.dir, "backup")); err != nil {
-		return err
-	}
-	return j.logEvent(event{Op: i, Event: "backup", Backup: filepath.Join("backup", strconv.Itoa(i))})
+	return j.syncDir(filepath.Join(j.dir, "backup"))
 }
 
 // rollback undoes ops 0..failed (the failed one only as far as it got).
+// The room kept for an undo goes first: no undo follows a rollback.
 func (j *journal) rollback(failed int) error {
 	j.releaseHandles()
+	giveRoom(filepath.Join(j.dir, undoRoomName))
 	undo, _, err := undoOps(j.dir, j.cs, failed)
 	if err != nil {
 		j.logEvent(event{Event: "rollback-failed"})
@@ -232,10 +250,19 @@ type JournalInfo struct {
 	Created time.Time `json:"created"`
 	Ops     int       `json:"ops"`
 	State   string    `json:"state"` // applied, rolled-back, undone, incomplete
+	// Scope is its plan's (ScopeProjectSettings: Root is a project's
+	// .claude folder, not a store).
+	Scope string `json:"scope,omitempty"`
+	// Damage, when set, says how the journal's log lost what it said of
+	// its backups (see unnamedBackups): undo puts back what those backups
+	// verify, the next writer does not take it for a killed apply, and
+	// journal prune never removes it.
+	Damage string `json:"damage,omitempty"`
 }
 
 // ListJournals lists the journals under base for the store at root (all
-// when root is ""), newest first.
+// when root is ""), newest first: those whose root is that folder
+// (SameStore), however it is named.
 func ListJournals(base, root string) ([]JournalInfo, error) {
 	ents, err := os.ReadDir(base)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -245,6 +272,8 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 		return nil, err
 	}
 	var out []JournalInfo
+	key := storeKey(root)
+	keys := map[string]string{} // a root as journals name it → its key
 	for _, e := range ents {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue // a journal journal prune is removing
@@ -253,8 +282,15 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 		if err != nil {
 			continue
 		}
-		if root != "" && info.Root != root {
-			continue
+		if root != "" {
+			k, ok := keys[info.Root]
+			if !ok {
+				k = storeKey(info.Root)
+				keys[info.Root] = k
+			}
+			if k != key {
+				continue
+			}
 		}
 		out = append(out, info)
 	}
@@ -270,18 +306,68 @@ func ReadJournalInfo(dir string) (JournalInfo, error) {
 	if err != nil {
 		return JournalInfo{}, err
 	}
-	info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete"}
+	info := JournalInfo{Dir: dir, Command: cs.Command, Root: cs.Root, Created: cs.Created, Ops: len(cs.Ops), State: "incomplete", Scope: cs.Scope}
 	for _, ev := range events {
 		switch ev.Event {
 		case "applied", "rolled-back", "undone":
 			info.State = ev.Event
 		}
 	}
+	info.Damage = damage(dir, unnamedBackups(dir, cs, events))
 	return info, nil
 }
 
+// unnamedBackups lists the ops whose backup (backup/<op>) is in the
+// journal folder while its log names none: the log was cut or edited
+// after the apply wrote it (an apply names a backup before it makes it).
+func unnamedBackups(dir string, cs *ChangeSet, events []event) []int {
+	ents, err := os.ReadDir(filepath.Join(dir, "backup"))
+	if err != nil {
+		return nil
+	}
+	named := map[int]bool{}
+	for _, e := range events {
+		if e.Event == "backup" {
+			named[e.Op] = true
+		}
+	}
+	var out []int
+	for _, e := range ents {
+		i, err := strconv.Atoi(e.Name())
+		if err != nil || i < 0 || i >= len(cs.Ops) || strconv.Itoa(i) != e.Name() || named[i] {
+			continue // not a backup of the plan (a .restore link), or named
+		}
+		out = append(out, i)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// damage says, for JournalInfo.Damage, which backups the log of the
+// journal at dir does not name ("" when none).
+func damage(dir string, unnamed []int) string {
+	if len(unnamed) == 0 {
+		return ""
+	}
+	names := make([]string, 0, 3)
+	for _, i := range unnamed[:min(len(unnamed), 3)] {
+		names = append(names, "backup/"+strconv.Itoa(i))
+	}
+	list := strings.Join(names, ", ")
+	if len(unnamed) > 3 {
+		list = fmt.Sprintf("%d backups (%s, ...)", len(unnamed), list)
+	}
+	log := "its log.jsonl names none of " + list
+	if _, err := os.Lstat(filepath.Join(dir, "log.jsonl")); errors.Is(err, fs.ErrNotExist) {
+		log = "it has no log.jsonl, and holds " + list
+	} else if len(unnamed) == 1 {
+		log = "its log.jsonl does not name " + list
+	}
+	return log + ": the log was cut or edited"
+}
+
 func readJournal(dir string) (*ChangeSet, []event, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	b, err := rfile.ReadFile(filepath.Join(dir, "plan.json"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,7 +375,12 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 	if err := json.Unmarshal(b, &cs); err != nil {
 		return nil, nil, fmt.Errorf("journal %s: plan.json: %w", dir, err)
 	}
-	f, err := os.Open(filepath.Join(dir, "log.jsonl"))
+	f, err := rfile.Open(filepath.Join(dir, "log.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// Killed before it made its log, or the log is lost: the
+		// backups say the rest (unnamedBackups).
+		return &cs, nil, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -316,7 +407,7 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 
 // MarkUndone records in a journal that it was undone.
 func MarkUndone(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -341,6 +432,9 @@ func Undo(dir string) (*ChangeSet, error) {
 	u := New(cs.Root, "undo")
 	u.Scope = cs.Scope
 	u.Own(dir) // the backups
+	if p := filepath.Join(dir, undoRoomName); kept(p) > 0 {
+		u.undoRoom = p
+	}
 	u.Ops = ops
 	u.Notes = notes
 	if err := u.confine(fromPlanner); err != nil {
@@ -391,6 +485,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 	wasCut := map[int]bool{} // the ftruncate was made
 	var made []string        // folders the apply made, in the order it made them
 	creating := map[int]event{}
+	rmdir := map[int]bool{} // the DeleteEmptyDir ops that ran
 	var notes []string
 	for _, e := range events {
 		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
@@ -403,6 +498,8 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			creating[e.Op] = e
 		case "renamed":
 			renamed[e.Op] = true
+		case "rmdir":
+			rmdir[e.Op] = true
 		case "done":
 			done[e.Op] = true
 			wasCut[e.Op] = true
@@ -417,7 +514,29 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		}
 		started[e.Op] = true
 	}
+	// Backups the log does not name: it was cut or edited after the
+	// apply, which names each backup before it makes it. What they hold
+	// goes back where the plan's hashes verify it; what only the log
+	// could say (the files the apply made, its renames) stays.
+	inferred := map[int]bool{}
+	if unnamed := unnamedBackups(dir, cs, events); len(unnamed) > 0 {
+		for _, i := range unnamed {
+			if i > last {
+				continue
+			}
+			backups[i] = filepath.Join(dir, "backup", strconv.Itoa(i))
+			started[i], inferred[i] = true, true
+			if keep, ok := cs.Ops[i].cutAt(); ok && cs.Ops[i].Action == Rewrite {
+				if fi, err := os.Lstat(backups[i]); err == nil && fi.Mode().IsRegular() && fi.Size() == cs.Ops[i].Expect.Size-keep {
+					// The bytes cut off; a file changed since is refused.
+					cut[i], wasCut[i] = true, true
+				}
+			}
+		}
+		notes = append(notes, fmt.Sprintf("journal %s: %s; undo puts back what those backups hold where the plan's hashes verify it, and leaves what only the log could say (files the apply made, its renames)", dir, damage(dir, unnamed)))
+	}
 	var out []Op
+	var dirs []Op // the folders DeleteEmptyDir removed, made again last
 	for i := last; i >= 0; i-- {
 		op := cs.Ops[i]
 		if !started[i] {
@@ -425,6 +544,18 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		}
 		reason := "undo: " + op.Reason
 		switch op.Action {
+		case DeleteEmptyDir:
+			if !rmdir[i] {
+				continue
+			}
+			cur, err := Stat(op.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			if cur.Exists {
+				continue // never removed (not empty), or made again since
+			}
+			dirs = append(dirs, Op{Action: RestoreDir, Path: op.Path, Reason: reason, Mode: op.Expect.Mode, ModTime: op.Expect.ModTime})
 		case Rewrite:
 			if cut[i] {
 				keep, ok := op.cutAt()
@@ -442,7 +573,17 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			}
 			nf := written[i]
 			bk, ok := backups[i]
+			if nf == nil && ok && inferred[i] {
+				// What cfix wrote, as the plan makes it from the backup.
+				nf = plannedFrom(&op, bk)
+			}
 			if nf == nil || !ok {
+				if inferred[i] {
+					if cur, err := FingerprintOf(op.Path); err == nil && cur.Exists && cur.SHA256 == op.Expect.SHA256 {
+						continue // never replaced
+					}
+					return nil, nil, &RefusedError{Path: op.Path, Reason: fmt.Sprintf("the journal's log does not say what cfix wrote there, and the plan cannot tell: undo would lose what it holds (the old bytes are in %s)", bk)}
+				}
 				continue // never replaced
 			}
 			cur, err := FingerprintOf(op.Path)
@@ -457,6 +598,8 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			case cur.Exists && cur.SHA256 == bfp.SHA256:
 				continue // already restored (an undo run before)
 			case cur.Exists && cur.SHA256 == nf.SHA256:
+			case inferred[i]:
+				return nil, nil, &RefusedError{Path: op.Path, Reason: fmt.Sprintf("holds neither what the plan read nor what cfix wrote, and the journal's log that would say more was cut: undo would lose those bytes (the old ones are in %s)", bk)}
 			case !done[i] && !renamed[i]:
 				continue // the rename never happened
 			default:
@@ -575,6 +718,13 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			}
 		}
 	}
+	// A folder removed empty is made again after the files that go back
+	// into it (which make it, and change its mtime): deepest first, so
+	// that making one does not change the mtime of one given before.
+	sort.SliceStable(dirs, func(a, b int) bool {
+		return strings.Count(dirs[a].Path, string(filepath.Separator)) > strings.Count(dirs[b].Path, string(filepath.Separator))
+	})
+	out = append(out, dirs...)
 	// The folders a CreateDir made go with those of mkdir: removed last,
 	// deepest first, if empty.
 	for i, e := range creating {
@@ -606,4 +756,43 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		}
 	}
 	return out, notes, nil
+}
+
+// plannedFrom is the fingerprint (size and hash) of what a Rewrite op
+// writes, made from its backup bk as the plan makes it (its data, or its
+// edits of the old bytes); nil where the plan reads another file.
+func plannedFrom(op *Op, bk string) *Fingerprint {
+	h := NewHashWriter()
+	var n int64
+	switch {
+	case op.HasData || op.Data != nil:
+		h.Write(op.Data)
+		n = int64(len(op.Data))
+	case op.selfEdit():
+		f, err := os.Open(bk)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		cw := &countWriter{w: h}
+		if err := applyEdits(cw, bufio.NewReaderSize(f, 256<<10), op.Edits); err != nil {
+			return nil
+		}
+		n = cw.n
+	default:
+		return nil
+	}
+	return &Fingerprint{Exists: true, Size: n, SHA256: h.Sum()}
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

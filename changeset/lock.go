@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
 )
 
 // LockWait is how long LockStore waits for another cfix to let a store go
@@ -77,12 +79,12 @@ func LockStore(base, root string) (*Lock, error) {
 		return nil, fmt.Errorf("journal %s: %w", base, err)
 	}
 	path := LockPath(base, root)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLock(path)
 	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
 		return nil, &RefusedError{Path: storeKey(root), Untouched: true, Reason: "too many files are open to take the store's lock (the limit of open files, ulimit -n, is reached)"}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, err
 	}
 	deadline := time.Now().Add(LockWait)
 	for {
@@ -103,12 +105,72 @@ func LockStore(base, root string) (*Lock, error) {
 	}
 	l := &Lock{f: f, root: storeKey(root), path: path}
 	// Who holds it, for the message of a second writer; the lock itself
-	// is the flock, not these bytes.
+	// is the flock, not these bytes. The line is written over the one
+	// before, never truncated: the reader stops at its newline.
 	holder := "pid " + strconv.Itoa(os.Getpid()) + ": " + commandLine()
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(holder+"\n"), 0)
+	if len(holder) > holderMax {
+		holder = holder[:holderMax]
 	}
+	f.WriteAt([]byte(holder+"\n"), 0)
 	return l, nil
+}
+
+// holderMax bounds the holder's line in the lock file (readHolder reads
+// 4096 bytes).
+const holderMax = 4000
+
+// openLock opens (or makes) the lock file at path for reading and
+// writing. It follows no symbolic link (O_NOFOLLOW), does not wait on a
+// FIFO (O_NONBLOCK), and refuses what is not a regular file of one name:
+// the bytes it writes there would land in the file a link or a second
+// name leads to.
+func openLock(path string) (*os.File, error) {
+	refuse := func(why string) error {
+		return fmt.Errorf("lock %s %s: cfix takes its lock only in a regular file of its own; remove it and run the command again", path, why)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|lockFlags, 0o600)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			dest, _ := os.Readlink(path)
+			return nil, refuse("is a symbolic link to " + dest)
+		} else if lerr == nil && !fi.Mode().IsRegular() {
+			return nil, refuse("is not a regular file (" + kind(fi.Mode()) + ")")
+		}
+		if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, refuse("is not a regular file (" + kind(fi.Mode()) + ")")
+	case nlink(fi) > 1:
+		f.Close()
+		return nil, refuse(fmt.Sprintf("has %d names (hard links)", nlink(fi)))
+	}
+	return f, nil
+}
+
+// kind names the type of a file that is not a regular file.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a plain file"
 }
 
 // commandLine is this process's command line, as one line.
@@ -145,8 +207,9 @@ func (l *Lock) Unlock() error {
 		return nil
 	}
 	// The holder's line goes first: a stale one would name a process that
-	// holds nothing.
-	l.f.Truncate(0)
+	// holds nothing. An empty line takes its place (the file is never
+	// truncated).
+	l.f.WriteAt([]byte("\n"), 0)
 	err := errors.Join(unlock(l.f), l.f.Close())
 	l.f = nil
 	return err

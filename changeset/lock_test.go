@@ -307,3 +307,81 @@ func TestRecoverRefused(t *testing.T) {
 		t.Errorf("journals %+v", js)
 	}
 }
+
+// TestLockFileNotFollowed: the lock file is opened without following a
+// link and must be a regular file of one name. A link at its path, to a
+// file or to nowhere, a hard link to another file, a folder and a FIFO
+// are each refused at once, naming the lock file; the file a link or a
+// hard link names keeps its bytes, a dangling link's target is not made,
+// and the FIFO does not hang the writer. A lock file is never truncated:
+// a longer line left by an earlier holder is written over, and the next
+// writer still reads the holder's line.
+func TestLockFileNotFollowed(t *testing.T) {
+	root, journals := storeDir(t), t.TempDir()
+	lock := changeset.LockPath(journals, root)
+	victim := filepath.Join(t.TempDir(), "victim")
+	const keep = "precious bytes\n"
+	nowhere := filepath.Join(t.TempDir(), "nowhere")
+	for _, c := range []struct {
+		name  string
+		plant func() error
+		want  string
+	}{
+		{"link", func() error { return os.Symlink(victim, lock) }, "is a symbolic link"},
+		{"dangling link", func() error { return os.Symlink(nowhere, lock) }, "is a symbolic link"},
+		{"hard link", func() error { return os.Link(victim, lock) }, "has 2 names"},
+		{"folder", func() error { return os.Mkdir(lock, 0o700) }, "is not a regular file"},
+		{"fifo", func() error { return mkfifo(lock) }, "is not a regular file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			os.RemoveAll(lock)
+			os.Remove(nowhere)
+			write(t, victim, keep)
+			if err := c.plant(); err != nil {
+				t.Skip(err)
+			}
+			defer os.RemoveAll(lock)
+			done := make(chan error, 1)
+			go func() {
+				l, err := changeset.LockStore(journals, root)
+				if err == nil {
+					l.Unlock()
+				}
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("LockStore hangs")
+			}
+			if err == nil || !strings.Contains(err.Error(), lock) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("lock through a %s: %v, want a refusal naming %s that %s", c.name, err, lock, c.want)
+			}
+			if read(t, victim) != keep {
+				t.Errorf("the file the %s names was changed: %q", c.name, read(t, victim))
+			}
+			if _, err := os.Lstat(nowhere); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the target of the dangling link was made (%v)", err)
+			}
+			t.Log(err)
+		})
+	}
+
+	os.RemoveAll(lock)
+	long := "pid 1: " + strings.Repeat("x", 300) + "\nmore\n"
+	write(t, lock, long)
+	l, err := changeset.LockStore(journals, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(lock)
+	line, _, _ := strings.Cut(string(b), "\n")
+	if !strings.HasPrefix(line, fmt.Sprintf("pid %d: ", os.Getpid())) || len(b) < len(long) {
+		t.Errorf("lock file while held: %q (%d bytes), want this process's line over the old one, nothing truncated", line, len(b))
+	}
+	l.Unlock()
+	if b, _ := os.ReadFile(lock); len(b) < len(long) {
+		t.Errorf("unlock truncated the lock file to %d bytes", len(b))
+	}
+}

@@ -28,3 +28,7 @@ func tryLock(f *os.File) (bool, error) {
 func unlock(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 }
+
+// lockFlags open the lock file without following a link or waiting on a
+// FIFO.
+const lockFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

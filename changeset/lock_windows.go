@@ -24,3 +24,6 @@ func tryLock(f *os.File) (bool, error) {
 func unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
+
+// lockFlags: the platform has none; openLock checks the file it opened.
+const lockFlags = 0

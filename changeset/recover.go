@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Recover finishes, under the store's lock (opts.Lock), what a cfix that
@@ -46,6 +49,12 @@ func Recover(opts ApplyOptions) ([]string, error) {
 			// takes it when asked to.
 			break
 		}
+		if j.Damage != "" {
+			// Not left by a killed apply (which names each backup before
+			// it makes it): its log lost the end that said it ended.
+			lines = append(lines, fmt.Sprintf("journal %s: %s; not rolled back, as a killed apply would be; undo puts back what its backups verify: %s", j.Dir, j.Damage, undoCommand(j)))
+			break
+		}
 		gone, err := RemoveTemps(j.Dir)
 		for _, p := range gone {
 			lines = append(lines, fmt.Sprintf("%s: removed, a temporary file of a cfix that was killed", p))
@@ -55,20 +64,20 @@ func Recover(opts ApplyOptions) ([]string, error) {
 		}
 		cs, err := Undo(j.Dir)
 		if err != nil {
-			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: cfix undo --apply %s", j.Dir, err, j.Dir))
+			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: %s", j.Dir, err, undoCommand(j)))
 			break
 		}
 		if !cs.Empty() {
 			res, err := Apply(cs, opts)
 			var re *RefusedError
 			if errors.As(err, &re) && re.Untouched {
-				lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: cfix undo --apply %s", j.Dir, err, j.Dir))
+				lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed; not rolled back: %v; undo it with: %s", j.Dir, err, undoCommand(j)))
 				break
 			}
 			if err != nil {
 				return lines, fmt.Errorf("journal %s: rolling back what a cfix that was killed left unfinished: %w", j.Dir, err)
 			}
-			lines = append(lines, fmt.Sprintf("journal %s: rolled back %d %s that a cfix that was killed left unfinished (undo journal %s)", j.Dir, res.Applied, plural(res.Applied, "change"), res.Journal))
+			lines = append(lines, fmt.Sprintf("journal %s: rolled back %d %s that a cfix that was killed left unfinished (undo journal %s)", j.Dir, res.Applied, plural.Of(res.Applied, "change"), res.Journal))
 		} else {
 			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed before it changed anything; marked rolled back", j.Dir))
 		}
@@ -131,11 +140,21 @@ func isTempName(name string) bool {
 
 // markJournal appends an event to the log of the journal at dir.
 func markJournal(dir, ev string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	j := &journal{dir: dir, log: f}
 	return j.logEvent(event{Event: ev})
+}
+
+// undoCommand is the command line that undoes the journal j: a journal
+// applies only to the store given (CheckStore), so it names the store;
+// one of a project's settings is undone in the project.
+func undoCommand(j JournalInfo) string {
+	if j.Scope == ScopeProjectSettings {
+		return "cfix undo --apply " + j.Dir + " (in " + filepath.Dir(j.Root) + ")"
+	}
+	return "cfix undo --apply " + j.Dir + " --root " + j.Root
 }

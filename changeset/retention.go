@@ -54,7 +54,9 @@ func SizeOf(dir string) JournalSize {
 // PruneJournals returns the journals of the store at root (newest first,
 // as ListJournals gives them) that r does not keep, as of now. A journal
 // whose apply did not end (incomplete: running, or killed before undo
-// finished it) is always kept: it may be all that can put its files back.
+// finished it) is always kept: it may be all that can put its files back;
+// so is a damaged one (JournalInfo.Damage), whatever its state: its log
+// no longer says which of its backups are the only copy.
 func PruneJournals(base, root string, r Retention, now time.Time) ([]JournalInfo, error) {
 	js, err := ListJournals(base, root)
 	if err != nil {
@@ -62,7 +64,7 @@ func PruneJournals(base, root string, r Retention, now time.Time) ([]JournalInfo
 	}
 	var out []JournalInfo
 	for i, j := range js {
-		if i < r.Keep || now.Sub(j.Created) < r.KeepFor || j.State == "incomplete" {
+		if i < r.Keep || now.Sub(j.Created) < r.KeepFor || j.State == "incomplete" || j.Damage != "" {
 			continue
 		}
 		out = append(out, j)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // Before an apply writes anything, checkSpace compares what the plan
@@ -43,8 +45,10 @@ type spaceNeed struct {
 
 // checkSpace refuses cs (with nothing changed) when a file system it
 // writes lacks room for it, or the limit of open files is too low to
-// apply it.
-func checkSpace(cs *ChangeSet, journalDir string, noCut bool) error {
+// apply it. The room its undo needs (keep bytes, kept in the journal) is
+// counted in; the room kept for an undo (cs.undoRoom) is counted as free,
+// and stands for the margin there.
+func checkSpace(cs *ChangeSet, journalDir string, noCut bool, keep int64) error {
 	if err := checkHandles(cs.Root); err != nil {
 		return err
 	}
@@ -100,6 +104,9 @@ func checkSpace(cs *ChangeSet, journalDir string, noCut bool) error {
 		}
 	}
 	add(journal, planBytes, 3)
+	if cs.undoRoom == "" {
+		add(journal, keep, 1)
+	}
 	var rollback int64 // the largest copy a rollback makes
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
@@ -142,15 +149,31 @@ func checkSpace(cs *ChangeSet, journalDir string, noCut bool) error {
 		}
 	}
 	add(cs.Root, rollback, 0)
+	var given fsRoom // where the room kept for this undo lies
+	if n := kept(cs.undoRoom); n > 0 {
+		if r, ok := roomOf(cs.undoRoom); ok {
+			given = r
+			given.free = n
+		}
+	}
 	for _, n := range needs {
-		want := n.bytes + spaceMargin + n.bytes/32
-		if n.room.free < want {
-			return &RefusedError{Path: cs.Root, Untouched: true, Reason: fmt.Sprintf("the plan writes %s on %s (%s with a margin), %s free there",
-				Size(n.bytes), n.room.name, Size(want), Size(n.room.free))}
+		want, free := n.bytes+spaceMargin+n.bytes/32, n.room.free
+		if given.free > 0 && n.room.dev == given.dev {
+			// The room kept for this undo stands for the margin.
+			free += given.free
+			want = n.bytes + n.bytes/32
+		}
+		if free < want {
+			have := Size(n.room.free) + " free there"
+			if free != n.room.free {
+				have += " and " + Size(given.free) + " kept for this undo in its journal"
+			}
+			return &RefusedError{Path: cs.Root, Untouched: true, Reason: fmt.Sprintf("the plan writes %s on %s (%s with a margin), %s",
+				Size(n.bytes), n.room.name, Size(want), have)}
 		}
 		if n.room.files >= 0 && n.room.files < n.files+16 {
-			return &RefusedError{Path: cs.Root, Untouched: true, Reason: fmt.Sprintf("the plan makes %d files on %s, %d inodes free there",
-				n.files, n.room.name, n.room.files)}
+			return &RefusedError{Path: cs.Root, Untouched: true, Reason: fmt.Sprintf("the plan makes %s on %s, %s free there",
+				plural.Count(n.files, "file"), n.room.name, plural.Count(n.room.files, "inode"))}
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ package changeset
 import (
 	"fmt"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -44,4 +45,13 @@ func checkHandles(root string) error {
 			handlesNeeded, open, lim.Cur)}
 	}
 	return nil
+}
+
+// allocated is the room the file fi describes takes on its file system
+// (its blocks).
+func allocated(fi os.FileInfo) int64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Blocks) * 512
+	}
+	return fi.Size()
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -71,7 +72,13 @@ type Plan struct {
 
 // ResumeCommand is the shell command that resumes the session.
 func (p *Plan) ResumeCommand() string {
-	return "cd " + shell.Quote(p.Dir) + " && claude --resume " + p.SessionID
+	// A name starting with "-" is the option's value only after "="
+	// (measured with every pinned client).
+	sep := " "
+	if strings.HasPrefix(p.SessionID, "-") {
+		sep = "="
+	}
+	return "cd " + shell.Quote(p.Dir) + " && claude --resume" + sep + shell.Quote(p.SessionID)
 }
 
 // Clone plans a copy of a session (its whole family: main transcript,
@@ -415,6 +422,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 			cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: sessDir, Expect: sessDirFP, Session: id,
 				Reason: what + ": remove the original session folder"})
 		}
+		if err := RemoveEmptied(cs, filepath.Dir(src.Path)); err != nil {
+			return nil, err
+		}
 	}
 	if o.What != "" {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("the new session's id is %s; resume it with: %s", newID, p.ResumeCommand()))
@@ -683,7 +693,7 @@ func used(root string, l *store.Layout, id string) string {
 // readIndex reads a sessions-index.json: nil, nil when there is none; an
 // error when it cannot be edited safely.
 func readIndex(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := rfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

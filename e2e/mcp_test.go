@@ -73,7 +73,13 @@ func TestMCP(t *testing.T) {
 	}
 	r = call("read_session", map[string]any{"session": id[:8]})
 	text = r.ResultText()
+	t.Logf("read_session answered: %s", text)
 	if r.IsError || !strings.Contains(text, planted) || !strings.Contains(text, id) {
 		t.Errorf("read_session %s: the result lacks the session:\n%s", id[:8], text)
+	}
+	// The model reads the Markdown as it is: no JSON around it, whose
+	// escapes would double every line break and quote.
+	if !strings.HasPrefix(text, "session "+id+"\n\n# ") || strings.Contains(text, `\n`) || strings.Contains(text, `"text":`) {
+		t.Errorf("read_session %s: the model gets no plain Markdown:\n%s", id[:8], text)
 	}
 }

@@ -96,4 +96,32 @@ func TestHTMLInChromium(t *testing.T) {
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10000 {
 		t.Errorf("no screenshot of the page: %v", err)
 	}
+
+	// A session with attachments (2.1.332's), as a line each and all of
+	// them folded: the page keeps the lines, and the folds balance.
+	root332, _ := filepath.Abs("../testdata/corpus/2.1.332/.claude")
+	fam, err = show.Resolve(root332, "bc1c66c0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{AttachSummary, AttachAll} {
+		page.Reset()
+		if err := Write(&page, fam, Options{Format: "html", Attachments: mode}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom := string(run("--dump-dom", "file://"+file))
+		want := `<div class="attach">attachment · file <code>notes.txt</code> (2 lines)</div>`
+		if mode == AttachAll {
+			want = `<details class="note attach"><summary>attachment · prompt snapshot: the system prompt and 11 tool schemas sent</summary>`
+		}
+		if !strings.Contains(dom, want) || !strings.Contains(dom, "done: /home/dev/work/alpha") {
+			t.Errorf("attachments %s: the page Chromium loaded lacks %q or the reply", mode, want)
+		}
+		if n, m := strings.Count(dom, "<details"), strings.Count(page.String(), "<details"); n != m {
+			t.Errorf("attachments %s: the page Chromium loaded holds %d <details>, the file %d", mode, n, m)
+		}
+	}
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
@@ -49,6 +51,9 @@ type Options struct {
 	// After the last message of turn N, that is the entry cfix fork
 	// --turn N ends at. Off, the output is unchanged.
 	Anchors bool
+	// Attachments says how attachment entries are shown: AttachSummary
+	// (the default, also ""), AttachAll or AttachNone.
+	Attachments string
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -98,6 +103,11 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 			}
 		}
 		return bw.Flush()
+	}
+	switch opts.Attachments {
+	case "", AttachSummary, AttachAll, AttachNone:
+	default:
+		return &InputError{Msg: fmt.Sprintf("attachments %q: want one of %s", opts.Attachments, strings.Join(AttachModes, ", "))}
 	}
 	var r renderer
 	switch opts.Format {
@@ -166,6 +176,9 @@ type exporter struct {
 	inlined map[int]bool
 	agents  *agents // the family's subagent transcripts, indexed
 	last    string  // the message written last
+	// model is the model the last reply's heading named since the last
+	// prompt's.
+	model string
 	// anchored is the transcript whose messages Options.Anchors marks;
 	// onChain says the entry written is on its loaded chain; leaf is
 	// the last entry of the chain since the heading of the message
@@ -218,7 +231,7 @@ func (t *transcript) close() { t.fh.Close() }
 // open reads a transcript once: its graph, with where each record sits,
 // and what links its calls to subagents.
 func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +506,10 @@ func promptText(c any) string {
 // header is what the top of an export says.
 type header struct {
 	Title, Session, Path, What string
-	Facts                      [][2]string
+	// Name is what names the page (HTML's <title>): the session's title
+	// as cfix ls and the /resume picker show it, else Title.
+	Name  string
+	Facts [][2]string
 }
 
 func (x *exporter) header(t *transcript) header {
@@ -527,15 +543,25 @@ func (x *exporter) header(t *transcript) header {
 			h.Title = t.path
 		}
 	}
+	h.Name = h.Title
+	if x.fam.Layout != nil {
+		for _, f := range x.fam.Layout.Files {
+			if f.Path == t.path && f.Kind == store.KindSession {
+				if name := strings.Join(strings.Fields(store.TitleOf(f)), " "); name != "" {
+					h.Name = name
+				}
+			}
+		}
+	}
 	switch {
 	case t.loose:
 		h.What = "Not a resumable session: " + x.fam.Why + "."
 	case t.agent && !x.opts.Branches:
-		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	case x.opts.Branches:
-		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural(t.loaded, "entry", "entries"))
+		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural.Of(t.loaded, "entry"))
 	default:
-		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	}
 	if t.cut {
 		h.What += " The chain is cut at a parent the file does not hold."
@@ -564,7 +590,7 @@ func (x *exporter) header(t *transcript) header {
 // forkNote says what a fork-context-ref gives a subagent's load.
 func forkNote(f *session.ForkRef) string {
 	return fmt.Sprintf("This subagent was forked from the conversation of session %s: a load of it first reads that session's transcript up to entry %s (%d %s of context when it was forked, line %d of this file) and puts them before what follows. They are not repeated here: the session's export holds them.",
-		f.ParentSession, f.ParentLast, f.Length, plural(f.Length, "message", "messages"), f.Line)
+		f.ParentSession, f.ParentLast, f.Length, plural.Of(f.Length, "message"), f.Line)
 }
 
 func orNone(v string) string {
@@ -576,6 +602,8 @@ func orNone(v string) string {
 
 // conversation writes the selected entries of a transcript.
 func (x *exporter) conversation(t *transcript, depth int) error {
+	defer func(m string) { x.model = m }(x.model)
+	x.model = ""
 	if t.agent && t.fork != nil {
 		// A forked subagent's context: a folded note, not the session's
 		// entries again (the export of the session holds them).
@@ -605,7 +633,9 @@ func (x *exporter) conversation(t *transcript, depth int) error {
 			return err
 		}
 		delete(t.pending, i)
-		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" {
+		// An attachment that is shown ends the message (write says so);
+		// one left out is no break in it.
+		if typ := t.g.Nodes[i].Type; typ != "user" && typ != "assistant" && typ != "attachment" {
 			x.last = ""
 		}
 		if err := x.write(t, i, e, depth); err != nil {
@@ -657,7 +687,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		if e.Subtype == "compact_boundary" {
 			s := "Conversation compacted"
 			if e.CompactMetadata.Trigger != "" {
-				s += fmt.Sprintf(" (%s, %d tokens before)", e.CompactMetadata.Trigger, e.CompactMetadata.PreTokens)
+				s += fmt.Sprintf(" (%s, %s before)", e.CompactMetadata.Trigger, plural.Count(e.CompactMetadata.PreTokens, "token"))
 			}
 			r.compaction(s, when(e.Timestamp))
 			return nil
@@ -668,9 +698,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		r.note("system "+e.Subtype, text, when(e.Timestamp), other)
 		return nil
 	case "attachment":
-		if len(e.Attachment) > 0 {
-			r.note("attachment", prettyJSON(e.Attachment), when(e.Timestamp), other)
-		}
+		x.attachment(e, other)
 		return nil
 	case "progress":
 		return nil
@@ -745,7 +773,18 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 				x.leaf = t.g.Nodes[i].UUID
 			}
 		}
-		r.message(label, e.Message.Model, when(e.Timestamp), other)
+		// The model is named on the first reply after a prompt, and
+		// again only when it changes.
+		model := e.Message.Model
+		switch {
+		case role == "user":
+			x.model = ""
+		case model == x.model:
+			model = ""
+		default:
+			x.model = model
+		}
+		r.message(label, model, when(e.Timestamp), other)
 		x.last = key
 	}
 	for _, b := range rest {
@@ -771,6 +810,28 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		}
 	}
 	return nil
+}
+
+// attachment writes an attachment entry as Options.Attachments asks: its
+// line (the quiet kinds left out), every one folded with all it holds, or
+// none.
+func (x *exporter) attachment(e *entry, other bool) {
+	mode := x.opts.Attachments
+	if mode == AttachNone {
+		return
+	}
+	a := Describe(e.Attachment)
+	body := ""
+	if mode == AttachAll {
+		body = prettyJSON(e.Attachment)
+		if len(bytes.TrimSpace(e.Attachment)) == 0 {
+			body = "(no attachment field)"
+		}
+	} else if a.Quiet {
+		return
+	}
+	x.last = ""
+	x.r.attachment(a, body, when(e.Timestamp), other)
 }
 
 // when renders a timestamp.
@@ -961,7 +1022,7 @@ func (x *exporter) strays(t *transcript) error {
 	if len(rest) > 0 {
 		x.last = ""
 		x.r.endMessage()
-		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
+		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural.Of(len(rest), "entry"))}
 		if err := x.r.tool(c, func() error { return x.inline(t, rest, 1) }); err != nil {
 			return err
 		}
@@ -996,13 +1057,6 @@ func (x *exporter) subagentCall(f store.File, summary string) error {
 		defer func() { x.last = "" }()
 		return x.conversation(st, 1)
 	})
-}
-
-func plural(n int, one, more string) string {
-	if n == 1 {
-		return one
-	}
-	return more
 }
 
 // agents indexes the family's subagent transcripts (not side files) for
@@ -1079,7 +1133,7 @@ func descendants(g *session.Graph, root int) []int {
 // firstPrompt returns the prompt of a subagent transcript's first user
 // entry.
 func firstPrompt(path string) string {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}
@@ -1142,6 +1196,9 @@ type renderer interface {
 	// subagent's conversation inside it.
 	tool(c toolCall, sub func() error) error
 	note(kind, body, ts string, other bool)
+	// attachment writes an attachment's line; a body (Options.Attachments
+	// AttachAll) is folded under it.
+	attachment(a Attachment, body, ts string, other bool)
 	compaction(s, ts string)
 	// turn heads the prompt that starts turn n (cfix fork --turn n).
 	turn(n int)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -310,5 +311,51 @@ func eachMainTranscript(t *testing.T, fn func(root string, f store.File, fam *sh
 			}
 			fn(root, f, fam)
 		}
+	}
+}
+
+// TestModelOncePerPrompt: a reply's heading names its model after a
+// prompt, and again only when the model changes.
+func TestModelOncePerPrompt(t *testing.T) {
+	var lines []string
+	parent := any(nil)
+	add := func(typ, model, id string, content any) {
+		u := fmt.Sprintf("u%02d", len(lines)+1)
+		m := map[string]any{"role": typ, "content": content}
+		if typ == "assistant" {
+			m["model"], m["id"] = model, id
+		}
+		b, _ := json.Marshal(map[string]any{"type": typ, "uuid": u, "parentUuid": parent, "sessionId": "55555555-5555-4555-8555-555555555555",
+			"timestamp": fmt.Sprintf("2026-01-01T00:%02d:00Z", len(lines)), "version": "2.1.88", "cwd": "/w", "message": m})
+		lines = append(lines, string(b))
+		parent = u
+	}
+	add("user", "", "", "first")
+	add("assistant", "model-a", "m1", []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{"command": "ls"}}})
+	add("user", "", "", []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": "a.go"}})
+	add("assistant", "model-a", "m2", []any{map[string]any{"type": "text", "text": "one"}})
+	add("assistant", "model-b", "m3", []any{map[string]any{"type": "text", "text": "two"}})
+	add("user", "", "", "second")
+	add("assistant", "model-b", "m4", []any{map[string]any{"type": "text", "text": "three"}})
+	root := t.TempDir()
+	dir := filepath.Join(root, "projects", "-w")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "55555555-5555-4555-8555-555555555555.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fam, err := show.Resolve(root, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, fam, Options{Format: "md"}); err != nil {
+		t.Fatal(err)
+	}
+	got := regexp.MustCompile(`(?m)^#### .*$`).FindAllString(b.String(), -1)
+	want := []string{"#### User · 2026-01-01 00:00:00", "#### Assistant · model-a · 2026-01-01 00:01:00", "#### Assistant · 2026-01-01 00:03:00",
+		"#### Assistant · model-b · 2026-01-01 00:04:00", "#### User · 2026-01-01 00:05:00", "#### Assistant · model-b · 2026-01-01 00:06:00"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("headings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -46,6 +46,7 @@ pre{background:var(--code);border:1px solid var(--line);border-radius:4px;paddin
 .compaction{text-align:center;color:var(--muted);font-size:.9em;margin:22px 0;display:flex;align-items:center;gap:10px}
 .compaction::before,.compaction::after{content:"";flex:1;border-top:2px dashed var(--line)}
 .note{font-size:.85em}
+div.attach{font-size:.85em;color:var(--muted);margin:2px 0 2px 14px;overflow-wrap:anywhere}
 `
 
 func esc(s string) string { return html.EscapeString(s) }
@@ -53,7 +54,11 @@ func esc(s string) string { return html.EscapeString(s) }
 func (h *htmlOut) begin(hd header) {
 	fmt.Fprintf(h.w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(h.w, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n")
-	fmt.Fprintf(h.w, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>%s</h1>\n<dl>\n", esc(hd.Title), css, esc(hd.Title))
+	name := hd.Name
+	if name == "" {
+		name = hd.Title
+	}
+	fmt.Fprintf(h.w, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>%s</h1>\n<dl>\n", esc(name), css, esc(hd.Title))
 	if hd.Session != "" {
 		fmt.Fprintf(h.w, "<dt>session</dt><dd>%s</dd>\n", esc(hd.Session))
 	}
@@ -158,6 +163,25 @@ func (h *htmlOut) note(kind, body, ts string, other bool) {
 		title += " · other branch"
 	}
 	h.folded(title, body, class)
+}
+
+// attachment writes an attachment's line; with a body, a folded block
+// whose summary is the line.
+func (h *htmlOut) attachment(a Attachment, body, ts string, other bool) {
+	h.closeMsg()
+	line := "attachment · " + esc(a.What)
+	if a.Name != "" {
+		line += " <code>" + esc(a.Name) + "</code>"
+	}
+	line += esc(a.More)
+	if other {
+		line += " · other branch"
+	}
+	if body == "" {
+		fmt.Fprintf(h.w, "<div class=\"attach\">%s</div>\n", line)
+		return
+	}
+	fmt.Fprintf(h.w, "<details class=\"note attach\"><summary>%s</summary>\n<pre>%s</pre>\n</details>\n", line, esc(body))
 }
 
 func (h *htmlOut) compaction(s, ts string) {

@@ -13,6 +13,17 @@ import (
 // fence left open, a tag such as </details>) can break the document.
 type markdown struct {
 	w *bufio.Writer
+	// list says the last thing written is an item of a list of
+	// attachment lines, which a blank line ends.
+	list bool
+}
+
+// endList ends a list of attachment lines before what follows.
+func (m *markdown) endList() {
+	if m.list {
+		m.w.WriteString("\n")
+		m.list = false
+	}
 }
 
 func (m *markdown) begin(h header) {
@@ -28,6 +39,7 @@ func (m *markdown) begin(h header) {
 }
 
 func (m *markdown) message(role, model, ts string, other bool) {
+	m.endList()
 	head := "#### " + role
 	if model != "" {
 		head += " · " + mdLine(model)
@@ -44,11 +56,13 @@ func (m *markdown) message(role, model, ts string, other bool) {
 func (m *markdown) endMessage() {}
 
 func (m *markdown) text(s string) {
+	m.endList()
 	writeMDText(m.w, s)
 	m.w.WriteString("\n\n")
 }
 
 func (m *markdown) folded(title, body, class string) {
+	m.endList()
 	fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n", html.EscapeString(oneLine(title)))
 	switch {
 	case strings.TrimSpace(body) == "":
@@ -63,6 +77,7 @@ func (m *markdown) folded(title, body, class string) {
 }
 
 func (m *markdown) tool(c toolCall, sub func() error) error {
+	m.endList()
 	title := "<code>" + html.EscapeString(oneLine(c.Name)) + "</code>"
 	if c.Summary != "" {
 		title += " " + html.EscapeString(oneLine(c.Summary))
@@ -101,18 +116,57 @@ func (m *markdown) note(kind, body, ts string, other bool) {
 }
 
 func (m *markdown) compaction(s, ts string) {
+	m.endList()
 	fmt.Fprintf(m.w, "---\n\n**%s** · %s\n\n---\n\n", mdLine(s), mdLine(ts))
 }
 
-func (m *markdown) turn(n int) { fmt.Fprintf(m.w, "### Turn %d\n\n", n) }
+// attachment writes an attachment's line as an item of a list (the
+// attachments in a row are one list); with a body, a folded block whose
+// summary is the line.
+func (m *markdown) attachment(a Attachment, body, ts string, other bool) {
+	if body != "" {
+		title := html.EscapeString(oneLine("attachment · " + a.What))
+		if a.Name != "" {
+			title += " <code>" + html.EscapeString(oneLine(a.Name)) + "</code>"
+		}
+		title += html.EscapeString(oneLine(a.More))
+		if other {
+			title += " (other branch)"
+		}
+		m.endList()
+		fmt.Fprintf(m.w, "<details><summary>%s</summary>\n\n%s\n\n</details>\n\n", title, fenced(body, ""))
+		return
+	}
+	line := "- attachment · " + mdLine(a.What)
+	if a.Name != "" {
+		line += " " + codeSpan(a.Name)
+	}
+	line += mdLine(a.More)
+	if other {
+		line += " _(other branch)_"
+	}
+	m.w.WriteString(line + "\n")
+	m.list = true
+}
 
-func (m *markdown) end() {}
+func (m *markdown) turn(n int) {
+	m.endList()
+	fmt.Fprintf(m.w, "### Turn %d\n\n", n)
+}
+
+func (m *markdown) end() { m.endList() }
 
 // forkStart and forkEnd write HTML comments, which a Markdown viewer
 // does not show, on lines of their own.
-func (m *markdown) forkStart() { m.w.WriteString("<!-- cfix:message -->\n") }
+func (m *markdown) forkStart() {
+	m.endList()
+	m.w.WriteString("<!-- cfix:message -->\n")
+}
 
-func (m *markdown) forkEnd(uuid string) { fmt.Fprintf(m.w, "<!-- cfix:at %s -->\n", uuid) }
+func (m *markdown) forkEnd(uuid string) {
+	m.endList()
+	fmt.Fprintf(m.w, "<!-- cfix:at %s -->\n", uuid)
+}
 
 // fenced puts s in a fenced code block whose fence is longer than any run
 // of backticks in s.
@@ -132,9 +186,14 @@ func fenced(s, info string) string {
 	return f + info + "\n" + strings.TrimRight(s, "\n") + "\n" + f
 }
 
-// codeSpan puts s in an inline code span.
+// codeSpan puts s in an inline code span, with the spaces that keep it
+// whole only when it needs them (s holds a backtick or starts or ends with
+// a space).
 func codeSpan(s string) string {
 	s = oneLine(s)
+	if s != "" && !strings.Contains(s, "`") && strings.TrimSpace(s) == s {
+		return "`" + s + "`"
+	}
 	f := "`"
 	for strings.Contains(s, f) {
 		f += "`"

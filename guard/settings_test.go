@@ -215,3 +215,26 @@ func TestOurCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusLineAndHooksRoundTrip: install with the status line, then uninstall
+// (the status line first, as guard uninstall does), gives every settings
+// file back byte for byte.
+func TestStatusLineAndHooksRoundTrip(t *testing.T) {
+	for name, in := range settingsCases {
+		out, before, err := Install("settings.json", []byte(in), bin, theStore)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err = InstallStatusLine("settings.json", out, bin); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		back, err := UninstallStatusLine("settings.json", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, gone, err := Uninstall("settings.json", back, before)
+		if err != nil || gone || string(back) != in {
+			t.Errorf("%s: gave %q (%v %v), want %q", name, back, gone, err, in)
+		}
+	}
+}

@@ -15,52 +15,120 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/show"
 )
 
-const readDescription = `Read one past Claude Code session as Markdown ("cfix export" of it): the conversation a resume loads, with its turns numbered ("### Turn N"), tool calls folded with their inputs, and compactions shown. A long session is read a page at a time: the answer holds at most max_chars characters from offset, and next_offset when more follows (call again with it).
+const readDescription = `Read one past Claude Code session as Markdown ("cfix export" of it): the conversation a resume loads, with its turns numbered ("### Turn N"), tool calls folded with their inputs and the first lines of their results, what Claude Code attached to a turn one line each, and compactions shown. A long session is read a page at a time: the answer's first line names the session, then come at most max_chars characters of Markdown from offset, and, when more follows, a last line "(next_offset N ...)": call again with offset N.
 
-Name the session by id (from search_sessions or list_sessions), a unique prefix of one, or "latest" (the newest session of the project). from_turn/to_turn read only those turns. Thinking, tool outputs and subagent conversations are left out unless asked for (include_thinking, include_tool_output, include_subagents).`
+Name the session by id (from search_sessions or list_sessions), a unique prefix of one, or "latest" (the newest session of the project). from_turn/to_turn read only those turns. Thinking and subagent conversations are left out unless asked for (include_thinking, include_subagents); include_tool_output shows whole results; attachments "all" shows every attachment with all it holds.`
+
+// Results show at most resultLines lines and resultBytes bytes of a tool's
+// output unless ReadInput.IncludeToolOutput asks for all of it.
+const (
+	resultLines = 5
+	resultBytes = 500
+)
 
 // ReadInput is what read_session takes.
 type ReadInput struct {
 	Session           string `json:"session" jsonschema:"a session id, a unique prefix of one (at least 4 characters), or \"latest\" for the newest session of the project"`
 	Project           string `json:"project,omitempty" jsonschema:"for \"latest\": the project's directory (default: the client's current project)"`
-	Offset            int    `json:"offset,omitempty" jsonschema:"where the page starts, in bytes of the Markdown (next_offset of the previous page); default 0"`
+	Offset            int    `json:"offset,omitempty" jsonschema:"where the page starts, in bytes of the Markdown (the next_offset of the previous page); default 0"`
 	MaxChars          int    `json:"max_chars,omitempty" jsonschema:"the most bytes of Markdown to return (default 8000, at most 100000)"`
 	FromTurn          int    `json:"from_turn,omitempty" jsonschema:"read from this turn on (turns are numbered from 1; the header is left out)"`
 	ToTurn            int    `json:"to_turn,omitempty" jsonschema:"read up to this turn (included)"`
 	IncludeThinking   bool   `json:"include_thinking,omitempty" jsonschema:"also show the model's thinking"`
-	IncludeToolOutput bool   `json:"include_tool_output,omitempty" jsonschema:"also show what the tools returned (inputs are always shown)"`
+	IncludeToolOutput bool   `json:"include_tool_output,omitempty" jsonschema:"show what the tools returned whole (by default the first 5 lines of each result, at most 500 characters)"`
 	IncludeSubagents  bool   `json:"include_subagents,omitempty" jsonschema:"also show the conversations of subagents under the calls that started them"`
+	Attachments       string `json:"attachments,omitempty" jsonschema:"what Claude Code attached to the turns: \"summary\" (the default: one line each, its own bookkeeping such as prompt snapshots and tool listings left out), \"all\" (every attachment with all it holds) or \"none\""`
 }
 
-// ReadOutput is what read_session returns.
+// ReadOutput is what read_session answers, written as text (Text): a
+// line naming the session, the page of Markdown, and a last line with
+// the offset of the next page or a note.
 type ReadOutput struct {
-	Session string `json:"session"`
-	Offset  int    `json:"offset"`
+	Session string
+	Offset  int
+	// Turns is "turns A to B" when the read asked for turns.
+	Turns string
 	// Text is the page of Markdown.
-	Text string `json:"text"`
-	// NextOffset is where the next page starts; absent at the end.
-	NextOffset *int   `json:"next_offset,omitempty"`
-	Note       string `json:"note,omitempty"`
+	Text string
+	// NextOffset is where the next page starts; nil at the end.
+	NextOffset *int
+	Note       string
 }
 
-func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, ReadOutput, error) {
+// nextMark starts the last line of a page that more follows; noteMark
+// the last line of one that ends with a note.
+const (
+	nextMark = "(next_offset "
+	noteMark = "(note: "
+)
+
+// String is the answer as the model reads it: no JSON, whose escapes
+// (every newline and quote of the Markdown) would cost characters and
+// make it harder to read.
+func (o ReadOutput) String() string {
+	var b strings.Builder
+	b.WriteString("session " + o.Session)
+	if o.Turns != "" {
+		b.WriteString(", " + o.Turns)
+	}
+	if o.Offset > 0 {
+		fmt.Fprintf(&b, ", from offset %d", o.Offset)
+	}
+	b.WriteString("\n\n")
+	b.WriteString(o.Text)
+	switch {
+	case o.NextOffset != nil:
+		fmt.Fprintf(&b, "\n%s%d: more follows; read_session with offset %d reads it)", nextMark, *o.NextOffset, *o.NextOffset)
+	case o.Note != "":
+		b.WriteString("\n" + noteMark + o.Note + ")")
+	}
+	return b.String()
+}
+
+func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (*mcp.CallToolResult, any, error) {
+	out, err := s.readPage(ctx, req, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: out.String()}}}, nil, nil
+}
+
+// readPage reads the page of a session in asks for.
+func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (ReadOutput, error) {
 	var out ReadOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return out, err
+	}
 	if in.Offset < 0 {
-		return nil, out, toolError("offset %d is negative: give 0 or the next_offset of the previous page", in.Offset)
+		return out, toolError("offset %d is negative: give 0 or the next_offset of the previous page", in.Offset)
 	}
 	if in.FromTurn < 0 || in.ToTurn < 0 || in.ToTurn > 0 && in.FromTurn > in.ToTurn {
-		return nil, out, toolError("turns %d to %d: give from_turn <= to_turn, both from 1", in.FromTurn, in.ToTurn)
+		return out, toolError("turns %d to %d: give from_turn <= to_turn, both from 1", in.FromTurn, in.ToTurn)
+	}
+	switch in.Attachments {
+	case "", export.AttachSummary, export.AttachAll, export.AttachNone:
+	default:
+		return out, toolError("attachments: give \"summary\" (the default), \"all\" or \"none\"")
 	}
 	fam, err := s.resolveSession(ctx, req, in.Session, in.Project)
 	if err != nil {
-		return nil, out, err
+		return out, err
 	}
 	out.Session, out.Offset = fam.Session, in.Offset
 	if out.Session == "" {
 		out.Session = strings.TrimSpace(in.Session) // a transcript named with no session id
+	}
+	switch {
+	case in.FromTurn > 0 && in.ToTurn > 0:
+		out.Turns = fmt.Sprintf("turns %d to %d", in.FromTurn, in.ToTurn)
+	case in.FromTurn > 0:
+		out.Turns = fmt.Sprintf("turns %d on", in.FromTurn)
+	case in.ToTurn > 0:
+		out.Turns = fmt.Sprintf("turns up to %d", in.ToTurn)
 	}
 	w := window{off: in.Offset, max: clamp(in.MaxChars, defaultMaxChars, maxMaxChars)}
 	key := readKey(fam, in)
@@ -70,7 +138,7 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 	} else {
 		f := &filter{from: in.FromTurn, to: in.ToTurn, thinking: in.IncludeThinking, output: in.IncludeToolOutput, subagents: in.IncludeSubagents}
 		r = s.pager.start(key, f, w, func(f *filter) error {
-			if err := export.Write(f, fam, export.Options{Format: "md", Index: s.opts.Index}); err != nil {
+			if err := export.Write(f, fam, export.Options{Format: "md", Index: s.opts.Index, Attachments: in.Attachments}); err != nil {
 				return err
 			}
 			return f.flush()
@@ -81,10 +149,10 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 	case res = <-r.res:
 	case <-ctx.Done():
 		r.stop()
-		return nil, out, ctx.Err()
+		return out, ctx.Err()
 	}
 	if res.err != nil {
-		return nil, out, toolError("session %s cannot be read: %v", in.Session, res.err)
+		return out, toolError("session %s cannot be read: %v", in.Session, res.err)
 	}
 	out.Text = res.text
 	switch {
@@ -98,16 +166,16 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 	case res.turnsSeen == 0 && in.FromTurn > 1:
 		out.Note = "the session has no numbered turns: read it without from_turn"
 	case in.FromTurn > res.last && in.FromTurn > 0:
-		out.Note = fmt.Sprintf("the session has %d turns: turn %d is past the end", res.last, in.FromTurn)
+		out.Note = fmt.Sprintf("the session has %s: turn %d is past the end", plural.Count(res.last, "turn"), in.FromTurn)
 	}
-	return nil, out, nil
+	return out, nil
 }
 
 // readKey names a read of a session: its files as they are, and what the
 // read shows. A page continues a paused read of the same key.
 func readKey(fam *show.Family, in ReadInput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%s\x00%d %d %t %t %t", fam.Session, fam.Loose, in.FromTurn, in.ToTurn, in.IncludeThinking, in.IncludeToolOutput, in.IncludeSubagents)
+	fmt.Fprintf(&b, "%s\x00%s\x00%d %d %t %t %t %q", fam.Session, fam.Loose, in.FromTurn, in.ToTurn, in.IncludeThinking, in.IncludeToolOutput, in.IncludeSubagents, in.Attachments)
 	if fam.Layout != nil {
 		for _, f := range fam.Layout.Files {
 			fmt.Fprintf(&b, "\x00%s %d %d", f.Path, f.Size, f.ModTime.UnixNano())
@@ -315,8 +383,9 @@ func (s *stream) page(more bool) pageResult {
 }
 
 // filter passes on the lines of an export's Markdown that a read asks for:
-// the turns from..to, and thinking, tool outputs and subagent
-// conversations only when asked. It follows the structure export's
+// the turns from..to, thinking and subagent conversations only when asked,
+// and of each tool's output its first lines (resultLines, resultBytes)
+// unless all is asked for. It follows the structure export's
 // Markdown has: fenced code (whose lines are data), <details> blocks
 // (thinking, a tool call, a note), a tool's "**Result**" and its fenced
 // block, "**Subagent conversation**" up to its end, "### Turn N" at the
@@ -333,10 +402,17 @@ type filter struct {
 	fence                       int    // the open fence's length, 0 outside code
 	depth                       int    // open <details> blocks
 	dropAt                      int    // depth at which a dropped block ends; -1 none
-	resultDrop                  int    // 1: after "**Result**", dropping to its fence's end
-	subAt                       int    // depth of a dropped subagent conversation; -1 none
-	turn, last, turnsSeen       int
-	started                     bool
+	// res is where a result whose output is cut stands: 1 after its
+	// "**Result**", 2 on its fence's first line, 3 in its output.
+	res int
+	// resLines and resBytes are what is left to show of the output;
+	// cutLines counts its lines left out whole, cut says some of it is
+	// left out, lineCut that the current line is cut.
+	resLines, resBytes, cutLines int
+	cut, lineCut                 bool
+	subAt                        int // depth of a dropped subagent conversation; -1 none
+	turn, last, turnsSeen        int
+	started                      bool
 }
 
 const headLen = 64
@@ -364,17 +440,44 @@ func (f *filter) Write(b []byte) (int, error) {
 			f.keep = f.classify(bytes.TrimSuffix(f.head, []byte("\n")), bytes.HasSuffix(f.head, []byte("\n")))
 			f.decided = true
 			if f.keep {
-				f.w.Write(f.head)
+				f.pass(f.head)
 			}
 		}
 		if f.keep && len(chunk) > 0 {
-			f.w.Write(chunk)
+			f.pass(chunk)
 		}
 		if i >= 0 {
 			f.head, f.decided = f.head[:0], false
+			if f.lineCut {
+				f.w.Write([]byte("…\n"))
+				f.lineCut = false
+			}
+			if f.res == 2 {
+				f.res = 3
+			}
 		}
 	}
 	return n, nil
+}
+
+// pass writes b, bytes of a line passed on: in a result's output that is
+// cut, no more than is left to show of it (whole characters).
+func (f *filter) pass(b []byte) {
+	if f.res != 3 || f.lineCut {
+		if !f.lineCut {
+			f.w.Write(b)
+		}
+		return
+	}
+	k := min(len(b), f.resBytes)
+	for k < len(b) && k > 0 && !utf8.RuneStart(b[k]) {
+		k--
+	}
+	f.w.Write(b[:k])
+	f.resBytes -= k
+	if k < len(b) {
+		f.cut, f.lineCut = true, true
+	}
 }
 
 // flush passes on a last line with no newline.
@@ -393,15 +496,40 @@ func (f *filter) classify(line []byte, whole bool) bool {
 	if f.fence > 0 {
 		if whole && len(line) >= f.fence && len(bytes.Trim(line, "`")) == 0 {
 			f.fence = 0
-			if f.resultDrop == 1 {
-				f.resultDrop = 0
+			if f.res == 3 {
+				f.res = 0
+				if f.cut && f.visible() {
+					f.w.Write(append(append([]byte(nil), line...), '\n'))
+					if f.cutLines > 0 {
+						word := "lines"
+						if f.cutLines == 1 {
+							word = "line"
+						}
+						fmt.Fprintf(f.w, "_(%d more %s left out: include_tool_output shows the whole result)_\n", f.cutLines, word)
+					} else {
+						f.w.Write([]byte("_(the end of the line left out: include_tool_output shows the whole result)_\n"))
+					}
+					return false
+				}
+			}
+			return f.visible()
+		}
+		if f.res == 3 {
+			// A line of the output: shown while some is left to show.
+			if f.resLines == 0 || f.resBytes == 0 {
+				f.cut = true
+				f.cutLines++
 				return false
 			}
+			f.resLines--
 		}
 		return f.visible()
 	}
 	if bytes.HasPrefix(line, []byte("```")) {
 		f.fence = len(line) - len(bytes.TrimLeft(line, "`"))
+		if f.res == 1 {
+			f.res, f.resLines, f.resBytes, f.cutLines, f.cut = 2, resultLines, resultBytes, 0, false
+		}
 		return f.visible()
 	}
 	switch {
@@ -429,11 +557,7 @@ func (f *filter) classify(line []byte, whole bool) bool {
 			}
 		}
 	case !f.output && f.dropAt < 0 && f.subAt < 0 && (string(line) == "**Result**" || string(line) == "**Error**"):
-		if f.visible() {
-			f.w.Write([]byte(string(line) + " _(left out: include_tool_output shows it)_\n"))
-		}
-		f.resultDrop = 1
-		return false
+		f.res = 1
 	case !f.subagents && f.dropAt < 0 && f.subAt < 0 && string(line) == "**Subagent conversation**":
 		if f.visible() {
 			f.w.Write([]byte("**Subagent conversation** _(left out: include_subagents shows it)_\n"))
@@ -449,7 +573,7 @@ func (f *filter) classify(line []byte, whole bool) bool {
 
 // visible reports whether the lines at this point are passed on.
 func (f *filter) visible() bool {
-	if f.dropAt >= 0 || f.resultDrop == 1 || f.subAt >= 0 {
+	if f.dropAt >= 0 || f.subAt >= 0 {
 		return false
 	}
 	if f.from > 1 && f.turn < f.from {

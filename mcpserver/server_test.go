@@ -75,6 +75,10 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any,
 func decode(t *testing.T, res *mcp.CallToolResult, out any) {
 	t.Helper()
 	text := res.Content[0].(*mcp.TextContent).Text
+	if o, ok := out.(*ReadOutput); ok {
+		*o = parseRead(t, text) // read_session answers text
+		return
+	}
 	if err := json.Unmarshal([]byte(text), out); err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
@@ -216,6 +220,14 @@ func TestListSessions(t *testing.T) {
 	if len(out.Sessions) != 2 || out.Total != 5 || out.Cut == "" {
 		t.Errorf("limit 2: %+v", out)
 	}
+	// A stub written last (a summary line, no conversation) is listed after
+	// every session with one, as cfix ls and cfix browse list it.
+	stub := filepath.Join(root, "projects", "-home-dev-work-alpha", "55555555-5555-4555-8555-555555555555.jsonl")
+	damage.WriteLines(t, stub, [][]byte{[]byte(`{"type":"summary","summary":"a stub's title","leafUuid":"00000000-0000-4000-8000-000000000000"}`)}, true)
+	call(t, cs, "list_sessions", map[string]any{"project": "all"}, &out)
+	if len(out.Sessions) != 6 || out.Sessions[5].Session != "55555555-5555-4555-8555-555555555555" {
+		t.Errorf("the stub is not last: %+v", out.Sessions)
+	}
 }
 
 // readAll reads a session with read_session a page at a time.
@@ -279,21 +291,31 @@ func TestReadSession(t *testing.T) {
 		t.Errorf("%d pages for %d bytes", pages, len(want))
 	}
 
-	// By default thinking, tool outputs and subagents are left out.
+	// By default thinking, subagents and Claude Code's bookkeeping are
+	// left out; tool outputs are cut short (TestResultHead), attachments
+	// one line each.
 	var out ReadOutput
 	text := readAll(t, cs, map[string]any{"session": alpha})
-	for _, s := range []string{"<summary>Thinking", "hello-from-bash\n```", "**Subagent conversation**\n\n", "Run echo sub"} {
+	for _, s := range []string{"<summary>Thinking", "**Subagent conversation**\n\n", "Run echo sub", "prompt snapshot", "skill listing", `"type"`} {
 		if strings.Contains(text, s) {
 			t.Errorf("default read holds %q", s)
 		}
 	}
-	for _, s := range []string{"include_tool_output shows it", "include_subagents shows it", "### Turn 2", "<code>Bash</code> Run echo hello-from-bash"} {
+	for _, s := range []string{"**Result**\n\n```\nhello-from-bash\n```\n", "include_subagents shows it", "### Turn 2", "<code>Bash</code> Run echo hello-from-bash",
+		"\n- attachment · file `notes.txt` (2 lines)\n"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("default read lacks %q", s)
 		}
 	}
 	if n := strings.Count(text, "<details>"); n != strings.Count(text, "</details>") || n == 0 {
 		t.Errorf("default read: unbalanced <details>")
+	}
+	if text := readAll(t, cs, map[string]any{"session": alpha, "attachments": "all"}); !strings.Contains(text, "<details><summary>attachment · prompt snapshot: the system prompt and 11 tool schemas sent</summary>") ||
+		!strings.Contains(text, `"type": "skill_listing"`) {
+		t.Errorf("attachments all: no prompt snapshot, or not all of the skill listing")
+	}
+	if text := readAll(t, cs, map[string]any{"session": alpha, "attachments": "none"}); strings.Contains(text, "attachment") {
+		t.Errorf("attachments none: an attachment")
 	}
 	if text := readAll(t, cs, map[string]any{"session": alpha, "include_thinking": true}); !strings.Contains(text, "<summary>Thinking") {
 		t.Errorf("include_thinking: no thinking")
@@ -345,7 +367,7 @@ func TestReadSessionStops(t *testing.T) {
 	defer cs.Close()
 	want := exportOf(t, root, alpha)
 	var all strings.Builder
-	args := map[string]any{"session": alpha, "max_chars": 2000, "include_thinking": true, "include_tool_output": true, "include_subagents": true}
+	args := map[string]any{"session": alpha, "max_chars": 1000, "include_thinking": true, "include_tool_output": true, "include_subagents": true}
 	pages := 0
 	for {
 		var out ReadOutput
@@ -501,11 +523,18 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
-// TestInstall plans the entry as `claude mcp add --scope user cfix -- cfix
+// TestInstall plans the entry as `claude mcp add --scope user cfix -- BIN
 // mcp` of Claude Code 2.1.332 writes it, byte for byte (testdata holds what
-// it wrote into the corpus's .claude.json), and its removal as `claude mcp
-// remove --scope user cfix` does.
+// it wrote into the corpus's .claude.json for BIN cfix; it writes the
+// command as given), its command the absolute path of the binary, and its
+// removal as `claude mcp remove --scope user cfix` does. An entry whose
+// command is cfix (found on PATH, which Claude Code may start without
+// ~/go/bin) is replaced by the path.
 func TestInstall(t *testing.T) {
+	const bin = "/home/dev/go/bin/cfix"
+	at := func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"command": "cfix"`), []byte(`"command": "`+bin+`"`))
+	}
 	home := t.TempDir()
 	root := damage.CopyStoreTo(t, "2.1.332", home)
 	conf := filepath.Join(home, ".claude.json")
@@ -513,14 +542,15 @@ func TestInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, _ := os.ReadFile("testdata/claude-mcp-add.json")
+	pathAdded, _ := os.ReadFile("testdata/claude-mcp-add.json")
+	added := at(pathAdded)
 	removed, _ := os.ReadFile("testdata/claude-mcp-remove.json")
 	plan := func(content []byte, remove bool) *changeset.ChangeSet {
 		t.Helper()
 		if err := os.WriteFile(conf, content, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := PlanInstall(root, remove)
+		cs, err := PlanInstall(root, bin, remove)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -533,6 +563,13 @@ func TestInstall(t *testing.T) {
 	if cs := plan(added, false); len(cs.Ops) != 0 || !strings.Contains(cs.Notes[0], "installed already") {
 		t.Errorf("installed twice: %+v", cs)
 	}
+	if cs := plan(pathAdded, false); len(cs.Ops) != 1 || string(cs.Ops[0].Data) != string(added) ||
+		!strings.Contains(cs.Ops[0].Reason, `replace the cfix MCP server's entry`) {
+		t.Errorf("an entry running cfix from PATH is not replaced by the path: %+v", cs.Ops)
+	}
+	if _, err := PlanInstall(root, "cfix", false); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
+		t.Errorf("a command that is not an absolute path: %v", err)
+	}
 	cs = plan(added, true)
 	if len(cs.Ops) != 1 || string(cs.Ops[0].Data) != string(removed) {
 		t.Fatalf("uninstall: %+v", cs.Ops)
@@ -543,7 +580,7 @@ func TestInstall(t *testing.T) {
 	// Beside another server: added last, taken out to the byte.
 	other := []byte("{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    }\n  }\n}\n")
 	cs = plan(other, false)
-	want := "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    },\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n"
+	want := "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    },\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"/home/dev/go/bin/cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n"
 	if string(cs.Ops[0].Data) != want {
 		t.Fatalf("beside another:\n%s", cs.Ops[0].Data)
 	}
@@ -557,17 +594,17 @@ func TestInstall(t *testing.T) {
 	if cs := plan(first, false); !strings.Contains(cs.Ops[0].Reason, `replace the cfix MCP server's entry {"command": "old"}`) {
 		t.Errorf("replace: %+v", cs.Ops[0])
 	}
-	if cs := plan([]byte("{}"), false); string(cs.Ops[0].Data) != "{\n  \"mcpServers\": {\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}" {
+	if cs := plan([]byte("{}"), false); string(cs.Ops[0].Data) != "{\n  \"mcpServers\": {\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"/home/dev/go/bin/cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}" {
 		t.Errorf("into {}:\n%s", cs.Ops[0].Data)
 	}
 
 	// Errors: a file that is not JSON, one that is not there.
 	os.WriteFile(conf, []byte("{oops"), 0o600)
-	if _, err := PlanInstall(root, false); err == nil || !strings.Contains(err.Error(), conf+" is not valid JSON") {
+	if _, err := PlanInstall(root, bin, false); err == nil || !strings.Contains(err.Error(), conf+" is not valid JSON") {
 		t.Errorf("not JSON: %v", err)
 	}
 	os.Remove(conf)
-	if _, err := PlanInstall(root, false); err == nil || !strings.Contains(err.Error(), "start claude once") {
+	if _, err := PlanInstall(root, bin, false); err == nil || !strings.Contains(err.Error(), "start claude once") {
 		t.Errorf("no file: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -157,6 +158,17 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	// Sessions behind a project folder linked out of the store stay whole.
 	p.cs.LeaveOutside(true)
 	if err := p.dropIndexEntries(); err != nil {
+		return nil, err
+	}
+	// The project folders whose last session files go, go with them.
+	projects := store.ProjectsDir(opts.Root)
+	var dirs []string
+	for _, op := range p.cs.Ops {
+		if d := filepath.Dir(op.Path); filepath.Dir(d) == projects && (op.Action == changeset.Delete || op.Action == changeset.DeleteDir) {
+			dirs = append(dirs, d)
+		}
+	}
+	if err := clone.RemoveEmptied(p.cs, dirs...); err != nil {
 		return nil, err
 	}
 	return p.cs, nil
@@ -307,7 +319,7 @@ func (p *pruner) emptySessions() error {
 // metadataOnly reports whether a transcript has entries and none of them
 // is a chain entry. It stops at the first chain entry.
 func metadataOnly(path string) (bool, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return false, err
 	}

@@ -3,11 +3,11 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -19,6 +19,9 @@ type Finding struct {
 	Line     int      `json:"line"` // 1-based; 0 when no line applies
 	Message  string   `json:"message"`
 	Hint     string   `json:"hint"` // the cfix command that fixes it, or ""
+	// unfixed is set by a check that knows the planner of its code
+	// leaves this finding as it is: it gets no hint.
+	unfixed bool
 }
 
 // MarshalText renders a severity as its name.
@@ -172,7 +175,7 @@ func checkFiles(files []store.File, opts Options, slugs bool) []*fileResult {
 
 // parseJSONFile decodes a small JSON file into v.
 func parseJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@
 //
 // With -next (read_session), each run first calls the tool with -args, not
 // timed, and times the call of the next page: -args with offset set to the
-// next_offset of that answer.
+// next_offset its answer ends with.
 //
 // It prints "SECONDS PEAK_RSS_KB BYTES": the best call of the runs, the
 // highest peak RSS of the server processes and the size of the answer's
@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -93,6 +95,9 @@ func run() error {
 	return nil
 }
 
+// nextOffset finds the offset of the next page in read_session's answer.
+var nextOffset = regexp.MustCompile(`\n\(next_offset ([0-9]+):[^\n]*$`)
+
 // call starts the server, initializes, and times one call of tool (with
 // next, the call of the page after the one args asks for). It returns the
 // call's time, the server's peak RSS in KB and the size of the answer's
@@ -113,11 +118,15 @@ func call(cache, tool string, args map[string]any, next bool, command []string) 
 			cs.Close()
 			return 0, 0, 0, fmt.Errorf("%s: the first page: %v", tool, err)
 		}
-		var page struct {
-			NextOffset *int `json:"next_offset"`
+		// read_session's answer is text whose last line is
+		// "(next_offset N: ...)" when more follows.
+		var m []string
+		if len(res.Content) == 1 {
+			if t, ok := res.Content[0].(*mcp.TextContent); ok {
+				m = nextOffset.FindStringSubmatch(t.Text)
+			}
 		}
-		b, _ := json.Marshal(res.StructuredContent)
-		if json.Unmarshal(b, &page) != nil || page.NextOffset == nil {
+		if m == nil {
 			cs.Close()
 			return 0, 0, 0, fmt.Errorf("%s: the first page has no next_offset", tool)
 		}
@@ -125,7 +134,7 @@ func call(cache, tool string, args map[string]any, next bool, command []string) 
 		for k, v := range args {
 			more[k] = v
 		}
-		more["offset"] = *page.NextOffset
+		more["offset"], _ = strconv.Atoi(m[1])
 		args = more
 	}
 	time.Sleep(after)

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/shell"
 )
 
 func newApplyCmd() *cobra.Command {
@@ -16,12 +17,13 @@ func newApplyCmd() *cobra.Command {
 		Short: "Apply a plan saved with --plan-out, after the same checks",
 		Long: `Apply applies a change set saved by a planner's --plan-out. Every file must still
 be as it was when the plan was made (size, mtime and content hash); otherwise
-nothing is applied.
+nothing is applied. A plan applies only to the store apply is given (--root,
+$CLAUDE_CONFIG_DIR or ~/.claude): one made for another folder is refused.
 
 Exit status:
   0  the changes were applied, or there was nothing to do
   1  an error (nothing is left half-applied)
-  2  usage error (FILE is not a plan saved by --plan-out)`,
+  2  usage error (FILE is not a plan saved by --plan-out, or is of another store)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.streams(cmd)
@@ -29,12 +31,22 @@ Exit status:
 			if err != nil {
 				return usageError(err)
 			}
-			f.apply = true
+			root, err := resolveRoot(f.root)
+			if err != nil {
+				return err
+			}
+			if err := cs.CheckStore("plan "+args[0], root); err != nil {
+				return usageError(err)
+			}
+			f.apply, f.asked = true, "apply "+shell.Quote(args[0])
 			return runPlan(f, cs)
 		},
 	}
+	cmd.Flags().StringVar(&f.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude); the plan must be of it")
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "apply without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan and the result as JSON")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
+	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan without its diff")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen)")
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/internal/outfile"
 	"github.com/cfix-dev/cfix/show"
 )
 
@@ -18,6 +19,7 @@ type exportOptions struct {
 	root     string
 	format   string
 	branches bool
+	attach   string
 	output   string
 	session  string
 	out      io.Writer
@@ -29,7 +31,8 @@ func newExportCmd() *cobra.Command {
 		Use: "export SESSION",
 		Example: `  cfix export latest > session.md
   cfix export --format html -o session.html 2bc4b42d
-  cfix export --format jsonl --branches 2bc4b42d`,
+  cfix export --format jsonl --branches 2bc4b42d
+  cfix export --attachments all 2bc4b42d`,
 		Short: "Write a session's conversation as Markdown, one HTML file, or its chain's JSONL lines",
 		Long: `Export writes a session's conversation as a person reads it, without changing
 the store: the chain a resume loads (as the version that wrote the transcript
@@ -40,6 +43,15 @@ marked and folded, the conversation of a subagent sits under the Task or
 Agent call that started it (found by the call's result, the subagent's
 .meta.json or its first prompt, in both layouts and in older transcripts
 that hold their subagents inline), and compactions are shown.
+
+What Claude Code attached to a turn (a file the prompt named, a hook's
+output, diagnostics, a todo list ...) is one line naming its kind and what
+it holds; its own bookkeeping (the system prompt and tool schemas it sent,
+skill, agent and tool listings, dates, reminders) is left out.
+
+  --attachments summary  those lines (the default)
+  --attachments all      every attachment, each folded with all it holds
+  --attachments none     no attachments
 
   --format md     Markdown for GitHub (the default): folded parts are
                   <details> blocks; text is escaped so that nothing in it
@@ -69,6 +81,7 @@ Exit status:
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().StringVar(&opts.format, "format", "md", "md, html or jsonl")
 	cmd.Flags().BoolVar(&opts.branches, "branches", false, "every branch, not only the chain a resume loads")
+	cmd.Flags().StringVar(&opts.attach, "attachments", export.AttachSummary, "summary, all or none")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
 }
@@ -87,6 +100,11 @@ func runExport(opts *exportOptions) error {
 	default:
 		return usageError(fmt.Errorf("--format %s: want md, html or jsonl", opts.format))
 	}
+	switch opts.attach {
+	case export.AttachSummary, export.AttachAll, export.AttachNone:
+	default:
+		return usageError(fmt.Errorf("--attachments %s: want summary, all or none", opts.attach))
+	}
 	root, err := resolveRoot(opts.root)
 	if err != nil {
 		return err
@@ -96,22 +114,22 @@ func runExport(opts *exportOptions) error {
 		return usageError(err)
 	}
 	w := opts.out
-	var pf pendingOutput
+	var pf outfile.File
 	if opts.output != "" {
 		if err := outsideStore(root, opts.output); err != nil {
 			return usageError(err)
 		}
 		// Written beside FILE, synced and renamed into place: a failed
-		// export leaves no half-written FILE. A FILE that exists keeps
-		// its permissions; a new one gets 0666 less the umask.
-		pf, err = newPendingOutput(opts.output)
+		// export leaves no half-written FILE (a device or FIFO is written
+		// as it is).
+		pf, err = outfile.Create(opts.output)
 		if err != nil {
 			return usageError(err)
 		}
 		defer pf.Cleanup()
 		w = pf
 	}
-	err = export.Write(w, fam, export.Options{Format: opts.format, Branches: opts.branches})
+	err = export.Write(w, fam, export.Options{Format: opts.format, Branches: opts.branches, Attachments: opts.attach})
 	if pf != nil && err == nil {
 		err = pf.CloseAtomicallyReplace()
 	}
@@ -142,11 +160,4 @@ func outsideStore(root, output string) error {
 		return fmt.Errorf("-o %s: inside the store %s, which cfix export does not write", output, root)
 	}
 	return nil
-}
-
-// pendingOutput is the file an export writes, put into place when done.
-type pendingOutput interface {
-	io.Writer
-	CloseAtomicallyReplace() error
-	Cleanup() error
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/repair"
 )
@@ -48,7 +49,10 @@ func newJournalListCmd() *cobra.Command {
 its command, the number of changes, the files and bytes the journal holds (and
 of those the bytes only it holds, which removing it frees: a backup that is a
 hard link to a file still in the store frees nothing), and its state (applied,
-rolled-back, undone, or incomplete: an apply that is running or was killed).`,
+rolled-back, undone, or incomplete: an apply that is running or was killed).
+A journal whose log.jsonl no longer names all its backups (cut or edited) is
+said to be damaged: cfix undo puts back what those backups verify, and journal
+prune never removes it.`,
 		Example: `  cfix journal list
   cfix journal list --json`,
 		Args: cobra.NoArgs,
@@ -83,9 +87,12 @@ rolled-back, undone, or incomplete: an apply that is running or was killed).`,
 				fmt.Fprintf(out, "%-19s  %-12s %7d %6d %10s %10s  %s\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command, j.Ops,
 					j.Files, changeset.Size(j.Bytes), changeset.Size(j.Frees), j.State)
 				fmt.Fprintf(out, "    %s\n", j.Dir)
+				if j.Damage != "" {
+					fmt.Fprintf(out, "    damaged: %s; journal prune keeps it\n", j.Damage)
+				}
 			}
 			fmt.Fprintf(out, "\n%d %s in %s: %s, %s only they hold (cfix journal prune removes old ones)\n",
-				len(list), pluralWord(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
+				len(list), plural.Of(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
 			return nil
 		},
 	}
@@ -107,7 +114,9 @@ default every journal but the newest %d and those of the last %d days (--keep N,
 --older-than D change either). A journal whose apply did not end (incomplete)
 is never removed. It is a dry run unless --apply: the list says what goes and
 how many bytes that frees. What it removes can no longer be undone: the bytes
-that prune, rm and archive took out of the store are gone with their journal.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
+that prune, rm and archive took out of the store are gone with their journal.
+A damaged journal (its log.jsonl no longer names all its backups) is never
+removed either: remove it by hand once you know you do not need it.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
 		Example: `  cfix journal prune
   cfix journal prune --apply
   cfix journal prune --older-than 0 --keep 0 --apply --yes`,
@@ -144,15 +153,15 @@ that prune, rm and archive took out of the store are gone with their journal.`, 
 				list = append(list, journalJSON{j, s})
 			}
 			if !asJSON {
-				for _, j := range list {
-					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
-						j.State, j.Ops, pluralWord(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
-				}
 				if len(list) == 0 {
-					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %d journals and those of the last %s)\n", ret.Keep, age(ret.KeepFor))
+					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %s and those of the last %s)\n", plural.Count(ret.Keep, "journal"), age(ret.KeepFor))
 					return nil
 				}
-				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), pluralWord(len(list), "journal"), changeset.Size(frees))
+				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), plural.Of(len(list), "journal"), changeset.Size(frees))
+				for _, j := range list {
+					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
+						j.State, j.Ops, plural.Of(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
+				}
 			}
 			if !apply {
 				if asJSON {
@@ -170,14 +179,14 @@ that prune, rm and archive took out of the store are gone with their journal.`, 
 			removed := 0
 			for _, j := range list {
 				if err := changeset.RemoveJournal(base, j.Dir); err != nil {
-					return &exitError{code: exitFound, err: fmt.Errorf("%w (%d of %d journals removed)", err, removed, len(list))}
+					return &exitError{code: exitFound, err: fmt.Errorf("%w (%d of %s removed)", err, removed, plural.Count(len(list), "journal"))}
 				}
 				removed++
 			}
 			if asJSON {
 				return printJSON(out, map[string]any{"journals": list, "frees": frees, "applied": true})
 			}
-			fmt.Fprintf(out, "\nremoved %d %s\n", removed, pluralWord(removed, "journal"))
+			fmt.Fprintf(out, "\nremoved %d %s\n", removed, plural.Of(removed, "journal"))
 			return nil
 		},
 	}

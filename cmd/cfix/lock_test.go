@@ -91,7 +91,7 @@ func TestUndoDuringArchive(t *testing.T) {
 	var undoOut, undoErr, namedErr string
 	var wg sync.WaitGroup
 	wg.Go(func() { code, undoOut, undoErr = cfixRun(t, "undo", "--root", root, "--apply", "--yes") })
-	wg.Go(func() { namedCode, _, namedErr = cfixRun(t, "undo", journals[0], "--apply", "--yes") })
+	wg.Go(func() { namedCode, _, namedErr = cfixRun(t, "undo", journals[0], "--root", root, "--apply", "--yes") })
 	wg.Wait()
 	stdin.Close()
 	go io.Copy(io.Discard, stdout)
