@@ -39,7 +39,9 @@
 #
 #   cfix validate and cfix guard's SessionEnd hook on a session of 10
 #   million {} lines, on one ending in 512 MB of NUL bytes and on one with a
-#   line of 512 MB each peak under 200 MB of RSS (see the hostile rows).
+#   line of 512 MB, cfix show and cfix mcp's four session_health calls at
+#   once on the last two, and cfix mcp's four search_sessions calls of a 10
+#   MB query at once each peak under 200 MB of RSS (see the hostile rows).
 #
 # Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
 # measures only the rows of hostile input (no big store is made); ROWS=catalog
@@ -283,9 +285,13 @@ hostile_rows() {
 # crash leaves it (sparse); the session, then a prompt of 512 MB (one line
 # of valid JSON, a pasted file). Rows: cfix validate, and cfix guard's
 # SessionEnd hook (as Claude Code runs it when the session ends, process
-# start included, through bash for stdin), on each. Bar: every row's peak
-# RSS under 200 MB (before: validate 4.1 GB, 1.17 GB, 2.3 GB; the hook
-# 6.6 GB, 1.2 GB, 2.4 GB).
+# start included, through bash for stdin), on each; cfix show, and cfix
+# mcp answering four session_health calls sent at once, on the last two;
+# cfix mcp refusing four search_sessions calls sent at once, each with a
+# query of 10 MB. Bar: every row's peak RSS under 200 MB (before: validate
+# 4.1 GB, 1.17 GB, 2.3 GB; the hook 6.6 GB, 1.2 GB, 2.4 GB; show 2.3 GB of
+# the NUL bytes; the four session_health 4.6 GB of them; the 10 MB queries
+# 2.7 GB).
 EMPTIES=$HOSTILE/empties/.claude
 NULS=$HOSTILE/nul/.claude
 LONG=$HOSTILE/long/.claude
@@ -314,13 +320,14 @@ memory_hook() {
 	printf '{"session_id":"%s","transcript_path":"%s","cwd":"/home/dev/work/beta.dir/sub","hook_event_name":"SessionEnd","reason":"other"}\n' \
 		"$(basename "$path" .jsonl)" "$PWD/$path" >"$OUT/hook-end.json"
 	if ((HAVE_CFIX)); then
-		measure "$1" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionEnd <"$0"' "$OUT/hook-end.json"
+		measure "$1" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionEnd --root "$1" <"$0"' "$OUT/hook-end.json" "$PWD/$2"
 	else
 		row "$1" "cfix: not built"
 	fi
 }
 memory_rows() {
 	local what root
+	build_mcpcall
 	for what in "10M {} lines:$EMPTIES" "512 MB of NUL bytes:$NULS" "a 512 MB line:$LONG"; do
 		root=${what#*:}
 		what=${what%%:*}
@@ -329,7 +336,16 @@ memory_rows() {
 		measure_cfix "cfix validate ($what)" validate --root "$root" --quiet "$root/$HOSTILE_SESSION"
 		memory_hook "cfix hook SessionEnd ($what)" "$root"
 		MEMORY_ROWS+=("cfix validate ($what)" "cfix hook SessionEnd ($what)")
+		if [[ $root != "$EMPTIES" ]]; then
+			measure_cfix "cfix show ($what)" show --root "$root" "$(basename "$HOSTILE_SESSION" .jsonl)"
+			MCP_ROOT=$root measure_mcp "mcp 4 session_health at once ($what)" -at-once 4 -tool session_health \
+				-args "{\"session\":\"$(basename "$HOSTILE_SESSION" .jsonl)\"}"
+			MEMORY_ROWS+=("cfix show ($what)" "mcp 4 session_health at once ($what)")
+		fi
 	done
+	use_set /dev/null
+	MCP_ROOT=$NULS measure_mcp "mcp 4 search_sessions of 10 MB at once" -at-once 4 -refused -long query=10485760 -tool search_sessions -args '{"project":"all"}'
+	MEMORY_ROWS+=("mcp 4 search_sessions of 10 MB at once")
 }
 memory_verdicts() {
 	local name r v
@@ -442,7 +458,7 @@ guard_hook_row() {
 	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"resume"}\n' \
 		"$id" "$PWD/$path" "$PWD" >"$OUT/hook-input.json"
 	before=$(jq -c .last_archive "$state/cfix/guard-state.json")
-	measure "$2" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionStart <"$0"' "$OUT/hook-input.json"
+	measure "$2" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionStart --root "$1" <"$0"' "$OUT/hook-input.json" "$PWD/$ROOT"
 	if [[ $(jq -c .last_archive "$state/cfix/guard-state.json") != "$before" ]]; then
 		row "$2" "the hook started an archive: the bench store may have changed (see $state/cfix/guard.log)"
 		FAILED=1
@@ -550,7 +566,7 @@ measure_mcp() {
 		row "$name" "not built (see $LOGS/build.log, $LOGS/mcpcall.log)"
 		return 0
 	fi
-	if ! out=$(bin/mcpcall -runs "$RUNS" "$@" -- bin/cfix mcp --root "$ROOT" 2>"$log.err"); then
+	if ! out=$(bin/mcpcall -runs "$RUNS" "$@" -- bin/cfix mcp --root "${MCP_ROOT:-$ROOT}" 2>"$log.err"); then
 		row "$name" "failed (see $log.err)"
 		FAILED=1
 		return 0
@@ -561,12 +577,16 @@ measure_mcp() {
 	RSS[$name]=$(awk -v k="$kb" 'BEGIN {printf "%.1f", k/1024}')
 	row "$name" "$wall" "${RSS[$name]}"
 }
-mcp_rows() {
-	local id
+# build_mcpcall builds bin/mcpcall.
+build_mcpcall() {
 	echo "bench: building bin/mcpcall ..." >&2
 	if go build -o bin/mcpcall ./bench/mcpcall 2>"$LOGS/mcpcall.log"; then
 		HAVE_MCPCALL=1
 	fi
+}
+mcp_rows() {
+	local id
+	build_mcpcall
 	use_set "$ROOT"
 	if [[ -z ${WALL["cfix search $MCP_RARE (store)"]:-} ]]; then
 		measure_cfix "cfix search $MCP_RARE (store)" search --root "$ROOT" "$MCP_RARE"

@@ -16,7 +16,7 @@ import (
 func TestMemoryHostile(t *testing.T) {
 	for _, kind := range rsstest.Kinds {
 		t.Run(string(kind), func(t *testing.T) {
-			_, path := rsstest.Store(t, kind)
+			root, path := rsstest.Store(t, kind)
 			state := t.TempDir()
 			rsstest.Measure(t, 200, func(t *testing.T) {
 				// An archive started a minute ago: the start starts none.
@@ -24,10 +24,10 @@ func TestMemoryHostile(t *testing.T) {
 					t.Fatal(err)
 				}
 				var out bytes.Buffer
-				if err := Hook(state, "SessionEnd", input("SessionEnd", "", path, rsstest.Session), &out); err != nil {
+				if err := Hook(state, root, "SessionEnd", input("SessionEnd", "", path, rsstest.Session), &out); err != nil {
 					t.Fatal(err)
 				}
-				if err := Hook(state, "SessionStart", input("SessionStart", "resume", path, rsstest.Session), &out); err != nil {
+				if err := Hook(state, root, "SessionStart", input("SessionStart", "resume", path, rsstest.Session), &out); err != nil {
 					t.Fatal(err)
 				}
 				st, err := ReadState(state)
