@@ -344,7 +344,7 @@ memory_rows() {
 		fi
 	done
 	use_set /dev/null
-	MCP_ROOT=$NULS measure_mcp "mcp 4 search_sessions of 10 MB at once" -at-once 4 -refused -long query=10485760 -tool search_sessions -args '{"project":"all"}'
+	MCP_ROOT=testdata/corpus/2.1.88/.claude measure_mcp "mcp 4 search_sessions of 10 MB at once" -at-once 4 -refused -long query=10485760 -tool search_sessions -args '{"project":"all"}'
 	MEMORY_ROWS+=("mcp 4 search_sessions of 10 MB at once")
 }
 memory_verdicts() {

@@ -174,6 +174,7 @@ func call(cache, tool string, args map[string]any, next bool, command []string) 
 	}
 	wg.Wait()
 	d := time.Since(start)
+	hwm := peakOf(cmd.Process.Pid)
 	cerr := cs.Close()
 	size := 0
 	for i, res := range results {
@@ -199,11 +200,30 @@ func call(cache, tool string, args map[string]any, next bool, command []string) 
 	if cerr != nil && cmd.ProcessState == nil {
 		return 0, 0, 0, fmt.Errorf("closing %s: %v", command[0], cerr)
 	}
-	var rss int64
-	if cmd.ProcessState != nil {
+	rss := hwm
+	if rss == 0 && cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			rss = ru.Maxrss
 		}
 	}
 	return d, rss, size, nil
+}
+
+// peakOf is the peak RSS in KB of the running process pid (VmHWM, Linux),
+// 0 when unknown. The rusage of a child counts what its parent held when
+// it started it (Go starts a child sharing the parent's memory until
+// exec), and this process holds the long arguments of -long: after the
+// first run, every server would seem to hold them too.
+func peakOf(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }
