@@ -623,3 +623,49 @@ func writeDocUpdates(t *testing.T) {
 		t.Logf("wrote %s", doc)
 	}
 }
+
+// TestDocExampleParts: an example without its marker is an error, the
+// output is compared whole, and ... skips lines (the test can fail).
+func TestDocExampleParts(t *testing.T) {
+	dir := t.TempDir()
+	md := filepath.Join(dir, "x.md")
+	os.WriteFile(md, []byte("text\n\n```\n$ cfix ls\nout\n```\n\n<!-- example: skip needs a terminal -->\n```\n$ cfix browse\n```\n\n<!-- example: store=2.1.330\ntear F 3\n-->\n```\n$ cfix show x | head -2  # two lines\na\nb\n$ cfix undo\n```\n"), 0o600)
+	exs, errs := parseDocExamples(md)
+	if len(errs) != 1 || !strings.Contains(errs[0], ":3: an example without its marker") {
+		t.Errorf("errors %q, want the unmarked block of line 3", errs)
+	}
+	if len(exs) != 2 || exs[0].skip != "needs a terminal" || exs[1].store != "2.1.330" || len(exs[1].setup) != 1 || exs[1].setup[0] != "tear F 3" {
+		t.Fatalf("examples %+v", exs)
+	}
+	c := exs[1].cmds
+	if len(c) != 2 || c[0].line != 17 || strings.Join(c[0].want, ",") != "a,b" || c[0].end != 20 || c[1].cmd != "cfix undo" {
+		t.Errorf("commands %+v", c)
+	}
+	sc, err := parseShell(c[0].cmd)
+	if err != nil || strings.Join(sc.args, " ") != "cfix show x" || sc.head != 2 {
+		t.Errorf("parseShell: %+v %v", sc, err)
+	}
+	if _, err := parseShell("cfix ls | grep x"); err == nil {
+		t.Error("a pipe into grep runs")
+	}
+	last := time.Date(2026, 11, 21, 10, 43, 0, 0, time.UTC)
+	n := func(s string) []string { return normalizeDoc(s, last) }
+	for _, c := range []struct {
+		want, got string
+		ok        bool
+	}{
+		{"a\nb", "a\nb\n", true},
+		{"a\nb", "a\nc", false},
+		{"a", "a\nb", false},
+		{"a\n...\nd", "a\nb\nc\nd", true},
+		{"a\n...\nd", "a\nb\nc", false},
+		{"journal 20261129T074754.355Z-redact-2333b3", "journal 20261130T101010.001Z-redact-0f53da  ", true},
+		{"journal 20261129T074754.355Z-redact-2333b3", "journal 20261130T101010.001Z-repair-0f53da", false},
+		{"at 2026-11-29 09:57:55", "at 2026-12-01 00:00:01", true},
+		{"at 2026-11-21 10:43", "at 2026-11-21 10:42", false},
+	} {
+		if got := docMatch(n(c.want), n(c.got)); got != c.ok {
+			t.Errorf("docMatch(%q, %q) = %v", c.want, c.got, got)
+		}
+	}
+}
