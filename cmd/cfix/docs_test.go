@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ import (
 //	-->
 //	<!-- example: skip REASON -->               not run (it needs a live client, a terminal...)
 //
-// Each example gets a HOME of its own in the script's folder holding a
+// Each example gets a HOME of its own (/tmp/cfix-doc-XXXXXXXX/home) holding a
 // copy of the store (.claude, .claude.json), every file's mtime set to
 // the store's last entry; cfix runs there with nothing else of the
 // machine's (no CLAUDE_CONFIG_DIR, XDG_* or CFIX_* variables; TZ=UTC). What
@@ -84,8 +85,20 @@ func TestDocExamples(t *testing.T) {
 		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("TESTDATA", testdata)
-			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
-			return os.MkdirAll(filepath.Join(env.WorkDir, "home"), 0o700)
+			// HOME's path has the same length each run and on every
+			// machine: the journals hold it, and their sizes are shown.
+			var dir string
+			for {
+				dir = fmt.Sprintf("/tmp/cfix-doc-%08x", mrand.Uint32())
+				if err := os.Mkdir(dir, 0o700); err == nil {
+					break
+				} else if !os.IsExist(err) {
+					return err
+				}
+			}
+			env.Defer(func() { os.RemoveAll(dir) })
+			env.Setenv("HOME", filepath.Join(dir, "home"))
+			return os.Mkdir(filepath.Join(dir, "home"), 0o700)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"docstore": cmdDocStore,
