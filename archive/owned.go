@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -218,7 +218,7 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 // none of its transcript's bytes.
 func linkedMain(s *Session) string {
 	for _, m := range s.Mains {
-		if target, ok := clone.Linked(m.Path); ok {
+		if target, ok := carry.Linked(m.Path); ok {
 			return fmt.Sprintf("session %s: its transcript %s is a symbolic link to %s, and an archive keeps files, not links; put the file itself in place of the link to archive the session", s.ID, m.Path, target)
 		}
 	}
@@ -275,7 +275,7 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 		var te *store.TargetError
 		switch {
 		case errors.As(err, &te):
-			return nil, &clone.InputError{Msg: err.Error()}
+			return nil, &carry.InputError{Msg: err.Error()}
 		case err != nil:
 			return nil, err
 		}
@@ -287,10 +287,10 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 			if len(t.Layout.Files) == 1 && t.Layout.Files[0].Kind == store.KindSession && t.InStore {
 				id = t.Session
 			} else {
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s is not a main transcript of the store: %s names sessions", arg, command)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s is not a main transcript of the store: %s names sessions", arg, command)}
 			}
 		default:
-			return nil, &clone.InputError{Msg: fmt.Sprintf("%s names a %s, not a session: %s takes session ids or their .jsonl transcripts", arg, t.Kind, command)}
+			return nil, &carry.InputError{Msg: fmt.Sprintf("%s names a %s, not a session: %s takes session ids or their .jsonl transcripts", arg, t.Kind, command)}
 		}
 		hasMain, agents := false, false
 		for _, f := range l.Files {
@@ -301,7 +301,7 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 		// subagents are left (validate's agent-orphan): export has read
 		// them; archive keeps sessions that resume, and refuses it.
 		if !hasMain && !(agents && command == "rm") {
-			return nil, &clone.InputError{Msg: fmt.Sprintf("session %s has no main transcript in the store %s", id, root)}
+			return nil, &carry.InputError{Msg: fmt.Sprintf("session %s has no main transcript in the store %s", id, root)}
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -391,7 +391,7 @@ func dropFromIndexes(cs *changeset.ChangeSet, root string, sessions []*Session) 
 	sort.Strings(folders)
 	for _, folder := range folders {
 		path := filepath.Join(store.ProjectsDir(root), folder, "sessions-index.json")
-		raw, err := clone.ReadIndex(path)
+		raw, err := carry.ReadIndex(path)
 		if err != nil {
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated (cfix repair rebuilds it)", err))
 			continue
@@ -401,7 +401,7 @@ func dropFromIndexes(cs *changeset.ChangeSet, root string, sessions []*Session) 
 		}
 		var dropped []string
 		for _, id := range byFolder[folder] {
-			nb, ok, err := clone.IndexRemove(raw, id)
+			nb, ok, err := carry.IndexRemove(raw, id)
 			if err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}

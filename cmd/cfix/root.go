@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -45,7 +45,7 @@ func userError(err error) bool {
 	var te *store.TargetError
 	var ae *store.AmbiguousError
 	var oe *repair.OptionError
-	var ie *clone.InputError
+	var ie *carry.InputError
 	return errors.As(err, &te) || errors.As(err, &ae) || errors.As(err, &oe) || errors.As(err, &ie)
 }
 

@@ -1,11 +1,16 @@
-// Package clone plans the copy and the move of sessions: cfix clone (a
-// session under a new id, in the project folder of another directory),
-// cfix move (the same, keeping the id and removing the original) and cfix
-// move-project (every session of a renamed or moved project). Planners
-// never write: they return a change set. Transcripts are rewritten by a
-// streamed changeset.Transform, so sessions of any size are never held in
-// memory.
-package clone
+// Package carry plans the copy of a session family from one place to
+// another: its main transcript, its subagents of both layouts with their
+// .meta.json, its session folder (tool-results), its sidecars (todos,
+// file-history, the task list) and its sessions-index.json entry, with
+// what a copy remaps: the session id (file names, sessionId fields, the
+// session folder, the sidecars' names), the cwd fields and the project
+// folder, the agent ids that collide, links kept as data. Every planner
+// that writes a session somewhere calls it: clone and move (Copy, Move),
+// trim and fork (Copy with line edits), move-project, restore and unpack
+// (the index edits, the scan, the errors). Planners never write: they
+// return a change set. Transcripts are rewritten by a streamed
+// changeset.Transform, so sessions of any size are never held in memory.
+package carry
 
 import (
 	"bytes"
@@ -69,11 +74,11 @@ func (p *Plan) ResumeCommand() string {
 	return "cd " + shell.Quote(p.Dir) + " && claude --resume " + p.SessionID
 }
 
-// Clone plans a copy of a session (its whole family: main transcript,
+// Copy plans a copy of a session (its whole family: main transcript,
 // subagents of both layouts with their .meta.json, the session folder with
 // tool-results, file-history and todos) under a new id, in the project
 // folder of opts.To. The source is never modified.
-func Clone(opts Options) (*Plan, error) { return confined(planSession(opts, false)) }
+func Copy(opts Options) (*Plan, error) { return confined(planSession(opts, false)) }
 
 // Move plans a clone that keeps the session id, then removes the
 // originals, all in one change set (so one undo puts everything back).
