@@ -31,8 +31,12 @@ import (
 
 // Options configure a clone or a move of one session.
 type Options struct {
-	// Root is the store directory.
+	// Root is the store directory, where the copy lands.
 	Root string
+	// From is the store the session is read from: "" is Root. Another is
+	// a folder laid out as a store (an unpacked pack's staging folder),
+	// which the change set owns (it reads from there).
+	From string
 	// Session is a session id or the path of its main .jsonl transcript.
 	Session string
 	// To is the working directory the session is to belong to.
@@ -56,6 +60,11 @@ type Options struct {
 	// Title, when set, is appended to the copy's main transcript as its
 	// custom-title line: the title /resume and cfix ls show for it.
 	Title string
+
+	// landing plans the copy of a session that may be in Root already
+	// under the same id (Land): its id is not refused as used, and Land
+	// sorts out the files that are there.
+	landing bool
 }
 
 // Plan is a change set and what it makes.
@@ -130,13 +139,24 @@ func planSession(o Options, move bool) (*Plan, error) {
 	}
 	sameFolder := o.To == "" && o.Lines != nil
 	root := o.Root
-	l, err := store.Scan(root)
+	from := o.From
+	if from == "" {
+		from = root
+	}
+	sl, err := store.Scan(from)
 	if err != nil {
 		return nil, err
 	}
-	src, err := findSession(root, l, o.Session, command)
+	src, err := findSession(from, sl, o.Session, command)
 	if err != nil {
 		return nil, err
+	}
+	// l is the layout of the store the copy lands in.
+	l := sl
+	if from != root {
+		if l, err = store.Scan(root); err != nil {
+			return nil, err
+		}
 	}
 	var dir string
 	if !sameFolder {
@@ -160,7 +180,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 		} else if !store.IsUUID(newID) {
 			return nil, inputErr("--id %s: not a UUID", newID)
 		}
-		if where := used(root, l, newID); where != "" {
+		if where := used(root, l, newID); where != "" && !o.landing {
 			return nil, inputErr("--id %s: the session id is already used (%s)", newID, where)
 		}
 	}
@@ -170,6 +190,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		dst = filepath.Join(store.ProjectsDir(root), TargetFolder(root, dir))
 	}
 	cs := changeset.New(root, command)
+	if from != root {
+		cs.Own(from) // the copy reads from there
+	}
 	p := &Plan{ChangeSet: cs, SessionID: newID, Dir: dir, Folder: dst}
 	if move && dst == srcDir {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s is already in %s, the project folder of %s", id, dst, dir))
@@ -188,7 +211,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 
 	// The family, in the source folder.
 	var flats []store.File
-	for _, f := range l.Files {
+	for _, f := range sl.Files {
 		if f.Kind == store.KindAgentFlat && f.Project == src.Project && store.FlatAgentSession(f.Path) == id {
 			flats = append(flats, f)
 		}
@@ -249,7 +272,8 @@ func planSession(o Options, move bool) (*Plan, error) {
 	// gets a new agent id.
 	agents := map[string]string{}
 	for _, f := range flats {
-		if !exists(filepath.Join(dst, "agent-"+f.Agent+".jsonl")) {
+		if !exists(filepath.Join(dst, "agent-"+f.Agent+".jsonl")) || o.landing {
+			// (A landing finds its own subagents there: see Land.)
 			continue
 		}
 		na := newAgentID(f.Agent, newID, 0)
@@ -332,7 +356,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 	}
 
 	if !move {
-		if err := copySidecars(cs, root, id, newID, agents, what); err != nil {
+		if err := copySidecars(cs, from, root, id, newID, agents, what); err != nil {
 			return nil, err
 		}
 	}
@@ -506,9 +530,9 @@ func isFile(path string) bool {
 }
 
 // copySidecars plans the copies of a clone's todos, file-history and task
-// list, named by the new id.
-func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[string]string, what string) error {
-	todos := filepath.Join(root, "todos")
+// list, named by the new id: from the store from into the store root.
+func copySidecars(cs *changeset.ChangeSet, from, root, id, newID string, agents map[string]string, what string) error {
+	todos := filepath.Join(from, "todos")
 	ents, err := os.ReadDir(todos)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -526,18 +550,18 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 		case agents[agent] != "":
 			agent = agents[agent]
 		}
-		from := filepath.Join(todos, name)
-		if target, ok := Linked(from); ok && !isFile(from) {
-			return conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", from, target)
+		src := filepath.Join(todos, name)
+		if target, ok := Linked(src); ok && !isFile(src) {
+			return conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", src, target)
 		}
-		ffp, err := changeset.FingerprintThrough(from)
+		ffp, err := changeset.FingerprintThrough(src)
 		if err != nil {
 			return err
 		}
-		cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(todos, newID+"-agent-"+agent+".json"), From: from,
+		cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(root, "todos", newID+"-agent-"+agent+".json"), From: src,
 			FromExpect: fp(ffp), Mode: ffp.Mode, ModTime: ffp.ModTime, Reason: what + ": todo list"})
 	}
-	fh := filepath.Join(root, "file-history", id)
+	fh := filepath.Join(from, "file-history", id)
 	if target, ok := Linked(fh); ok {
 		return linkedFolder(fh, target)
 	}
@@ -551,7 +575,7 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 	}
 	// The task list of the Task tools (2.1.x: tasks/<session-id>/<n>.json
 	// and .lock), named by the session id.
-	tl := filepath.Join(root, "tasks", id)
+	tl := filepath.Join(from, "tasks", id)
 	if target, ok := Linked(tl); ok {
 		return linkedFolder(tl, target)
 	}
