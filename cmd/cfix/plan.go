@@ -27,11 +27,12 @@ type planFlags struct {
 	force    bool
 	stat     bool
 	planOut  string
-	// trim and fork, when set, go into the --json document as such.
-	trim, fork any
-	in         io.Reader
-	out        io.Writer
-	errOut     io.Writer
+	// trim, fork and unpack, when set, go into the --json document as
+	// such.
+	trim, fork, unpack any
+	in                 io.Reader
+	out                io.Writer
+	errOut             io.Writer
 	// show, when set, shows the plan instead of changeset.Show.
 	show func(io.Writer, *changeset.ChangeSet) error
 	// lock, when set, is the store's lock, which the command took before
@@ -73,6 +74,7 @@ type planJSON struct {
 	Error   string       `json:"error,omitempty"`
 	Trim    any          `json:"trim,omitempty"`
 	Fork    any          `json:"fork,omitempty"`
+	Unpack  any          `json:"unpack,omitempty"`
 }
 
 type changeJSON struct {
@@ -120,7 +122,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	pj := toJSON(cs)
-	pj.Trim, pj.Fork = f.trim, f.fork
+	pj.Trim, pj.Fork, pj.Unpack = f.trim, f.fork, f.unpack
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {

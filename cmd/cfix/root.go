@@ -72,6 +72,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newTrimCmd(), newForkCmd())
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
+	root.AddCommand(newPackCmd(), newUnpackCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newBrowseCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
 	root.Version = versionText()
