@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -249,6 +250,16 @@ func sortOut(cs *changeset.ChangeSet, op *changeset.Op, how, id string) (bool, e
 		dfp, err := changeset.Stat(op.Path)
 		if err != nil || !dfp.Exists {
 			return true, err
+		}
+		missing, differ, err := dirCompare(op.From, op.Path)
+		if err != nil {
+			return false, err
+		}
+		for _, d := range differ {
+			cs.Notes = append(cs.Notes, fmt.Sprintf("%s differs from the incoming copy of session %s: left as it is", d, id))
+		}
+		if missing == 0 {
+			return false, nil
 		}
 		op.Merge, op.Expect = true, dfp
 		return true, nil
@@ -548,4 +559,36 @@ func indexGrown(cs *changeset.ChangeSet, lf, src store.File) error {
 	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true,
 		Reason: fmt.Sprintf("sessions-index.json: the entry of session %s counts what was appended", lf.Session)})
 	return nil
+}
+
+// dirCompare tells, for the files under the folder src, how many the
+// folder dst lacks, and which of those it has differ.
+func dirCompare(src, dst string) (missing int, differ []string, err error) {
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		there := filepath.Join(dst, rel)
+		tfp, err := changeset.FingerprintOf(there)
+		if err != nil {
+			return err
+		}
+		if !tfp.Exists {
+			missing++
+			return nil
+		}
+		sfp, err := changeset.FingerprintOf(p)
+		if err != nil {
+			return err
+		}
+		if tfp.Dir || tfp.SHA256 != sfp.SHA256 {
+			differ = append(differ, there)
+		}
+		return nil
+	})
+	return missing, differ, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
+	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/pack"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -23,6 +24,15 @@ import (
 var families = []struct{ version, session, cwd string }{
 	{"2.0.77", "bcfb4a37-f117-427a-803b-14bc8ef2f0f7", ""},
 	{"2.1.332", "bc1c66c0-560d-4a6f-b0d4-796e1f92068c", "/home/dev/work/alpha"},
+	{"wild 2.1.81-2.1.97", "8c880a68-969b-4b92-8733-a4927179d072", ""}, // tool-results
+}
+
+// copyStore copies the store of a family's case.
+func copyStore(t *testing.T, version string) string {
+	if w, ok := strings.CutPrefix(version, "wild "); ok {
+		return wild.Copy(t, w)
+	}
+	return damage.CopyStore(t, version)
 }
 
 // packed writes the pack of sessions of root into a file.
@@ -111,7 +121,7 @@ func sameButCWD(t *testing.T, a, b, old, new string) {
 func TestRoundTrip(t *testing.T) {
 	for _, c := range families {
 		t.Run(c.version, func(t *testing.T) {
-			src := damage.CopyStore(t, c.version)
+			src := copyStore(t, c.version)
 			main := mainOf(t, src, c.session)
 			cwd := carry.FirstCWD(main, 200)
 			path, w := packed(t, src, pack.Options{}, c.session)
