@@ -75,6 +75,12 @@ type Landed struct {
 	Why string `json:"why,omitempty"`
 }
 
+// ResumeCommand is the shell command that resumes the session where it
+// lands.
+func (l *Landed) ResumeCommand() string {
+	return (&Plan{SessionID: l.ID, Dir: l.Dir}).ResumeCommand()
+}
+
 // Landing is the plan of a landing and where each session lands.
 type Landing struct {
 	ChangeSet *changeset.ChangeSet

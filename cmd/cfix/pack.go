@@ -188,6 +188,9 @@ func printPacked(w io.Writer, res *pack.Written, name string, size int64) error 
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", visible.String(n))
 	}
+	if m.Encrypted == "" {
+		fmt.Fprintln(w, "note: not encrypted: what the sessions read (keys, tokens, .env files) is in the pack as it is; --recipient or --passphrase encrypt it")
+	}
 	if size >= 0 {
 		fmt.Fprintf(w, "unpack it with: cfix unpack %s\n", shell.Quote(name))
 	}

@@ -112,7 +112,16 @@ func runUnpack(opts *unpackOptions, file string) error {
 	if opts.stat {
 		printLanding(opts.out, p)
 	}
-	return runPlan(&opts.planFlags, p.ChangeSet)
+	if err := runPlan(&opts.planFlags, p.ChangeSet); err != nil {
+		return err
+	}
+	if opts.apply && !opts.json && !p.ChangeSet.Empty() {
+		fmt.Fprintln(opts.out, "resume with:")
+		for _, l := range p.Sessions {
+			fmt.Fprintf(opts.out, "  %s\n", l.ResumeCommand())
+		}
+	}
+	return nil
 }
 
 // unpackJSON is the "unpack" member of cfix unpack --json.
