@@ -21,6 +21,8 @@ import (
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/klauspost/compress/zstd"
 )
@@ -259,7 +261,7 @@ func Archive(opts Options) (*Plan, error) {
 				a.Files++
 			}
 		}
-		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural(a.Files, "file"), changeset.Size(m.Bytes))
+		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural.Of(a.Files, "file"), changeset.Size(m.Bytes))
 		if m.Title != "" {
 			what += fmt.Sprintf(" (%q)", m.Title)
 		}
@@ -422,7 +424,7 @@ func (h *holder) take(n int64) []byte {
 // hold when they fit. The file is unchanged from the open to the end of
 // the read (size, mtime, change time).
 func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
-	in, err := os.Open(p)
+	in, err := rfile.Open(p)
 	if err != nil {
 		return err
 	}
@@ -466,7 +468,7 @@ func readMember(p string, f *FileInfo, hold *holder, buf []byte) error {
 // build writes the archive of m to path (a new file) with zw, through the
 // worker's buffers in hold, and returns its fingerprint.
 func build(root, path string, m *Manifest, zw *zstd.Encoder, hold *holder) (changeset.Fingerprint, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := rfile.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return changeset.Fingerprint{}, err
 	}

@@ -20,6 +20,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 )
 
@@ -224,7 +226,7 @@ func write(w io.Writer, root string, m *Manifest, zw *zstd.Encoder, buf []byte) 
 // copyChecked copies the file at src to w, checking that it is still what
 // f describes.
 func copyChecked(w io.Writer, src string, f FileInfo, buf []byte) error {
-	in, err := os.Open(src)
+	in, err := rfile.Open(src)
 	if err != nil {
 		return err
 	}
@@ -269,7 +271,7 @@ func newDecoder(r io.Reader, conc int) (*zstd.Decoder, error) {
 // readManifest reads the manifest of the archive at path (its first
 // member only, never more than maxManifest bytes of it).
 func readManifest(path string) (*Manifest, error) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -379,7 +381,7 @@ type verified struct {
 // before any member is read (to check there is room for them). Without
 // dst (a dry run) nothing is written anywhere.
 func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +391,7 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 		return nil, err
 	}
 	if fi.Size() < trailerSize {
-		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("%d bytes: too short for an archive", fi.Size())}
+		return nil, &DamagedError{Path: path, Reason: plural.Count(fi.Size(), "byte") + ": too short for an archive"}
 	}
 	body := fi.Size() - trailerSize
 	tr0 := make([]byte, trailerSize)
@@ -461,7 +463,7 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 			if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 				return nil, err
 			}
-			if of, err = os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
+			if of, err = rfile.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
 				return nil, err
 			}
 			out = io.MultiWriter(of, fh)
@@ -538,7 +540,7 @@ var windowPool = sync.Pool{New: func() any { return &[2][]byte{make([]byte, wind
 // file, read into bufs.
 func headTail(path string, bufs *[2][]byte) (head, tail []byte, err error) {
 	n := int64(window)
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

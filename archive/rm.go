@@ -13,6 +13,8 @@ import (
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -103,7 +105,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 			}
 		}
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 	}
 	fp.SHA256 = h.Sum()
 	if unattributed > 0 {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %d %s of these sessions' projects name no session (written by a client that did not record sessionId): kept", path, unattributed, plural(unattributed, "line")))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %d %s of these sessions' projects name no session (written by a client that did not record sessionId): kept", path, unattributed, plural.Of(unattributed, "line")))
 	}
 	if len(edits) == 0 {
 		return nil
@@ -180,7 +182,7 @@ func stringField(raw []byte, key string) (string, bool) {
 
 // firstCWD returns the first cwd in the first lines of a transcript.
 func firstCWD(path string) string {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}
@@ -192,13 +194,6 @@ func firstCWD(path string) string {
 		}
 	}
 	return ""
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 func exists(p string) bool {

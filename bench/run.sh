@@ -40,7 +40,8 @@
 # Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
 # measures only the rows of hostile input (no big store is made); ROWS=catalog
 # only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
-# only the rows of cfix mcp (and cfix search of the same word).
+# only the rows of cfix mcp (and cfix search of the same word); ROWS=usage only
+# the rows of cfix usage, beside ccusage (see usage_rows).
 # MB here is 2^20 bytes, for sizes and RSS alike.
 #
 # To add a measurement: pick the files with `use_set`, then call
@@ -79,7 +80,7 @@ if go build -o bin/cfix ./cmd/cfix 2>"$LOGS/build.log" && bin/cfix validate --he
 	HAVE_CFIX=1
 fi
 
-if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp ]]; then
+if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp || $ROWS == usage ]]; then
 # --- the store -----------------------------------------------------------------
 # The stamp names what the store was made from; a different one regenerates it.
 stamp="seed=$SEED size=$SIZE big=$BIG gen=$(
@@ -528,8 +529,55 @@ mcp_verdicts() {
 	fi
 }
 
-# ROWS=catalog or ROWS=mcp: those rows alone.
-if [[ $ROWS == catalog || $ROWS == mcp ]]; then
+# --- cfix usage, beside ccusage -----------------------------------------------------
+# cfix usage --json of the whole store (every transcript, no archive), its
+# cache cold (removed before each run: every transcript read) and warm (a
+# run before filled it: no transcript read), beside ccusage's native binary
+# (npm ccusage, the version whose package has a linux-x64 binary, installed
+# once into bench/out/ccusage) on the same store: ccusage claude daily
+# --json --offline, CLAUDE_CONFIG_DIR naming the store. Bars: warm within
+# 100 ms; cold no slower than ccusage.
+CCUSAGE_VERSION=20.0.24
+CCUSAGE=$OUT/ccusage/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
+USAGECACHE=$PWD/$OUT/usagecache
+usage_cold() { rm -rf "$USAGECACHE"; }
+usage_rows() {
+	if [[ ! -x $CCUSAGE ]]; then
+		echo "bench: installing ccusage $CCUSAGE_VERSION into $OUT/ccusage ..." >&2
+		if npm install --no-audit --no-fund --prefix "$OUT/ccusage" "ccusage@$CCUSAGE_VERSION" >"$LOGS/ccusage.log" 2>&1; then
+			chmod +x "$CCUSAGE" 2>/dev/null || true
+		fi
+	fi
+	use_set "$PROJECTS"
+	if ((HAVE_CFIX)); then
+		measure_prepared "cfix usage (store, cache cold)" usage_cold env XDG_CACHE_HOME="$USAGECACHE" \
+			bin/cfix usage --root "$ROOT" --no-archived --json
+		XDG_CACHE_HOME="$USAGECACHE" bin/cfix usage --root "$ROOT" --no-archived --json >/dev/null
+		measure "cfix usage (store, cache warm)" env XDG_CACHE_HOME="$USAGECACHE" bin/cfix usage --root "$ROOT" --no-archived --json
+		rm -rf "$USAGECACHE"
+	else
+		row "cfix usage rows" "cfix: not built"
+	fi
+	if [[ -x $CCUSAGE ]]; then
+		measure "ccusage daily --json --offline" env CLAUDE_CONFIG_DIR="$PWD/$ROOT" "$CCUSAGE" claude daily --json --offline
+	else
+		row "ccusage daily --json --offline" "not installed (see $LOGS/ccusage.log)"
+	fi
+}
+usage_verdicts() {
+	local cold=${WALL["cfix usage (store, cache cold)"]:-} cc=${WALL["ccusage daily --json --offline"]:-} v
+	catalog_bar "cfix usage (store, cache warm)" 0.100
+	if [[ -n $cold && -n $cc ]]; then
+		if awk -v a="$cold" -v b="$cc" 'BEGIN {exit !(a <= b)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix usage of the store with its cache cold takes $cold s, ccusage's native binary $cc s (bar: no slower): $v")
+	else
+		VERDICTS+=("cfix usage (cache cold) vs ccusage (bar: no slower): not measured")
+		STATUS=2
+	fi
+}
+
+# ROWS=catalog, ROWS=mcp or ROWS=usage: those rows alone.
+if [[ $ROWS == catalog || $ROWS == mcp || $ROWS == usage ]]; then
 	{
 		echo "cfix bench $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(git rev-parse --short HEAD 2>/dev/null || echo '?')  $(nproc) cores  best of $RUNS, page cache warm"
 		echo "store: $STORE ($stamp)"
@@ -713,6 +761,7 @@ fi
 hostile_rows
 catalog_rows
 mcp_rows
+usage_rows
 
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
@@ -827,6 +876,7 @@ fi
 hostile_verdicts
 catalog_verdicts
 mcp_verdicts
+usage_verdicts
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
 fi

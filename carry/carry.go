@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -80,7 +81,13 @@ type Plan struct {
 
 // ResumeCommand is the shell command that resumes the session.
 func (p *Plan) ResumeCommand() string {
-	return "cd " + shell.Quote(p.Dir) + " && claude --resume " + p.SessionID
+	// A name starting with "-" is the option's value only after "="
+	// (measured with every pinned client).
+	sep := " "
+	if strings.HasPrefix(p.SessionID, "-") {
+		sep = "="
+	}
+	return "cd " + shell.Quote(p.Dir) + " && claude --resume" + sep + shell.Quote(p.SessionID)
 }
 
 // Copy plans a copy of a session (its whole family: main transcript,
@@ -678,7 +685,7 @@ func used(root string, l *store.Layout, id string) string {
 // readIndex reads a sessions-index.json: nil, nil when there is none; an
 // error when it cannot be edited safely.
 func readIndex(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := rfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

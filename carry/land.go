@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -335,12 +335,12 @@ var errStop = errors.New("stop")
 // compareFile tells what the file local is to the file incoming with t
 // applied (nil: as it is), streaming both.
 func compareFile(local, incoming string, t *changeset.Transform) (relation, error) {
-	lf, err := os.Open(local)
+	lf, err := rfile.Open(local)
 	if err != nil {
 		return 0, err
 	}
 	defer lf.Close()
-	in, err := os.Open(incoming)
+	in, err := rfile.Open(incoming)
 	if err != nil {
 		return 0, err
 	}
@@ -417,7 +417,7 @@ func landHistory(o LandOptions, cs *changeset.ChangeSet, landed []Landed, fl *st
 	if len(by) == 0 {
 		return nil
 	}
-	f, err := os.Open(o.History)
+	f, err := rfile.Open(o.History)
 	if err != nil {
 		return err
 	}
@@ -462,7 +462,7 @@ func landHistory(o LandOptions, cs *changeset.ChangeSet, landed []Landed, fl *st
 	if fp.Exists {
 		// Leave out the lines the store has already.
 		have := map[string]bool{}
-		hf, err := os.Open(path)
+		hf, err := rfile.Open(path)
 		lines := 0
 		if err != nil {
 			return err
@@ -505,7 +505,7 @@ func landHistory(o LandOptions, cs *changeset.ChangeSet, landed []Landed, fl *st
 	if fp.Size > 0 {
 		// A last line without its "\n" gets one first.
 		last := make([]byte, 1)
-		hf, err := os.Open(path)
+		hf, err := rfile.Open(path)
 		if err != nil {
 			return err
 		}

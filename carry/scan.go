@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -123,7 +124,7 @@ func scanFile(path string, withSummary bool) (*scan, error) {
 // is of the file it leads to (its size, mode and bytes), never of the
 // link, so a copy made from it holds every byte of that file.
 func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if target, ok := Linked(path); ok {
 			return nil, conflict("%s is a symbolic link to %s, which leads nowhere", path, target)
@@ -191,7 +192,7 @@ func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
 
 // firstCWD returns the first cwd in the first lines of a transcript.
 func firstCWD(path string, maxLines int) string {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}

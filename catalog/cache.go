@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -79,6 +80,8 @@ type entry struct {
 	messages           int // the messages of the whole file, when counted
 	counted            bool
 	end                [16]byte // endMark of the file, when counted
+	usage              []byte   // what Usage's read gave of the file; nil: none
+	usageEnd           [16]byte // endMark of the file when usage was read
 }
 
 func (e *entry) of(f store.File) bool {
@@ -125,7 +128,7 @@ func OpenCache(file, root string) *Cache {
 		c.path = ""
 		return c
 	}
-	fh, err := os.Open(file)
+	fh, err := rfile.OpenFile(file, os.O_RDONLY|rfile.NoFollow, 0) // cfix writes no link here
 	if err != nil {
 		return c
 	}
@@ -178,7 +181,11 @@ func decode(b []byte, program, root string) (map[string]*entry, error) {
 			e.messages, e.counted = int(r.varint()), true
 			copy(e.end[:], r.fixed(len(e.end)))
 		}
-		if flags>>4 != 0 || !filepath.IsAbs(path) || e.size < 0 || e.messages < 0 || int64(e.messages) > e.size || m[path] != nil {
+		if flags&16 != 0 {
+			e.usage = r.bytes()
+			copy(e.usageEnd[:], r.fixed(len(e.usageEnd)))
+		}
+		if flags>>5 != 0 || !filepath.IsAbs(path) || e.size < 0 || e.messages < 0 || int64(e.messages) > e.size || m[path] != nil {
 			r.fail()
 		}
 		m[path] = e
@@ -224,6 +231,9 @@ func (c *Cache) encode() []byte {
 		if e.counted {
 			flags |= 8
 		}
+		if e.usage != nil {
+			flags |= 16
+		}
 		b = binary.AppendUvarint(b, flags)
 		if e.glance != nil {
 			b = appendString(b, string(e.glance))
@@ -234,6 +244,10 @@ func (c *Cache) encode() []byte {
 		if e.counted {
 			b = binary.AppendVarint(b, int64(e.messages))
 			b = append(b, e.end[:]...)
+		}
+		if e.usage != nil {
+			b = appendString(b, string(e.usage))
+			b = append(b, e.usageEnd[:]...)
 		}
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
@@ -431,7 +445,7 @@ func (c *Cache) Count(f store.File) (int, error) {
 	if e := c.lookup(f); e != nil && e.counted {
 		return e.messages, nil
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		return 0, err
 	}
@@ -472,6 +486,66 @@ func (c *Cache) Count(f store.File) (int, error) {
 		e.messages, e.counted, e.end = n, true, end
 	}
 	return n, nil
+}
+
+// Usage returns what read gives of the file f (the usage of its replies,
+// encoded by the caller), from the cache when it read the file as it is.
+// A file that has grown by appends since (as Count tells them) is read
+// from its old end only: read gets that offset and what the cache kept
+// of the bytes before it, and returns what the whole file gives.
+func (c *Cache) Usage(f store.File, read func(fh *os.File, from int64, old []byte) ([]byte, error)) ([]byte, error) {
+	if e := c.lookup(f); e != nil && e.usage != nil {
+		return e.usage, nil
+	}
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	c.mu.Lock()
+	old := c.m[f.Path]
+	var o entry
+	if old != nil {
+		o = *old
+	}
+	c.mu.Unlock()
+	var from int64
+	var prev []byte
+	if old != nil && o.usage != nil && o.dev == f.Dev && o.ino == f.Ino && o.size < f.Size && o.size > 0 {
+		if m, err := endMark(fh, o.size); err == nil && m == o.usageEnd {
+			var b [1]byte
+			if _, err := fh.ReadAt(b[:], o.size-1); err == nil && b[0] == '\n' {
+				from, prev = o.size, o.usage
+			}
+		}
+	}
+	got, err := read(fh, from, prev)
+	if err != nil {
+		return nil, err
+	}
+	if got == nil {
+		got = []byte{}
+	}
+	// Kept only when the file is still as listed.
+	if fi, err := fh.Stat(); err != nil || fi.Size() != f.Size || !fi.ModTime().Equal(f.ModTime) {
+		return got, nil
+	}
+	end, err := endMark(fh, f.Size)
+	if err != nil {
+		return got, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.keep(f); e != nil {
+		e.usage, e.usageEnd = got, end
+	}
+	return got, nil
+}
+
+// UsageCacheFile is the file of the cache of usage (Usage) of the store
+// at root in dir, beside its catalog cache.
+func UsageCacheFile(dir, root string) string {
+	return strings.TrimSuffix(CacheFile(dir, root), ".cache") + "-usage.cache"
 }
 
 // markLen is how many bytes before a file's end endMark hashes.

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // ApplyOptions configure Apply.
@@ -359,7 +361,7 @@ func (j *journal) writeFile(i int, op *Op, hook func(string, int)) (bool, error)
 	var old fs.FileInfo
 	var oldFile *os.File
 	if op.Action == Rewrite {
-		f, err := os.Open(op.Path)
+		f, err := rfile.Open(op.Path)
 		if err != nil {
 			return false, err
 		}
@@ -670,7 +672,7 @@ var errNoRename = errors.New("no rename that replaces none")
 // where neither can be made (another file system): the caller copies From
 // instead.
 func (j *journal) adopt(i int, op *Op, mode fs.FileMode, hook func(string, int)) (bool, error) {
-	f, err := os.Open(op.From)
+	f, err := rfile.Open(op.From)
 	if err != nil {
 		return false, err
 	}
@@ -828,7 +830,7 @@ func copyFile(src, dst string) error {
 		}
 		return os.Symlink(target, dst)
 	}
-	in, err := os.Open(src)
+	in, err := rfile.Open(src)
 	if err != nil {
 		return err
 	}
@@ -939,7 +941,7 @@ func copyTree(src, dst string, link, merge bool, made func(rel string)) error {
 // copyInto copies the file src to rel in root (which must not exist),
 // keeping mode and mtime.
 func copyInto(root *os.Root, rel, src string) error {
-	in, err := os.Open(src)
+	in, err := rfile.Open(src)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Action is what an operation does.
@@ -200,7 +202,7 @@ func (cs *ChangeSet) Save(path string) error {
 
 // Load reads a change set saved by Save.
 func Load(path string) (*ChangeSet, error) {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -306,7 +308,7 @@ func StatFile(f *os.File) (Fingerprint, error) {
 // symbolic link, hashing its bytes: what an op that reads path (its From)
 // reads. It refuses what is not a regular file.
 func FingerprintThrough(path string) (Fingerprint, error) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Fingerprint{}, nil
 	}
@@ -353,7 +355,7 @@ func FingerprintOf(path string) (Fingerprint, error) {
 		fp.SHA256, err = hashTree(path)
 		return fp, err
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return fp, err
 	}
@@ -393,7 +395,7 @@ func hashTree(root string) (string, error) {
 		rel, _ := filepath.Rel(root, p)
 		fmt.Fprintf(h, "%s\x00%v\x00", rel, d.Type())
 		if d.Type().IsRegular() {
-			f, err := os.Open(p)
+			f, err := rfile.Open(p)
 			if err != nil {
 				return err
 			}
@@ -427,7 +429,7 @@ func (op *Op) content() (io.ReadCloser, error) {
 	if base == "" {
 		base = op.Path
 	}
-	f, err := os.Open(base)
+	f, err := rfile.Open(base)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Confinement: every path a change set names is checked before anything
@@ -340,7 +342,7 @@ func checkBackup(dir string, i int, op *Op, bk string, bfp Fingerprint, carried 
 // hashFile returns the hex sha256 of the first n bytes of the file at p
 // (all of them when n < 0).
 func hashFile(p string, n int64) (string, error) {
-	f, err := os.Open(p)
+	f, err := rfile.Open(p)
 	if err != nil {
 		return "", err
 	}

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // A journal is a folder holding the change set as applied (plan.json), an
@@ -98,7 +100,7 @@ func createJournal(base string, cs *ChangeSet, keep int64) (*journal, error) {
 	if err := writeSync(filepath.Join(dir, "plan.json"), b); err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", dir, err)
 	}
@@ -153,7 +155,7 @@ func writeSync(path string, b []byte) error {
 // copySync opens path with flag (and perm, when it creates it), copies r
 // into it and fsyncs it.
 func copySync(path string, flag int, perm fs.FileMode, r io.Reader) error {
-	f, err := os.OpenFile(path, flag, perm)
+	f, err := rfile.OpenFile(path, flag, perm)
 	if err != nil {
 		return err
 	}
@@ -365,7 +367,7 @@ func damage(dir string, unnamed []int) string {
 }
 
 func readJournal(dir string) (*ChangeSet, []event, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	b, err := rfile.ReadFile(filepath.Join(dir, "plan.json"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -373,7 +375,7 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 	if err := json.Unmarshal(b, &cs); err != nil {
 		return nil, nil, fmt.Errorf("journal %s: plan.json: %w", dir, err)
 	}
-	f, err := os.Open(filepath.Join(dir, "log.jsonl"))
+	f, err := rfile.Open(filepath.Join(dir, "log.jsonl"))
 	if errors.Is(err, fs.ErrNotExist) {
 		// Killed before it made its log, or the log is lost: the
 		// backups say the rest (unnamedBackups).
@@ -405,7 +407,7 @@ func readJournal(dir string) (*ChangeSet, []event, error) {
 
 // MarkUndone records in a journal that it was undone.
 func MarkUndone(dir string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
 )
 
 // LockWait is how long LockStore waits for another cfix to let a store go

@@ -6,6 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Recover finishes, under the store's lock (opts.Lock), what a cfix that
@@ -74,7 +77,7 @@ func Recover(opts ApplyOptions) ([]string, error) {
 			if err != nil {
 				return lines, fmt.Errorf("journal %s: rolling back what a cfix that was killed left unfinished: %w", j.Dir, err)
 			}
-			lines = append(lines, fmt.Sprintf("journal %s: rolled back %d %s that a cfix that was killed left unfinished (undo journal %s)", j.Dir, res.Applied, plural(res.Applied, "change"), res.Journal))
+			lines = append(lines, fmt.Sprintf("journal %s: rolled back %d %s that a cfix that was killed left unfinished (undo journal %s)", j.Dir, res.Applied, plural.Of(res.Applied, "change"), res.Journal))
 		} else {
 			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed before it changed anything; marked rolled back", j.Dir))
 		}
@@ -137,7 +140,7 @@ func isTempName(name string) bool {
 
 // markJournal appends an event to the log of the journal at dir.
 func markJournal(dir, ev string) error {
-	f, err := os.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := rfile.OpenFile(filepath.Join(dir, "log.jsonl"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/session"
 )
@@ -107,7 +109,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		case Create:
 			detail = Size(s.BytesAdded)
 			if s.EntriesAdded > 0 {
-				detail = fmt.Sprintf("%d entries, %s", s.EntriesAdded, detail)
+				detail = fmt.Sprintf("%s, %s", plural.Count(s.EntriesAdded, "entry"), detail)
 			}
 		case Delete, DeleteDir:
 			detail = Size(op.Expect.Size)
@@ -120,9 +122,9 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		}
 		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, visible.String(op.Path), visible.String(detail), visible.String(op.Reason))
 	}
-	fmt.Fprintf(w, "cfix %s: %d %s", cs.Command, total.Files, plural(total.Files, "change"))
+	fmt.Fprintf(w, "cfix %s: %d %s", cs.Command, total.Files, plural.Of(total.Files, "change"))
 	if total.EntriesRemoved+total.EntriesAdded > 0 {
-		fmt.Fprintf(w, ", %d %s removed, %d added", total.EntriesRemoved, plural(total.EntriesRemoved, "entry"), total.EntriesAdded)
+		fmt.Fprintf(w, ", %d %s removed, %d added", total.EntriesRemoved, plural.Of(total.EntriesRemoved, "entry"), total.EntriesAdded)
 	}
 	fmt.Fprintf(w, ", %s removed, %s added\n", Size(total.BytesRemoved), Size(total.BytesAdded))
 	if kept := JournalBytes(cs); kept > 0 {
@@ -155,17 +157,7 @@ func JournalBytes(cs *ChangeSet) int64 {
 }
 
 func entries(s Stats) string {
-	return fmt.Sprintf("-%d +%d %s", s.EntriesRemoved, s.EntriesAdded, plural(s.EntriesAdded+s.EntriesRemoved, "entry"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	if strings.HasSuffix(word, "y") {
-		return word[:len(word)-1] + "ies"
-	}
-	return word + "s"
+	return fmt.Sprintf("-%d +%d %s", s.EntriesRemoved, s.EntriesAdded, plural.Of(s.EntriesAdded+s.EntriesRemoved, "entry"))
 }
 
 // Size renders a byte count: 512 B, 1.5 KB, 2.0 MB, 1.25 GB.
@@ -251,7 +243,7 @@ func diffOp(w *bufio.Writer, op *Op) error {
 		if len(op.Edits) > 0 && !op.HasData && op.Data == nil && op.From == "" {
 			return diffEdits(w, op)
 		}
-		oldF, err := os.Open(op.Path)
+		oldF, err := rfile.Open(op.Path)
 		if err != nil {
 			return err
 		}
@@ -323,7 +315,7 @@ func listLink(w *bufio.Writer, path, sign, reason string) error {
 }
 
 func listFile(w *bufio.Writer, path, sign, reason string) error {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -407,7 +399,7 @@ func listLines(w *bufio.Writer, r io.Reader, sign, reason string) error {
 		fmt.Fprintln(w, s)
 	}
 	if n > maxListed {
-		fmt.Fprintf(w, "%s… %d more lines\n", sign, n-maxListed)
+		fmt.Fprintf(w, "%s… %d more %s\n", sign, n-maxListed, plural.Of(n-maxListed, "line"))
 	}
 	return nil
 }
@@ -431,7 +423,7 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		spans = append(spans, s)
 	}
 	keep := map[int][]byte{}
-	f, err := os.Open(op.Path)
+	f, err := rfile.Open(op.Path)
 	if err != nil {
 		return err
 	}
@@ -685,7 +677,7 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 	}
 	if (aTo-from)+(bTo-from) > maxRegion {
 		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), visible.String(reason))
-		fmt.Fprintf(w, " … %d lines differ (too many to show) …\n", (len(a)-s-p)+(len(b)-s-p))
+		fmt.Fprintf(w, " … %s differ (too many to show) …\n", plural.Count((len(a)-s-p)+(len(b)-s-p), "line"))
 		return nil
 	}
 	var old, nw []string
@@ -719,7 +711,7 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	if base == "" {
 		base = op.Path
 	}
-	f, err := os.Open(base)
+	f, err := rfile.Open(base)
 	if err != nil {
 		return err
 	}
@@ -740,14 +732,14 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		} else {
 			what := "drop the entry"
 			if runN > 1 {
-				what = fmt.Sprintf("drop %d lines", runN)
+				what = "drop " + plural.Count(runN, "line")
 			}
 			fmt.Fprintf(w, "@@ -%s +%d,0 @@ %s\n", hunkRange(runFrom, runN), runFrom-dropped-1, visible.String(what))
 			for _, l := range run {
 				fmt.Fprintln(w, "-"+l)
 			}
 			if runN > len(run) {
-				fmt.Fprintf(w, "-… %d more lines\n", runN-len(run))
+				fmt.Fprintf(w, "-… %d more %s\n", runN-len(run), plural.Of(runN-len(run), "line"))
 			}
 		}
 		dropped += runN
@@ -793,11 +785,11 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	}
 	// The rest is not read: the trims say how many lines change.
 	if more := unshown + len(trims) - ti; more > 0 {
-		fmt.Fprintf(w, "… %d more lines changed\n", more)
+		fmt.Fprintf(w, "… %d more %s changed\n", more, plural.Of(more, "line"))
 	}
 	if a := op.Transform.Append; len(a) > 0 {
 		lines := bytes.SplitAfter(bytes.TrimSuffix(a, nl), nl)
-		fmt.Fprintf(w, "@@ end of file @@ append %d %s\n", len(lines), plural(len(lines), "line"))
+		fmt.Fprintf(w, "@@ end of file @@ append %d %s\n", len(lines), plural.Of(len(lines), "line"))
 		for _, l := range lines {
 			fmt.Fprintln(w, "+"+shorten(bytes.TrimSuffix(l, nl)))
 		}

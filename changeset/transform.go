@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -186,7 +186,7 @@ func (op *Op) transformed() (io.ReadCloser, error) {
 	case op.FromExpect != nil && op.FromExpect.Exists:
 		limit = op.FromExpect.Size
 	}
-	f, err := os.Open(base)
+	f, err := rfile.Open(base)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // A rewrite that only removes the end of a file (a torn last line, the
@@ -49,7 +51,7 @@ var errNoCut = errors.New("not cut in place")
 // still replace it) or one with other names (hard links), which a cut in
 // place would shorten too.
 func (j *journal) cutFile(i int, op *Op, keep int64, hook func(string, int)) error {
-	f, err := os.OpenFile(op.Path, os.O_RDWR, 0)
+	f, err := rfile.OpenFile(op.Path, os.O_RDWR, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
 			return errNoCut
@@ -133,7 +135,7 @@ func (j *journal) backupCut(i int, f *os.File, keep, size int64) error {
 // was made) and holds what someone else wrote. It refuses when the file was
 // cut and changed since.
 func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
-	tail, err := os.ReadFile(bk)
+	tail, err := rfile.ReadFile(bk)
 	if n := int64(len(tail)); (err != nil || n != op.Expect.Size-keep) && !wasCut && intact(op) {
 		// The backup is named before it is made: a kill before it was
 		// whole leaves it so, beside the file never cut.
@@ -156,7 +158,7 @@ func undoCut(op *Op, keep int64, bk, reason string, wasCut bool) (*Op, error) {
 		}
 		return nil, &RefusedError{Path: op.Path, Reason: "removed since cfix cut it; the bytes cut off are in " + bk}
 	}
-	f, err := os.Open(op.Path)
+	f, err := rfile.Open(op.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +210,7 @@ func (op *Op) appendAt() (int64, bool) {
 // the room the cut freed, where a rewrite would need a copy of the whole
 // file. A write that fails is cut off again.
 func appendInPlace(op *Op, at int64) error {
-	f, err := os.OpenFile(op.Path, os.O_RDWR, 0)
+	f, err := rfile.OpenFile(op.Path, os.O_RDWR, 0)
 	if err != nil {
 		return err
 	}

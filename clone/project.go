@@ -11,6 +11,8 @@ import (
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -295,8 +297,8 @@ type folderOps struct {
 func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bool) (*folderOps, error) {
 	fo := &folderOps{}
 	if n := countSessions(m.To); n > 0 && !merge {
-		return nil, conflict("%s already holds %d session(s) of %s; use --merge to move the sessions of %s beside them",
-			m.To, n, m.NewDir, m.Dir)
+		return nil, conflict("%s already holds %s of %s; use --merge to move the sessions of %s beside them",
+			m.To, plural.Count(n, "session"), m.NewDir, m.Dir)
 	}
 	what := fmt.Sprintf("move-project %s → %s", m.Dir, m.NewDir)
 	ents, err := os.ReadDir(m.From)
@@ -441,7 +443,7 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 				return nil, err
 			}
 			fo.index = append(fo.index, changeset.Op{Action: changeset.Rewrite, Path: dstIdx, Expect: ifp, Data: nb, HasData: true,
-				Reason: fmt.Sprintf("%s: list the %d moved session(s) in sessions-index.json", what, len(add))})
+				Reason: fmt.Sprintf("%s: list the %s in sessions-index.json", what, plural.Count(len(add), "moved session"))})
 		}
 	}
 
@@ -597,7 +599,7 @@ func sessionOf(f store.File) string {
 // cwdUnderFile reports whether an entry of the transcript has a cwd that
 // is dir or under it. Only lines holding the bytes of dir are parsed.
 func cwdUnderFile(path, dir string, buf *[]byte) bool {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
@@ -229,7 +231,7 @@ func (t *transcript) close() { t.fh.Close() }
 // open reads a transcript once: its graph, with where each record sits,
 // and what links its calls to subagents.
 func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -504,7 +506,10 @@ func promptText(c any) string {
 // header is what the top of an export says.
 type header struct {
 	Title, Session, Path, What string
-	Facts                      [][2]string
+	// Name is what names the page (HTML's <title>): the session's title
+	// as cfix ls and the /resume picker show it, else Title.
+	Name  string
+	Facts [][2]string
 }
 
 func (x *exporter) header(t *transcript) header {
@@ -538,15 +543,25 @@ func (x *exporter) header(t *transcript) header {
 			h.Title = t.path
 		}
 	}
+	h.Name = h.Title
+	if x.fam.Layout != nil {
+		for _, f := range x.fam.Layout.Files {
+			if f.Path == t.path && f.Kind == store.KindSession {
+				if name := strings.Join(strings.Fields(store.TitleOf(f)), " "); name != "" {
+					h.Name = name
+				}
+			}
+		}
+	}
 	switch {
 	case t.loose:
 		h.What = "Not a resumable session: " + x.fam.Why + "."
 	case t.agent && !x.opts.Branches:
-		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	case x.opts.Branches:
-		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural(t.loaded, "entry", "entries"))
+		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural.Of(t.loaded, "entry"))
 	default:
-		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	}
 	if t.cut {
 		h.What += " The chain is cut at a parent the file does not hold."
@@ -575,7 +590,7 @@ func (x *exporter) header(t *transcript) header {
 // forkNote says what a fork-context-ref gives a subagent's load.
 func forkNote(f *session.ForkRef) string {
 	return fmt.Sprintf("This subagent was forked from the conversation of session %s: a load of it first reads that session's transcript up to entry %s (%d %s of context when it was forked, line %d of this file) and puts them before what follows. They are not repeated here: the session's export holds them.",
-		f.ParentSession, f.ParentLast, f.Length, plural(f.Length, "message", "messages"), f.Line)
+		f.ParentSession, f.ParentLast, f.Length, plural.Of(f.Length, "message"), f.Line)
 }
 
 func orNone(v string) string {
@@ -672,7 +687,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		if e.Subtype == "compact_boundary" {
 			s := "Conversation compacted"
 			if e.CompactMetadata.Trigger != "" {
-				s += fmt.Sprintf(" (%s, %d tokens before)", e.CompactMetadata.Trigger, e.CompactMetadata.PreTokens)
+				s += fmt.Sprintf(" (%s, %s before)", e.CompactMetadata.Trigger, plural.Count(e.CompactMetadata.PreTokens, "token"))
 			}
 			r.compaction(s, when(e.Timestamp))
 			return nil
@@ -1007,7 +1022,7 @@ func (x *exporter) strays(t *transcript) error {
 	if len(rest) > 0 {
 		x.last = ""
 		x.r.endMessage()
-		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
+		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural.Of(len(rest), "entry"))}
 		if err := x.r.tool(c, func() error { return x.inline(t, rest, 1) }); err != nil {
 			return err
 		}
@@ -1042,13 +1057,6 @@ func (x *exporter) subagentCall(f store.File, summary string) error {
 		defer func() { x.last = "" }()
 		return x.conversation(st, 1)
 	})
-}
-
-func plural(n int, one, more string) string {
-	if n == 1 {
-		return one
-	}
-	return more
 }
 
 // agents indexes the family's subagent transcripts (not side files) for
@@ -1125,7 +1133,7 @@ func descendants(g *session.Graph, root int) []int {
 // firstPrompt returns the prompt of a subagent transcript's first user
 // entry.
 func firstPrompt(path string) string {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
@@ -87,7 +88,7 @@ func identityOf(fh *os.File) (identity, error) {
 // index in dir: read from it when it is of the transcript as it is, else
 // read from the transcript and written to it.
 func (x *exporter) openIndexed(f store.File, dir string) (*transcript, error) {
-	fh, err := os.Open(f.Path)
+	fh, err := rfile.Open(f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +255,7 @@ func maxIndexBytes(size int64) int64 { return size + 1<<20 }
 // identity is id: nil when there is none, it is of another file or of
 // the file as it was, or it does not hold together.
 func readIndex(ip, path string, id identity) *transcript {
-	fh, err := os.Open(ip)
+	fh, err := rfile.OpenFile(ip, os.O_RDONLY|rfile.NoFollow, 0) // cfix writes no link here
 	if err != nil {
 		return nil
 	}

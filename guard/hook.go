@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/resume"
 	"github.com/cfix-dev/cfix/store"
@@ -174,7 +175,7 @@ func Warning(path string, found []validate.Finding) string {
 	if len(found) == 1 {
 		verb = "makes"
 	}
-	fmt.Fprintf(&b, "cfix: the session being resumed (%s) has %d %s that %s this resume fail or lose history:\n", path, len(found), plural(len(found), "problem"), verb)
+	fmt.Fprintf(&b, "cfix: the session being resumed (%s) has %d %s that %s this resume fail or lose history:\n", path, len(found), plural.Of(len(found), "problem"), verb)
 	fixes := map[string]bool{}
 	var order []string
 	for i, f := range found {
@@ -227,11 +228,4 @@ func codes(found []validate.Finding) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -57,7 +58,7 @@ func ReadSettings(path string) (raw []byte, exists bool, err error) {
 	if !fi.Mode().IsRegular() {
 		return nil, false, fmt.Errorf("settings %s is not a regular file", path)
 	}
-	raw, err = os.ReadFile(path)
+	raw, err = rfile.ReadFile(path)
 	if err != nil {
 		return nil, false, fmt.Errorf("settings %s: %v", path, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // StateDir is cfix's own folder for the hooks' log and state:
@@ -54,7 +56,7 @@ type State struct {
 // ReadState reads the state file in dir (empty when there is none).
 func ReadState(dir string) (State, error) {
 	st := State{Last: map[string]Run{}, Problems: map[string]Run{}}
-	b, err := os.ReadFile(filepath.Join(dir, stateName))
+	b, err := rfile.ReadFile(filepath.Join(dir, stateName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -121,7 +123,7 @@ func Log(dir, line string) error {
 	if fi, err := os.Stat(p); err == nil && fi.Size() >= LogLimit {
 		os.Rename(p, p+".1")
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := rfile.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -41,7 +42,7 @@ var Archiver = func(args []string, logPath string) error {
 	if err != nil {
 		return err
 	}
-	log, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	log, err := rfile.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -3,17 +3,17 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
 
-const listDescription = `List the user's past Claude Code sessions, newest first: session id, title, project path, when it started and was last active, how many messages, and its health ("ok", or errors and warnings that session_health explains).
+const listDescription = `List the user's past Claude Code sessions, newest first (stubs, which hold no conversation, last): session id, title, project path, when it started and was last active, how many messages, and its health ("ok", or errors and warnings that session_health explains).
 
 By default it lists the client's current project when the store has sessions of it, else every project; project "all" lists every project. Give a session id to read_session to read it.`
 
@@ -45,6 +45,9 @@ type ListOutput struct {
 
 func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 	var out ListOutput
+	if err := bounded(arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	sc, words, err := s.scopeOf(ctx, req, in.Project)
 	if err != nil {
 		return nil, out, err
@@ -62,7 +65,8 @@ func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInpu
 	// The sessions listed are all in the scope's folders, which their
 	// sessions name the paths of.
 	paths := projectPaths(sc.layout, ss)
-	sort.SliceStable(ss, func(i, j int) bool { return ss[i].LastActive.After(ss[j].LastActive) })
+	// Newest first, the stubs last, as every listing has them.
+	catalog.SortSessions(ss, "last")
 	limit := clamp(in.Limit, 50, 500)
 	out.Sessions = []SessionRow{}
 	for i := range ss {
@@ -117,6 +121,9 @@ type HealthOutput struct {
 
 func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in HealthInput) (*mcp.CallToolResult, HealthOutput, error) {
 	var out HealthOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return nil, out, err
+	}
 	fam, err := s.resolveSession(ctx, req, in.Session, in.Project)
 	if err != nil {
 		return nil, out, err
@@ -130,7 +137,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	if target == "" {
 		return nil, out, toolError("%s is not a session of the store's projects", in.Session)
 	}
-	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}})
+	rep, err := validate.Run(validate.Options{Root: s.opts.Root, Targets: []string{target}, Resolver: store.NewResolver(s.opts.Root, nil).InStore()})
 	if err != nil {
 		return nil, out, toolError("session %s cannot be checked: %v", out.Session, err)
 	}
@@ -148,7 +155,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	}
 	out.Health = healthWords(rep.Counts["error"], rep.Counts["warning"])
 	if n := rep.Counts["notice"]; n > 0 {
-		out.Health += fmt.Sprintf(" (%s)", plural(n, "notice"))
+		out.Health += fmt.Sprintf(" (%s)", plural.Count(n, "notice"))
 	}
 	return nil, out, nil
 }

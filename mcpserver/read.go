@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/show"
 )
 
@@ -99,6 +100,9 @@ func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in ReadInpu
 // readPage reads the page of a session in asks for.
 func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in ReadInput) (ReadOutput, error) {
 	var out ReadOutput
+	if err := bounded(arg{"session", in.Session, maxName}, arg{"project", in.Project, maxName}); err != nil {
+		return out, err
+	}
 	if in.Offset < 0 {
 		return out, toolError("offset %d is negative: give 0 or the next_offset of the previous page", in.Offset)
 	}
@@ -162,7 +166,7 @@ func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in Read
 	case res.turnsSeen == 0 && in.FromTurn > 1:
 		out.Note = "the session has no numbered turns: read it without from_turn"
 	case in.FromTurn > res.last && in.FromTurn > 0:
-		out.Note = fmt.Sprintf("the session has %d turns: turn %d is past the end", res.last, in.FromTurn)
+		out.Note = fmt.Sprintf("the session has %s: turn %d is past the end", plural.Count(res.last, "turn"), in.FromTurn)
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -72,6 +74,10 @@ var errFull = errors.New("answer full")
 
 func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
 	var out SearchOutput
+	if err := bounded(arg{"query", in.Query, maxQuery}, arg{"project", in.Project, maxName}, arg{"since", in.Since, maxWord},
+		arg{"until", in.Until, maxWord}, arg{"role", in.Role, maxWord}, arg{"tool", in.Tool, maxWord}); err != nil {
+		return nil, out, err
+	}
 	if in.Query == "" {
 		return nil, out, toolError("query is empty: give the text to find")
 	}
@@ -81,7 +87,9 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	if err != nil {
 		return nil, out, toolError("query %q is not a valid regular expression (%v): fix it, or search for it literally with regex false", in.Query, err)
 	}
-	so := search.Options{Root: s.opts.Root, Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase, Role: in.Role, Tool: in.Tool}
+	conf := store.NewConfine(s.opts.Root)
+	so := search.Options{Root: s.opts.Root, Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase, Role: in.Role, Tool: in.Tool,
+		Skip: func(path string) bool { _, out := conf.Outside(path); return out }}
 	now := time.Now()
 	if in.Since != "" {
 		if so.Since, err = search.ParseTime(in.Since, now, false); err != nil {
@@ -105,7 +113,11 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			return nil, out, err
 		}
 		out.Scope = words
-		so.Project = sc.folder
+		if sc.folder != "" {
+			// The folder by its path in the store: never a name the
+			// search resolves against the working directory.
+			so.Project = filepath.Join(store.ProjectsDir(s.opts.Root), sc.folder)
+		}
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -170,7 +182,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			return false
 		}
 		if used+len(b) > budget {
-			out.Cut = fmt.Sprintf("stopped at %d characters (max_chars %d) after %d hits; raise max_chars, or narrow the search (project, role, tool, since)", used, budget, len(out.Hits))
+			out.Cut = fmt.Sprintf("stopped at %d characters (max_chars %d) after %s; raise max_chars, or narrow the search (project, role, tool, since)", used, budget, plural.Count(len(out.Hits), "hit"))
 			return false
 		}
 		used += len(b)
@@ -230,7 +242,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 
 // limitCut says that the answer stopped at limit hits.
 func limitCut(limit int) string {
-	return fmt.Sprintf("stopped at limit %d hits; raise limit, or narrow the search (project, role, tool, since)", limit)
+	return fmt.Sprintf("stopped at limit %s; raise limit, or narrow the search (project, role, tool, since)", plural.Count(limit, "hit"))
 }
 
 // where says where in a transcript a content hit is.

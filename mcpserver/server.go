@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -65,6 +66,32 @@ type server struct {
 // toolError is an error the model reads: the tool call fails with it.
 func toolError(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
+// The bounds of the tools' text arguments, in bytes: a query (a 10 MB one
+// held the server's memory at 1.7 GB); a session or a project (a path is
+// at most 4096 bytes); a time, a role or a tool's name. Numbers are
+// clamped where they are read.
+const (
+	maxQuery = 64 << 10
+	maxName  = 4096
+	maxWord  = 256
+)
+
+// arg is a text argument of a tool and its bound.
+type arg struct {
+	name, value string
+	most        int
+}
+
+// bounded refuses the first argument longer than its bound.
+func bounded(args ...arg) error {
+	for _, a := range args {
+		if len(a.value) > a.most {
+			return toolError("%s is %d bytes: at most %d", a.name, len(a.value), a.most)
+		}
+	}
+	return nil
+}
+
 // clientDir is the directory that stands for "this project": opts.Dir,
 // else the working directory, which a client such as Claude Code starts
 // the server in. (The protocol's roots cannot be asked for while a tool
@@ -93,20 +120,24 @@ func (s *server) scopeOf(ctx context.Context, req *mcp.CallToolRequest, project 
 	if err != nil {
 		return nil, "", toolError("the store %s cannot be read: %v", s.opts.Root, err)
 	}
+	// A transcript that leads outside the store is none of its sessions.
+	conf := store.NewConfine(s.opts.Root)
+	all = conf.Keep(all)
 	sc := &scope{all: all, layout: all}
 	if project == "all" {
 		return sc, "every project", nil
 	}
 	explicit := project != ""
-	if !explicit {
-		project = s.clientDir()
-		if project == "" {
-			return sc, "every project", nil
-		}
+	r := store.NewResolver(s.opts.Root, all)
+	if explicit {
+		// A name from the client: the store's names only.
+		r = r.InStore()
+	} else if project = s.clientDir(); project == "" {
+		return sc, "every project", nil
 	}
-	t, err := store.NewResolver(s.opts.Root, all).Resolve(project)
+	t, err := r.Resolve(project)
 	if err == nil && t.Kind == store.TargetProject {
-		sc.layout, sc.folder, sc.dir = t.Layout, t.Project, project
+		sc.layout, sc.folder, sc.dir = conf.Keep(t.Layout), t.Project, project
 		return sc, "project " + project, nil
 	}
 	if !explicit {
@@ -118,8 +149,8 @@ func (s *server) scopeOf(ctx context.Context, req *mcp.CallToolRequest, project 
 	if err == nil || errors.As(err, new(*store.TargetError)) {
 		for _, p := range store.ProjectsOf(all, store.SessionsOf(all, nil)) {
 			if slices.Contains(p.Paths, project) {
-				if t, err := store.NewResolver(s.opts.Root, all).Resolve(p.Folder); err == nil && t.Kind == store.TargetProject {
-					sc.layout, sc.folder, sc.dir = t.Layout, t.Project, project
+				if t, err := store.NewResolver(s.opts.Root, all).InStore().Resolve(p.Folder); err == nil && t.Kind == store.TargetProject {
+					sc.layout, sc.folder, sc.dir = conf.Keep(t.Layout), t.Project, project
 					return sc, "project " + project, nil
 				}
 			}
@@ -141,10 +172,37 @@ func projectPaths(l *store.Layout, ss []store.SessionInfo) map[string]string {
 	return m
 }
 
-// resolveSession resolves a session argument: an id, a prefix of one, or
-// latest (the newest session of the project). Paths are refused: the
+// resolveSession resolves a session argument: an id, a prefix of one, a
+// transcript's name, or latest (the newest session of the project), in
+// the store only (store.Resolver.InStore). Paths are refused, and so is a
+// session one of whose files leads outside the store (store.Confine): the
 // server reads the store only.
 func (s *server) resolveSession(ctx context.Context, req *mcp.CallToolRequest, arg, project string) (*show.Family, error) {
+	fam, err := s.findSession(ctx, req, arg, project)
+	if err != nil {
+		return nil, err
+	}
+	conf := store.NewConfine(s.opts.Root)
+	if fam.Loose != "" {
+		if _, out := conf.Outside(fam.Loose); out {
+			return nil, outsideError(arg, fam.Loose)
+		}
+	}
+	var oe *store.OutsideError
+	if err := conf.Check(fam.Layout); errors.As(err, &oe) {
+		return nil, outsideError(arg, oe.Path)
+	}
+	return fam, nil
+}
+
+// outsideError refuses a session whose file at path leads outside the
+// store (where to is not told).
+func outsideError(arg, path string) error {
+	return toolError("session %s: %s is a symbolic link that leads outside the store: the server reads the store only", arg, path)
+}
+
+// findSession is resolveSession but for the files' confinement.
+func (s *server) findSession(ctx context.Context, req *mcp.CallToolRequest, arg, project string) (*show.Family, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
 		return nil, toolError("session is empty: give a session id, a prefix of one (at least %d characters), or \"latest\"; list_sessions and search_sessions give the ids", store.MinPrefix)
@@ -175,7 +233,7 @@ func (s *server) resolveSession(ctx context.Context, req *mcp.CallToolRequest, a
 		}
 		arg = best.Session
 	}
-	fam, err := show.Resolve(s.opts.Root, arg)
+	fam, err := show.ResolveWith(s.opts.Root, store.NewResolver(s.opts.Root, nil).InStore(), arg)
 	if err == nil {
 		return fam, nil
 	}
@@ -206,6 +264,7 @@ func suggest(root, arg string) string {
 	if err != nil {
 		return ""
 	}
+	all = store.NewConfine(root).Keep(all)
 	best, n := []string{}, 0
 	seen := map[string]bool{}
 	for _, f := range all.Files {
@@ -240,18 +299,11 @@ func healthWords(errs, warns int) string {
 	case errs == 0 && warns == 0:
 		return "ok"
 	case warns == 0:
-		return plural(errs, "error")
+		return plural.Count(errs, "error")
 	case errs == 0:
-		return plural(warns, "warning")
+		return plural.Count(warns, "warning")
 	}
-	return plural(errs, "error") + ", " + plural(warns, "warning")
-}
-
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
+	return plural.Count(errs, "error") + ", " + plural.Count(warns, "warning")
 }
 
 // stamp renders a time for the model, or "" for none.

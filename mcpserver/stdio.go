@@ -14,14 +14,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxLine bounds a message the server reads, as the SDK's stdio transport
-// bounds it.
-const maxLine = mcp.DefaultMaxLineLength
+// MaxLine bounds a message the server reads: a tool call's arguments are
+// bounded far below it (maxQuery, maxName), and a longer line is read to
+// its end and refused without being held (the SDK's own bound is 16 MB).
+const MaxLine = 1 << 20
+
+// idPrefix is how much of a line over MaxLine is kept to find the id of
+// the request it was.
+const idPrefix = 4 << 10
 
 // Serve serves the protocol over in and out (newline-delimited JSON-RPC,
-// as over stdio) until in ends. A line that is not a JSON-RPC message is
-// answered with the protocol's error (parse error, invalid request) and
-// the server reads on: the SDK's own transport ends the session on it.
+// as over stdio) until in ends. A line that is not a JSON-RPC message, a
+// batch (which the protocol has not had since its version 2025-06-18) and
+// a line over MaxLine are answered with the protocol's error (parse
+// error, invalid request) and the server reads on: the SDK's own
+// transport ends the session on each.
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
@@ -61,26 +68,28 @@ func screen(in io.Reader, server io.Writer, client io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
-		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			var code int64
-			var msg string
-			var id any
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) > 0 || tooLong {
+			var answer any
 			switch {
 			case tooLong:
-				code, msg = jsonrpc.CodeParseError, fmt.Sprintf("a message longer than %d bytes", maxLine)
+				answer = errorAnswer(idOf(line), jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("a message longer than %d bytes: a tool's arguments are far shorter", MaxLine))
 			case !json.Valid(line):
-				code, msg = jsonrpc.CodeParseError, "not JSON"
+				answer = errorAnswer(nil, jsonrpc.CodeParseError, "not JSON")
+			case trimmed[0] == '[':
+				answer = batchAnswer(trimmed)
 			default:
-				id, msg = invalid(line)
-				code = jsonrpc.CodeInvalidRequest
+				if id, msg := invalid(trimmed); msg != "" {
+					answer = errorAnswer(id, jsonrpc.CodeInvalidRequest, msg)
+				}
 			}
-			if msg == "" {
+			if answer == nil && trimmed[0] != '[' {
 				if _, err := server.Write(append(line, '\n')); err != nil {
 					return err
 				}
-			} else {
-				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-					"error": map[string]any{"code": code, "message": msg}})
+			} else if answer != nil {
+				b, _ := json.Marshal(answer)
 				if _, err := client.Write(append(b, '\n')); err != nil {
 					return err
 				}
@@ -92,22 +101,94 @@ func screen(in io.Reader, server io.Writer, client io.Writer) error {
 	}
 }
 
-// invalid says what makes a JSON line no JSON-RPC message (and the id it
-// names, if any); "" when it is one, or a batch of them.
-func invalid(line []byte) (id any, msg string) {
-	line = bytes.TrimSpace(line)
-	if line[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(line, &batch) != nil || len(batch) == 0 {
-			return nil, "an empty or malformed batch"
+// errorAnswer is the protocol's error answer to the request id.
+func errorAnswer(id any, code int64, msg string) map[string]any {
+	return map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}}
+}
+
+// batchAnswer answers a batch: the protocol has had none since its
+// version 2025-06-18, so each request of it gets an invalid request error
+// (a batch of them, as JSON-RPC answers a batch), and its notifications
+// nothing; an empty or malformed batch gets one error. nil: nothing to
+// answer.
+func batchAnswer(line []byte) any {
+	var batch []json.RawMessage
+	if json.Unmarshal(line, &batch) != nil || len(batch) == 0 {
+		return errorAnswer(nil, jsonrpc.CodeInvalidRequest, "an empty or malformed batch")
+	}
+	const msg = "a batch: send each message on a line of its own (the protocol has no batches since its version 2025-06-18)"
+	var out []any
+	for _, m := range batch {
+		var v struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 		}
-		for _, m := range batch {
-			if _, msg := invalid(m); msg != "" {
-				return nil, "a batch holding an invalid message: " + msg
+		if json.Unmarshal(m, &v) != nil {
+			out = append(out, errorAnswer(nil, jsonrpc.CodeInvalidRequest, msg))
+			continue
+		}
+		if len(v.ID) == 0 && v.Method != "" {
+			continue // a notification: no answer
+		}
+		var id any
+		if json.Unmarshal(v.ID, &id) == nil {
+			switch id.(type) {
+			case string, float64:
+			default:
+				id = nil
 			}
 		}
-		return nil, ""
+		out = append(out, errorAnswer(id, jsonrpc.CodeInvalidRequest, msg))
 	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// idOf finds the id of the request whose line starts with prefix: the
+// value of its top-level "id" member, when the prefix holds it whole.
+func idOf(prefix []byte) any {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, ok := key.(string)
+		if !ok {
+			return nil
+		}
+		if k != "id" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+			continue
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch v := v.(type) {
+		case string:
+			return v
+		case json.Number:
+			if f, err := v.Float64(); err == nil {
+				return f
+			}
+		}
+		return nil
+	}
+}
+
+// invalid says what makes a JSON line no JSON-RPC message (and the id it
+// names, if any); "" when it is one.
+func invalid(line []byte) (id any, msg string) {
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		var v struct {
 			ID any `json:"id"`
@@ -122,14 +203,19 @@ func invalid(line []byte) (id any, msg string) {
 	return nil, ""
 }
 
-// readLine reads a line without its newline; a line longer than maxLine is
-// read to its end and reported too long (its bytes are dropped).
+// readLine reads a line without its newline; a line longer than MaxLine is
+// read to its end and reported too long: only its first idPrefix bytes
+// are kept (idOf).
 func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, isPrefix, err := r.ReadLine()
-		if len(line)+len(chunk) > maxLine {
-			tooLong, line = true, nil
-		} else if !tooLong {
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > MaxLine:
+			tooLong = true
+			line = append(line, chunk[:min(len(chunk), max(0, idPrefix-len(line)))]...)
+			line = append([]byte(nil), line[:min(len(line), idPrefix)]...)
+		default:
 			line = append(line, chunk...)
 		}
 		if err != nil || !isPrefix {

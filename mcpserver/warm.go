@@ -63,12 +63,13 @@ func (s *server) warm(ctx context.Context, delay time.Duration) {
 	if err != nil {
 		return
 	}
-	for _, f := range warmCandidates(l, time.Now()) {
+	conf := store.NewConfine(s.opts.Root)
+	for _, f := range warmCandidates(conf.Keep(l), time.Now()) {
 		if ctx.Err() != nil {
 			return
 		}
-		fam, err := show.Resolve(s.opts.Root, f.Path)
-		if err != nil {
+		fam, err := show.ResolveWith(s.opts.Root, store.NewResolver(s.opts.Root, l).InStore(), f.Path)
+		if err != nil || conf.Check(fam.Layout) != nil {
 			continue
 		}
 		export.Prepare(fam, s.opts.Index)

@@ -19,6 +19,7 @@ import (
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -179,7 +180,7 @@ func Write(w io.Writer, o Options) (*Written, error) {
 // its "\n"; it returns how many lines each session has, and the bytes
 // written.
 func copyHistory(w io.Writer, src source) (map[string]int, int64, error) {
-	f, err := os.Open(src.path)
+	f, err := rfile.Open(src.path)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -288,7 +289,7 @@ func write(w io.Writer, m *Manifest, sources []source, recipients []age.Recipien
 
 // copyFile copies the first src.limit bytes of a file to w.
 func copyFile(w io.Writer, src source, buf []byte) (int64, error) {
-	f, err := os.Open(src.path)
+	f, err := rfile.Open(src.path)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -126,7 +128,7 @@ func (x *fixer) setRec(n *session.Node, b []byte, reason string) error {
 // plan streams the file, fixes its lines, builds the chain, then fixes the
 // chain. It returns nil when the file needs no change.
 func (x *fixer) plan() (*changeset.Op, error) {
-	fh, err := os.Open(x.f.Path)
+	fh, err := rfile.Open(x.f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +341,7 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		if !x.allow(validate.LineTorn) {
 			return lineResult{skip: true}
 		}
-		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)), removed: true, notJSON: true}
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %s cut off mid-write, kept in the backup", plural.Count(len(ln.Raw), "byte")), removed: true, notJSON: true}
 	case pr.Err != nil:
 		if !x.allow(validate.JSONInvalid) {
 			return lineResult{skip: true}
@@ -372,13 +374,13 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		if pr.Surrogates > 0 && x.allow(validate.SurrogateLone) {
 			if nr, n := session.FixSurrogates(rec); n > 0 {
 				r.recs[i], r.changed = nr, true
-				r.reasons = append(r.reasons, fmt.Sprintf("replace %d lone surrogate escape(s) with \\ufffd", n))
+				r.reasons = append(r.reasons, "replace "+plural.Count(n, "lone surrogate escape")+" with \\ufffd")
 			}
 		}
 		if pr.NULEscapes > 0 && x.allow(validate.NULEscape) {
 			if nr, n := session.FixNULEscapes(r.recs[i]); n > 0 {
 				r.recs[i], r.changed = nr, true
-				r.reasons = append(r.reasons, fmt.Sprintf("replace %d \\u0000 escape(s) with \\ufffd", n))
+				r.reasons = append(r.reasons, "replace "+plural.Count(n, "\\u0000 escape")+" with \\ufffd")
 			}
 		}
 		if pr.BadUTF8 >= 0 && x.allow(validate.UTF8Invalid) {
@@ -1024,7 +1026,7 @@ func (x *fixer) chain() error {
 			if evidence {
 				why = fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", removed)
 				if passed > 0 {
-					why += fmt.Sprintf(" (the %d entries between are of other chains: a sidechain or another root)", passed)
+					why += fmt.Sprintf(" (the %s between %s of other chains: a sidechain or another root)", plural.Count(passed, "entry"), map[bool]string{true: "is", false: "are"}[passed == 1])
 				}
 			}
 			if evidence && prev != "" {

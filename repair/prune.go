@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -285,7 +286,7 @@ func (p *pruner) emptySessions() error {
 // metadataOnly reports whether a transcript has entries and none of them
 // is a chain entry. It stops at the first chain entry.
 func metadataOnly(path string) (bool, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return false, err
 	}

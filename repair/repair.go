@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -213,7 +215,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	// A project folder linked out of the store is checked, not written.
 	cs.LeaveOutside(false)
 	if dropped > 0 {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss, plural.Of(dropped, "finding")))
 	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
@@ -232,7 +234,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			validate.OrphanUsageData, validate.OrphanPaste, validate.OrphanShellSnap:
 			hint = "cfix prune removes them"
 		}
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left: %s", unfixed[c], c, plural.Of(unfixed[c], "finding"), hint))
 	}
 	return cs, nil
 }
@@ -438,7 +440,7 @@ func isIndexCode(c validate.Code) bool {
 // stub's metadata lines (a summary is the title older /resume pickers
 // show), which move into it.
 func planStub(l *store.Layout, path string) (op *changeset.Op, where string, lines [][]byte, err error) {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -507,7 +509,7 @@ func dropRewrite(cs *changeset.ChangeSet, path string) {
 // end: in the op the plan already has for it, or in a new one.
 func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	have := map[string]bool{}
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return err
 	}
@@ -536,7 +538,7 @@ func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	if count == 0 {
 		return nil
 	}
-	return appendToEnd(cs, path, n, add, count, fmt.Sprintf("take over %d metadata line(s) of removed stub(s): the session's title", count), "take over the metadata of removed stubs")
+	return appendToEnd(cs, path, n, add, count, "take over "+plural.Count(count, "metadata line")+" of removed stubs: the session's title", "take over the metadata of removed stubs")
 }
 
 // appendToEnd appends lines (add, ending with a newline) to a transcript
@@ -577,7 +579,7 @@ func appendToEnd(cs *changeset.ChangeSet, path string, n int, add []byte, count 
 }
 
 func endsWithNewline(path string, size int64) bool {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -623,7 +625,7 @@ func findUUID(l *store.Layout, skip string, uuids []string) string {
 	}
 	var buf []byte
 	for _, p := range files {
-		fh, err := os.Open(p)
+		fh, err := rfile.Open(p)
 		if err != nil {
 			continue
 		}
@@ -665,7 +667,7 @@ func planIndex(l *store.Layout, path string, allow func(validate.Code) bool, cs 
 		}
 		return store.Summarize(p)
 	}
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

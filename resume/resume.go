@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -87,8 +88,19 @@ func FindChecked(root, arg, title string) (*Target, []validate.Finding, error) {
 
 // locate finds the main transcript of what the user named (see Find),
 // with the resolver that found it, and its glance when the catalog gave
-// it (by title).
+// it (by title). A session whose name starts with "-" is refused: the
+// client would take it for an option.
 func locate(root, arg, title string) (store.File, *store.Resolver, *store.Glance, error) {
+	f, r, g, err := find(root, arg, title)
+	if err == nil && strings.HasPrefix(f.Session, "-") {
+		return store.File{}, nil, nil, &InputError{Msg: fmt.Sprintf("transcript %s is named %s, which starts with \"-\": Claude Code would take it for an option; cfix resumes no such name",
+			visible.String(f.Path), visible.String(f.Session))}
+	}
+	return f, r, g, err
+}
+
+// find is locate but for the refusal of a name.
+func find(root, arg, title string) (store.File, *store.Resolver, *store.Glance, error) {
 	if title != "" {
 		cat := catalog.Open(root)
 		// A cache that cannot be written costs only the next lookup's time.
@@ -155,9 +167,13 @@ func byTitle(cat *catalog.Catalog, title string) (*store.Glance, error) {
 		return &found[0].Glance, nil
 	}
 	// found is newest first, as the catalog lists.
+	w := 0
+	for _, s := range found {
+		w = max(w, len(s.Short))
+	}
 	var lines []string
 	for _, s := range found {
-		lines = append(lines, fmt.Sprintf("  %s  %s  %s", s.Session[:8], s.LastActive.Local().Format("2006-01-02 15:04"), s.Title))
+		lines = append(lines, fmt.Sprintf("  %-*s  %s  %s", w, visible.String(s.Short), s.LastActive.Local().Format("2006-01-02 15:04"), visible.String(s.Title)))
 	}
 	return nil, &InputError{Msg: fmt.Sprintf("--title %q: %d sessions' titles hold it; name one by its id:\n%s", title, len(found), strings.Join(lines, "\n"))}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -89,7 +90,7 @@ func (s *fileSearcher) run(j *job, out chan result, stop chan struct{}) {
 }
 
 func (s *fileSearcher) search() (int64, error) {
-	f, err := openFile(s.j.path)
+	f, err := rfile.Open(s.j.path)
 	if err != nil {
 		return 0, err
 	}

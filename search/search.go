@@ -93,6 +93,10 @@ type Options struct {
 	// Stop, when set, is asked before the hits of each file are taken:
 	// once it says yes, the search ends and Run returns ErrStopped.
 	Stop func() bool
+	// Skip, when set, is asked of each file before it is read: a file it
+	// says yes to is not searched (the MCP server's files that lead
+	// outside the store).
+	Skip func(path string) bool
 }
 
 // ErrStopped is what Run returns when Options.Stop ended the search.
@@ -148,6 +152,12 @@ func Run(opts Options, emit func(*Hit) error) (Stats, error) {
 	src, err := plan(opts)
 	if err != nil {
 		return st, err
+	}
+	if skip := opts.Skip; skip != nil {
+		all := src
+		src = func(yield func(job) bool) error {
+			return all(func(j job) bool { return skip(j.path) || yield(j) })
+		}
 	}
 	if opts.Context <= 0 {
 		opts.Context = 60

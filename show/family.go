@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -48,7 +49,17 @@ func Resolve(root, arg string) (*Family, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
-	t, err := store.NewResolver(root, all).Resolve(arg)
+	return ResolveWith(root, store.NewResolver(root, all), arg)
+}
+
+// ResolveWith is Resolve with the resolver r of the store at root (one
+// made by InStore resolves names in the store only).
+func ResolveWith(root string, r *store.Resolver, arg string) (*Family, error) {
+	all, err := r.Layout()
+	if err != nil {
+		return nil, err
+	}
+	t, err := r.Resolve(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +116,7 @@ type Meta struct {
 // missing or empty one gives the zero Meta.
 func MetaOf(transcript string) (Meta, error) {
 	var m Meta
-	b, err := os.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
+	b, err := rfile.ReadFile(strings.TrimSuffix(transcript, ".jsonl") + ".meta.json")
 	if errors.Is(err, os.ErrNotExist) || len(b) == 0 {
 		return m, nil
 	}

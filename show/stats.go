@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/validate"
 )
@@ -159,7 +159,7 @@ func Read(path string, chain bool) (*Stats, error) {
 // ReadLines reads the transcript at path once: its stats, each line into
 // chain when it is not nil, and each line to each when it is not nil.
 func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)) (*Stats, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -3,9 +3,9 @@ package store
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -14,7 +14,7 @@ import (
 // and assistant entries of the chain, as validate counts them; a line that
 // is not JSON, glued records and a torn last line count nothing.
 func CountMessages(path string, from int64) (int, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return 0, err
 	}

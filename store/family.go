@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Family returns the files of session id across the store: its main
@@ -53,7 +55,7 @@ func Family(l *Layout, id string) *Layout {
 // FlatAgentSession returns the sessionId named by the first entries of a
 // flat subagent transcript, or "".
 func FlatAgentSession(path string) string {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return ""
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -290,7 +290,7 @@ func flatSessions(files []File, memo Memo) []string {
 // first 8 lines of the file's head that names one; ok is false when the
 // file could not be read.
 func (gl *glancer) flatSession(path string) (id string, ok bool) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return "", false
 	}
@@ -392,7 +392,7 @@ func (gl *glancer) read(g *Glance) {
 	bp := glanceBufs.Get().(*[]byte)
 	defer glanceBufs.Put(bp)
 	buf := *bp
-	fh, err := os.Open(g.Path)
+	fh, err := rfile.Open(g.Path)
 	if err != nil {
 		g.Err = err
 		return
@@ -721,7 +721,7 @@ func (g *Glance) pickTitle(sidecar string) {
 // customTitle, "" when there is none.
 func SidecarTitle(path string) string {
 	id := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(path), id, "custom-title.json"))
+	b, err := rfile.ReadFile(filepath.Join(filepath.Dir(path), id, "custom-title.json"))
 	if err != nil {
 		return ""
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Kind tells what a transcript file is.
@@ -332,7 +334,7 @@ func LiveSessions(root string) ([]LiveSession, error) {
 			continue
 		}
 		ls := LiveSession{Path: filepath.Join(dir, name), PID: pid}
-		if b, err := os.ReadFile(ls.Path); err == nil {
+		if b, err := rfile.ReadFile(ls.Path); err == nil {
 			var v struct {
 				PID       int    `json:"pid"`
 				SessionID string `json:"sessionId"`

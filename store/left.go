@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // Prompt is a line of history.jsonl: a prompt as the user typed it.
@@ -28,7 +29,7 @@ type Prompt struct {
 func SessionPrompts(root string, ids map[string]bool) (map[string][]Prompt, error) {
 	out := map[string][]Prompt{}
 	p := filepath.Join(root, "history.jsonl")
-	fh, err := os.Open(p)
+	fh, err := rfile.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}

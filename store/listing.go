@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // SessionInfo is a session of a store as a listing shows it: the glance at
@@ -312,7 +314,7 @@ type indexCount struct {
 
 // indexCounts reads the entries of a sessions-index.json ("" on error).
 func indexCounts(path string) []indexCount {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -325,7 +327,7 @@ func indexCounts(path string) []indexCount {
 
 // indexPath returns the originalPath of a sessions-index.json, or "".
 func indexPath(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -171,7 +172,7 @@ func listSidecars(dir string, keep func(e fs.DirEntry, s *Sidecar) bool) ([]Side
 // (pastedContents.<n>.contentHash): the pasted texts its prompts hold.
 func PasteRefs(root string) (map[string]bool, error) {
 	refs := map[string]bool{}
-	f, err := os.Open(filepath.Join(root, "history.jsonl"))
+	f, err := rfile.Open(filepath.Join(root, "history.jsonl"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return refs, nil
@@ -214,7 +215,7 @@ func SlugsIn(raw []byte) []string { return rawValues(raw, string(SlugKey)) }
 
 // FileSlugs returns the slugs the entries of a transcript name.
 func FileSlugs(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

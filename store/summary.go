@@ -2,8 +2,8 @@ package store
 
 import (
 	"io"
-	"os"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -52,7 +52,7 @@ func (s *SessionSummary) Add(v any, e *session.Entry) {
 
 // Summarize reads a transcript into its summary.
 func Summarize(path string) (*SessionSummary, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

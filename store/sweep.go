@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
 // DefaultCleanupPeriodDays is Claude Code's cleanupPeriodDays when its
@@ -49,7 +51,7 @@ type Sweep struct {
 // is no whole number of days from 0, counts as unset.
 func SweepOf(root string, now time.Time) Sweep {
 	s := Sweep{PeriodDays: DefaultCleanupPeriodDays}
-	if b, err := os.ReadFile(filepath.Join(root, "settings.json")); err == nil {
+	if b, err := rfile.ReadFile(filepath.Join(root, "settings.json")); err == nil {
 		var v struct {
 			CleanupPeriodDays *float64 `json:"cleanupPeriodDays"`
 		}

@@ -113,11 +113,29 @@ const MinPrefix = 4
 type Resolver struct {
 	root string
 	all  *Layout
+	// inStore resolves names in the store only (InStore).
+	inStore bool
 }
 
 // NewResolver returns a resolver for the store at root. all, when not
 // nil, is a scan of the whole store already made.
 func NewResolver(root string, all *Layout) *Resolver { return &Resolver{root: root, all: all} }
+
+// InStore returns a resolver of the same store that resolves a name given
+// by someone other than the user at a shell (an MCP client's argument)
+// against the store alone: a session id or a prefix of one, the name of a
+// transcript or of a project folder, an absolute path below projects/,
+// and a project's directory as an absolute path, which the store's folder
+// names and recorded paths are matched with, never looked at on disk. A
+// relative path, a path outside the store and latest (which names the
+// working directory's newest session) name nothing: nothing is resolved
+// against the working directory.
+func (r *Resolver) InStore() *Resolver {
+	return &Resolver{root: r.root, all: r.all, inStore: true}
+}
+
+// Layout returns the resolver's scan of the whole store, made once.
+func (r *Resolver) Layout() (*Layout, error) { return r.scan() }
 
 func (r *Resolver) scan() (*Layout, error) {
 	if r.all == nil {
@@ -174,6 +192,9 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 	if arg == "" {
 		return nil, &TargetError{Target: `""`, Reason: "an empty name"}
 	}
+	if r.inStore {
+		return r.resolveInStore(arg)
+	}
 	if arg == Latest {
 		return r.latest()
 	}
@@ -221,6 +242,55 @@ func (r *Resolver) Resolve(arg string) (*Target, error) {
 		if t, ok, err := r.byName(arg); ok || err != nil {
 			return t, err
 		}
+	}
+	return nil, &TargetError{Target: arg}
+}
+
+// resolveInStore is Resolve of a resolver made by InStore.
+func (r *Resolver) resolveInStore(arg string) (*Target, error) {
+	if strings.ContainsRune(arg, 0) {
+		return nil, &TargetError{Target: arg}
+	}
+	pdir := ProjectsDir(r.root)
+	if filepath.IsAbs(arg) {
+		abs := filepath.Clean(arg)
+		if Within(pdir, abs) {
+			// A file or folder of the store, by its path (cleaned, never
+			// through a ".." past a link).
+			fi, err := os.Stat(abs)
+			if err != nil {
+				return nil, &TargetError{Target: arg}
+			}
+			return r.path(arg, abs, fi)
+		}
+		// A project's directory, as the store names it.
+		if t, ok, err := r.goneDir(arg, abs); ok || err != nil {
+			return t, err
+		}
+		return nil, &TargetError{Target: arg, Reason: fmt.Sprintf("no project folder of store %s holds sessions started there", r.root)}
+	}
+	if arg == Latest || strings.ContainsAny(arg, `/\`) || arg == "." || arg == ".." {
+		return nil, &TargetError{Target: arg, Reason: "not a name of the store: give a session id, a prefix of one, a transcript's name, or a project's directory as an absolute path"}
+	}
+	if IsUUID(arg) {
+		t, err := r.sessionByID(arg)
+		var te *TargetError
+		if err == nil || !errors.As(err, &te) {
+			return t, err
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(pdir, arg)); err == nil && fi.IsDir() {
+		return r.project(arg, arg)
+	}
+	if isIDPrefix(arg) {
+		t, err := r.sessionByID(arg)
+		var te *TargetError
+		if err == nil || !errors.As(err, &te) {
+			return t, err
+		}
+	}
+	if t, ok, err := r.byName(arg); ok || err != nil {
+		return t, err
 	}
 	return nil, &TargetError{Target: arg}
 }

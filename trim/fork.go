@@ -6,6 +6,7 @@ import (
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -46,7 +47,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	case o.At != "" && o.Turn != 0:
 		return nil, inputErr("--at and --turn: give one of them")
 	case o.Turn < 0:
-		return nil, inputErr("--turn %d: turns count from 1", o.Turn)
+		return nil, inputErr("--turn %d: turns count from 1 (cfix show SESSION lists them)", o.Turn)
 	}
 	l, err := store.Scan(o.Root)
 	if err != nil {
@@ -94,7 +95,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 			}
 		}
 		if o.Turn > len(prompts) {
-			return nil, inputErr("--turn %d: the history session %s resumes has %d %s", o.Turn, src.Session, len(prompts), plural(len(prompts), "turn"))
+			return nil, inputErr("--turn %d: the history session %s resumes has %s", o.Turn, src.Session, plural.Count(len(prompts), "turn"))
 		}
 		end := len(ld.Chain) - 1
 		if o.Turn < len(prompts) {

@@ -9,9 +9,10 @@ package trim
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -59,7 +60,7 @@ type scanned struct {
 // scanFile reads path once, in parallel (session.Pipeline): the graph of
 // its chain entries, what each line is, and what o would take out of it.
 func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 	// that a line edit cannot keep apart: the planners refuse it.
 	if n := bytes.Count(l.Raw, []byte{0}); n > 0 {
 		if res := p.Parse(bytes.ReplaceAll(l.Raw, []byte{0}, nil)); res.Err == nil {
-			r.damage = fmt.Sprintf("holds %d NUL %s", n, plural(n, "byte"))
+			r.damage = "holds " + plural.Count(n, "NUL byte")
 		}
 		return r
 	}
@@ -218,7 +219,7 @@ func usageTokens(raw []byte) int64 {
 
 // raw reads line i of the file again.
 func (s *scanned) raw(i int) ([]byte, error) {
-	f, err := os.Open(s.path)
+	f, err := rfile.Open(s.path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"strings"
 	"unicode"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -38,7 +38,7 @@ func Turns(path string) ([]Turn, error) {
 		return nil, err
 	}
 	ld := s.g.Load(session.LoaderFor(s.version), false)
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

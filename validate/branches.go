@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -97,7 +98,7 @@ func describeBranches(g *session.Graph, on, reach []bool, off func(i int) bool) 
 			last = ", last message " + b.Last
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s: %d %s, %d %s%s; cfix fork --at %s resumes it)",
-			b.Lines(), from, b.Entries, pl(b.Entries, "entry", "entries"), b.Messages, pl(b.Messages, "message", "messages"), last, b.Leaf))
+			b.Lines(), from, b.Entries, pl(b.Entries, "entry", "entries"), b.Messages, pl(b.Messages, "message", "messages"), last, shell.Quote(b.Leaf)))
 	}
 	if all > len(bs) {
 		parts = append(parts, fmt.Sprintf("and %d more", all-len(bs)))

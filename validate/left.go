@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -34,8 +35,8 @@ func (s *storeCheck) agentsOf(id string) int {
 // subagents would be left an agent-orphan.
 func (s *storeCheck) lost(r *fileResult) {
 	_, types := MetaTitle(r.file.Path)
-	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %d metadata line(s) (%s) and no message, while its subagents ran; /resume opens it empty",
-		r.file.Session, r.lines, strings.Join(types, ", "))
+	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %s (%s) and no message, while its subagents ran; /resume opens it empty",
+		r.file.Session, plural.Count(r.lines, "metadata line"), strings.Join(types, ", "))
 	s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, r.file.Session})
 }
 
@@ -58,7 +59,10 @@ func (s *storeCheck) describeLeft() {
 		f := &s.findings[l.finding]
 		f.Message += fmt.Sprintf("; left: %s: cfix export writes them, cfix rm removes the session",
 			store.Left(s.agentsOf(l.session), store.FileHistoryBackups(s.root, l.session), len(prompts[l.session])))
+		if strings.HasPrefix(l.session, "-") {
+			continue // cfix would take the name for an option
+		}
 		id := shell.Quote(l.session)
-		f.Hint = fmt.Sprintf("cfix export %s -o %s.md && cfix rm %s --apply", id, l.session, id)
+		f.Hint = fmt.Sprintf("cfix export %s -o %s && cfix rm %s --apply", id, shell.Quote(l.session+".md"), id)
 	}
 }

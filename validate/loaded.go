@@ -3,10 +3,10 @@ package validate
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
 
@@ -29,7 +29,7 @@ type Loaded struct {
 // LoadedChain reads the transcript at path and returns what a resume by
 // the client that wrote it loads.
 func LoadedChain(path string) (*Loaded, error) {
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

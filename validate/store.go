@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/schemas"
 	"io/fs"
 	"os"
@@ -143,11 +145,11 @@ func (s *storeCheck) leafs() {
 			}
 		}
 		if where != "" {
-			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; the transcript lives in %s", r.lines, where)
+			s.add(SessionStub, r.file.Path, 0, "stub: %s and no conversation; the transcript lives in %s", plural.Count(r.lines, "metadata line"), where)
 			continue
 		}
 		if o := s.conversationOf(r); o != "" {
-			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; session %s has its transcript in %s", r.lines, r.file.Session, o)
+			s.add(SessionStub, r.file.Path, 0, "stub: %s and no conversation; session %s has its transcript in %s", plural.Count(r.lines, "metadata line"), r.file.Session, o)
 			continue
 		}
 		if s.agentsOf(r.file.Session) > 0 {
@@ -181,7 +183,7 @@ func (s *storeCheck) parents() {
 				if d.cut && d.before > 0 {
 					// Claude Code wrote the link, but a resume reads one
 					// file: it stops here.
-					fd := s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file: a resume by Claude Code %s reads this file only, stops here and loads %d entries, leaving out the %d written before", d.parent, rel, r.loader.Name, d.loaded, d.before)
+					fd := s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file: a resume by Claude Code %s reads this file only, stops here and loads %s, leaving out the %d written before", d.parent, rel, r.loader.Name, plural.Count(d.loaded, "entry"), d.before)
 					fd.Severity = Warning
 					continue
 				}
@@ -189,13 +191,13 @@ func (s *storeCheck) parents() {
 				continue
 			}
 			if d.cut && d.before > 0 {
-				s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: a resume loads %d entries and stops here, leaving out the %d written before", d.parent, d.loaded, d.before)
+				s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: a resume loads %s and stops here, leaving out the %d written before", d.parent, plural.Count(d.loaded, "entry"), d.before)
 				continue
 			}
 			if d.cut {
 				// Nothing of this file is left out: the history it
 				// continued is gone (a file cleaned up, say).
-				fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: the history this file continues is gone; a resume loads all %d entries of the chain", d.parent, d.loaded)
+				fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: the history this file continues is gone; a resume loads all %s of the chain", d.parent, plural.Count(d.loaded, "entry"))
 				fd.Severity = Warning
 				continue
 			}
@@ -280,7 +282,7 @@ func (s *storeCheck) subagents() {
 // metas checks that subagent .meta.json sidecars parse (0 bytes is fine).
 func (s *storeCheck) metas() {
 	for _, m := range s.layout.Metas {
-		b, err := os.ReadFile(m)
+		b, err := rfile.ReadFile(m)
 		if err != nil {
 			s.add(ReadFailed, m, 0, "%v", err)
 			continue
@@ -335,7 +337,7 @@ func (s *storeCheck) indexes() {
 			if e.FileMtime != 0 && e.FileMtime != fi.ModTime().UnixMilli() {
 				s.add(IndexDrift, path, 0, "entry %d: session %s: fileMtime %d, file modified %d", i+1, e.SessionID, e.FileMtime, fi.ModTime().UnixMilli())
 			} else if r := s.resultFor(want); r != nil && e.MessageCount != 0 && e.MessageCount != r.messages {
-				s.add(IndexDrift, path, 0, "entry %d: session %s: messageCount %d, file has %d messages", i+1, e.SessionID, e.MessageCount, r.messages)
+				s.add(IndexDrift, path, 0, "entry %d: session %s: messageCount %d, file has %s", i+1, e.SessionID, e.MessageCount, plural.Count(r.messages, "message"))
 			}
 		}
 		for _, r := range s.results {
@@ -397,7 +399,7 @@ func (s *storeCheck) live() {
 // history checks the lines of history.jsonl.
 func (s *storeCheck) history() {
 	path := filepath.Join(s.root, "history.jsonl")
-	fh, err := os.Open(path)
+	fh, err := rfile.Open(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			s.add(ReadFailed, path, 0, "%v", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -63,7 +64,7 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 	if size <= PickerReach || len(titles) == 0 {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func FindTitleGap(path string) (*TitleGap, error) {
 	if fi.Size() <= PickerReach {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func (s *storeCheck) titleReach() {
 // custom-title, else ai-title, summary or agent-name), and the types of
 // its lines.
 func MetaTitle(path string) (title string, types []string) {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return "", nil
 	}

@@ -2,9 +2,9 @@ package validate
 
 import (
 	"bytes"
-	"os"
 	"sync"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -53,7 +53,7 @@ func FindEntries(root string, skip map[string]bool, uuids []string) map[string]s
 		if skip[f.Path] || len(want) == 0 {
 			continue
 		}
-		fh, err := os.Open(f.Path)
+		fh, err := rfile.Open(f.Path)
 		if err != nil {
 			continue
 		}

@@ -3,11 +3,11 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
 
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -172,7 +172,7 @@ func checkFiles(files []store.File, opts Options, slugs bool) []*fileResult {
 
 // parseJSONFile decodes a small JSON file into v.
 func parseJSONFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := rfile.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/shell"
 )
 
 func newApplyCmd() *cobra.Command {
@@ -37,7 +38,7 @@ Exit status:
 			if err := cs.CheckStore("plan "+args[0], root); err != nil {
 				return usageError(err)
 			}
-			f.apply = true
+			f.apply, f.asked = true, "apply "+shell.Quote(args[0])
 			return runPlan(f, cs)
 		},
 	}

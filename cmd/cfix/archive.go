@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 )
@@ -142,14 +143,14 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 			rest.Ops = append(rest.Ops, op)
 			continue
 		}
-		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", visible.String(op.Path), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), visible.String(op.Reason))
+		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", visible.String(op.Path), a.Files, plural.Of(a.Files, "file"), changeset.Size(a.Bytes), visible.String(op.Reason))
 		n := 0
 		for _, f := range a.Manifest.Files {
 			if f.Dir {
 				continue
 			}
 			if n++; n > 40 {
-				fmt.Fprintf(bw, "+… %d more files\n", a.Files-40)
+				fmt.Fprintf(bw, "+… %d more %s\n", a.Files-40, plural.Of(a.Files-40, "file"))
 				break
 			}
 			fmt.Fprintf(bw, "+%s (%s, %s)\n", visible.String(f.Path), changeset.Size(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
@@ -228,7 +229,7 @@ func listArchives(opts *archiveOptions, dir string) error {
 				project = visible.String(strings.Join(a.Projects, ", "))
 			}
 			fmt.Fprintf(opts.out, "%s  %s\n  %s\n  %s to %s, %d %s, %s (%s compressed)\n", visible.String(a.Session), title, project,
-				visible.String(day(a.First)), visible.String(day(a.Last)), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
+				visible.String(day(a.First)), visible.String(day(a.Last)), a.Files, plural.Of(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
 		}
 		for _, p := range badPaths {
 			fmt.Fprintf(opts.errOut, "cfix: %v\n", bad[p])

@@ -15,6 +15,7 @@ import (
 	"github.com/cfix-dev/cfix/browse"
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/trim"
@@ -85,7 +86,7 @@ func runBrowse(o *resumeOptions, extra []string) error {
 		return browseFirstFrame(root, o.out)
 	}
 	in, iok := o.in.(*os.File)
-	out, ook := o.out.(*os.File)
+	out, ook := visible.Unwrap(o.out).(*os.File) // the browser draws itself
 	if !iok || !ook || !isTerminal(in) || !isTerminal(out) {
 		return usageError(errors.New("browse needs a terminal (cfix ls lists the sessions)"))
 	}
@@ -105,6 +106,10 @@ func runBrowse(o *resumeOptions, extra []string) error {
 			p, err := trim.Trim(trim.Options{Root: root, Session: path, Thinking: thinking, ToolOutput: toolOutput, KeepTurns: trim.DefaultKeepTurns})
 			if err != nil {
 				return nil, err
+			}
+			// A trim a resume would not feel is not offered.
+			if why := p.Figures.NoGain(); why != "" && p.Figures.Bytes > 0 {
+				return nil, fmt.Errorf("no trim: the transcript would lose %s, but %s", changeset.Size(p.Figures.Bytes), why)
 			}
 			return sessionPlanned(root, p.Plan), nil
 		},

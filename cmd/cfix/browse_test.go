@@ -192,6 +192,13 @@ func TestBrowseInATerminal(t *testing.T) {
 					t.Errorf("with NO_COLOR, the screen has colours:\n%q", esc)
 				}
 			}
+			// The keys of the first screen act at once: / opens the search
+			// (Esc back to the list), not the filter.
+			tm.waitFor("the first screen's keys", "type to filter", "/: search every session", "q: quit")
+			tm.keys("/")
+			tm.waitFor("the search at once", "search: ▏", "enter: search")
+			tm.keys("Escape")
+			tm.waitFor("the list again", "filter: ▏", "type to filter")
 			tm.typed("hello")
 			s := tm.waitFor("the filtered list", "1/5", "PLANTED-IN-THE-PREVIEW", "hello, first session")
 			if strings.Contains(s, "a fresh one in gamma") || m == "" && !strings.Contains(s, "1E") {
@@ -269,7 +276,7 @@ func TestBrowseInATerminal(t *testing.T) {
 				// a: the archive of the second project's session, planned,
 				// declined, then applied.
 				tm.keys("C-f")
-				tm.waitFor("the filter", "esc: actions")
+				tm.waitFor("the filter", "type to filter")
 				tm.typed("second project")
 				tm.waitFor("the filtered list", "1/6")
 				tm.keys("Escape")
@@ -292,7 +299,7 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("Escape")
 				tm.waitFor("the whole list", "5/5")
 				tm.keys("C-f")
-				tm.waitFor("the filter", "esc: actions")
+				tm.waitFor("the filter", "type to filter")
 				tm.typed(filepath.Base(work))
 				tm.waitFor("the clone", "1/5", "a fresh one in gamma", work)
 				tm.keys("Enter")
@@ -321,7 +328,7 @@ func TestBrowseInATerminal(t *testing.T) {
 				t.Errorf("after browse the terminal is left %s", got)
 			}
 			if m == "" {
-				if !regexp.MustCompile(`CLIENT --resume [0-9a-f-]{36} IN ` + regexp.QuoteMeta(work)).MatchString(s) {
+				if !regexp.MustCompile(`CLIENT --resume=[0-9a-f-]{36} IN ` + regexp.QuoteMeta(work)).MatchString(s) {
 					t.Errorf("enter did not start the client in %s:\n%s", work, s)
 				}
 				if !strings.Contains(s, "EXITED 0") {
@@ -356,6 +363,12 @@ func TestBrowseWildInATerminal(t *testing.T) {
 		}
 	}
 	slices.SortStableFunc(ss, func(a, b store.SessionInfo) int {
+		if a.MetaOnly != b.MetaOnly { // the stubs last
+			if a.MetaOnly {
+				return 1
+			}
+			return -1
+		}
 		if c := b.LastActive.Compare(a.LastActive); c != 0 {
 			return c
 		}
@@ -365,7 +378,7 @@ func TestBrowseWildInATerminal(t *testing.T) {
 	tmp := t.TempDir()
 	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
 	tm := newTmux(t, 60, 24, env, fmt.Sprintf("%s browse --root %s", bin, shell.Quote(root)))
-	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8], "esc actions · tab scope · enter resume · ? keys")
+	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8], "type to filter · enter resume · / search · ? keys · q quit")
 	// The mouse wheel (as the terminal sends it, SGR) over the list, down
 	// a row and up again.
 	tm.typed("\x1b[<65;10;3M")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
@@ -248,7 +249,7 @@ func runDu(opts *duOptions) error {
 	if opts.olderThan != "" {
 		cmd += " --older-than " + opts.olderThan
 	}
-	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), plural(ops, "removal"))
+	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), plural.Count(ops, "removal"))
 	return nil
 }
 

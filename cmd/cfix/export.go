@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/internal/outfile"
 	"github.com/cfix-dev/cfix/show"
 )
 
@@ -113,15 +114,15 @@ func runExport(opts *exportOptions) error {
 		return usageError(err)
 	}
 	w := opts.out
-	var pf pendingOutput
+	var pf outfile.File
 	if opts.output != "" {
 		if err := outsideStore(root, opts.output); err != nil {
 			return usageError(err)
 		}
 		// Written beside FILE, synced and renamed into place: a failed
-		// export leaves no half-written FILE. A FILE that exists keeps
-		// its permissions; a new one gets 0666 less the umask.
-		pf, err = newPendingOutput(opts.output)
+		// export leaves no half-written FILE (a device or FIFO is written
+		// as it is).
+		pf, err = outfile.Create(opts.output)
 		if err != nil {
 			return usageError(err)
 		}
@@ -159,11 +160,4 @@ func outsideStore(root, output string) error {
 		return fmt.Errorf("-o %s: inside the store %s, which cfix export does not write", output, root)
 	}
 	return nil
-}
-
-// pendingOutput is the file an export writes, put into place when done.
-type pendingOutput interface {
-	io.Writer
-	CloseAtomicallyReplace() error
-	Cleanup() error
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/repair"
 )
@@ -91,7 +92,7 @@ prune never removes it.`,
 				}
 			}
 			fmt.Fprintf(out, "\n%d %s in %s: %s, %s only they hold (cfix journal prune removes old ones)\n",
-				len(list), pluralWord(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
+				len(list), plural.Of(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
 			return nil
 		},
 	}
@@ -154,13 +155,13 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 			if !asJSON {
 				for _, j := range list {
 					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
-						j.State, j.Ops, pluralWord(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
+						j.State, j.Ops, plural.Of(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
 				}
 				if len(list) == 0 {
-					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %d journals and those of the last %s)\n", ret.Keep, age(ret.KeepFor))
+					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %s and those of the last %s)\n", plural.Count(ret.Keep, "journal"), age(ret.KeepFor))
 					return nil
 				}
-				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), pluralWord(len(list), "journal"), changeset.Size(frees))
+				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), plural.Of(len(list), "journal"), changeset.Size(frees))
 			}
 			if !apply {
 				if asJSON {
@@ -178,14 +179,14 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 			removed := 0
 			for _, j := range list {
 				if err := changeset.RemoveJournal(base, j.Dir); err != nil {
-					return &exitError{code: exitFound, err: fmt.Errorf("%w (%d of %d journals removed)", err, removed, len(list))}
+					return &exitError{code: exitFound, err: fmt.Errorf("%w (%d of %s removed)", err, removed, plural.Count(len(list), "journal"))}
 				}
 				removed++
 			}
 			if asJSON {
 				return printJSON(out, map[string]any{"journals": list, "frees": frees, "applied": true})
 			}
-			fmt.Fprintf(out, "\nremoved %d %s\n", removed, pluralWord(removed, "journal"))
+			fmt.Fprintf(out, "\nremoved %d %s\n", removed, plural.Of(removed, "journal"))
 			return nil
 		},
 	}

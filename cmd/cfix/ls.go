@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -96,7 +98,7 @@ func termWidth(w io.Writer) int {
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := visible.Unwrap(w).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
 			return n
 		}
@@ -191,7 +193,8 @@ func extrasDir(root, arg string) (store.ExtraKind, bool) {
 	for _, k := range []store.ExtraKind{store.ExtraExport, store.ExtraPreCompact} {
 		dir := filepath.Join(root, k.Dir())
 		if arg == k.Dir() {
-			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			// Also when the store has no such folder: it holds none.
+			if fi, err := os.Stat(dir); err != nil || fi.IsDir() {
 				return k, true
 			}
 		}
@@ -272,19 +275,19 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural(len(ps), "project"), plural(sessions, "session"), changeset.Size(total))
+	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural.Count(len(ps), "project"), plural.Count(sessions, "session"), changeset.Size(total))
 	if len(shown) < len(ps) {
 		fmt.Fprintf(w, " (%d listed)", len(shown))
 	}
 	if hidden > 0 && !opts.all {
-		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural.Count(hidden, "empty or Warmup session"))
 	}
 	if memory > 0 {
 		verb := "hold"
 		if memory == 1 {
 			verb = "holds"
 		}
-		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural(memory, "folder"), verb)
+		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural.Count(memory, "folder"), verb)
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
@@ -297,12 +300,7 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 }
 
 // extraCount is n extras of kind k, in words.
-func extraCount(n int, k store.ExtraKind) string {
-	if n != 1 && k == store.ExtraPreCompact {
-		return fmt.Sprintf("%d pre-compact histories", n)
-	}
-	return plural(n, k.String())
-}
+func extraCount(n int, k store.ExtraKind) string { return plural.Count(n, k.String()) }
 
 // --- one project -------------------------------------------------------------
 
@@ -343,14 +341,18 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	w := opts.out
 	fmt.Fprintf(w, "%s  (%s)\n", catalog.PathWords(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
-		printSessions(w, shown, opts.width)
+		ids, err := cat.ShortIDs()
+		if err != nil {
+			return usageError(err)
+		}
+		printSessions(w, shown, ids, opts.width)
 	}
-	fmt.Fprintf(w, "\n%s", plural(len(shown), "session"))
+	fmt.Fprintf(w, "\n%s", plural.Count(len(shown), "session"))
 	if more > 0 {
 		fmt.Fprintf(w, " listed, %d more (--limit)", more)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural.Count(hidden, "empty or Warmup session"))
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
@@ -380,9 +382,13 @@ func sweepLine(sw store.Sweep, n int, bytes int64) string {
 // printSessions prints the session table. A terminal narrower than 110
 // columns leaves out STARTED, VERSION and SUB, and shows the marks before
 // the title; the title takes the rest of the width.
-func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
+func printSessions(w io.Writer, ss []store.SessionInfo, ids store.ShortIDs, width int) {
 	wide := width == 0 || width >= 110
-	head := fmt.Sprintf("%-8s  ", "ID")
+	idw := store.ShortLen
+	for i := range ss {
+		idw = max(idw, len(ids.Of(ss[i].Session)))
+	}
+	head := fmt.Sprintf("%-*s  ", idw, "ID")
 	if wide {
 		head += fmt.Sprintf("%-16s  ", "STARTED")
 	}
@@ -397,7 +403,7 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 	fmt.Fprintln(w, head+"TITLE")
 	for i := range ss {
 		s := &ss[i]
-		line := fmt.Sprintf("%-8s  ", short(s.Session))
+		line := fmt.Sprintf("%-*s  ", idw, visible.String(ids.Of(s.Session)))
 		if wide {
 			line += fmt.Sprintf("%-16s  ", stamp(s.Started))
 		}
@@ -462,7 +468,8 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", filepath.Join(root, k.Dir()), k)
+	dir := filepath.Join(root, k.Dir())
+	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", dir, plural.Of(2, k.String()))
 	if len(idx) > 0 {
 		fmt.Fprintf(w, "%-16s  %5s  %8s  %-10s  %s\n", "LAST ACTIVE", "MSGS", "SIZE", "HEALTH", "NAME  FIRST PROMPT")
 	}
@@ -483,7 +490,11 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line+title, " "))
 	}
-	fmt.Fprintf(w, "\n%s\n", extraCount(len(xs), k))
+	fmt.Fprintf(w, "\n%s", extraCount(len(xs), k))
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(w, " (the store has no %s/ folder)", k.Dir())
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 
@@ -504,23 +515,15 @@ func stamp(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-// short is the first 8 characters of a session id.
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // health is the HEALTH column: "ok", or the errors and warnings.
 func health(errs, warns int) string {
 	switch {
 	case errs == 0 && warns == 0:
 		return "ok"
 	case warns == 0:
-		return plural(errs, "error")
+		return plural.Count(errs, "error")
 	case errs == 0:
-		return plural(warns, "warning")
+		return plural.Count(warns, "warning")
 	}
 	return fmt.Sprintf("%dE %dW", errs, warns)
 }

@@ -70,11 +70,15 @@ is "cfix" with the arguments ["mcp"].`,
 
 func newMCPInstallCmd(remove bool) *cobra.Command {
 	opts := &planFlags{}
+	cfixBin := ""
 	name, short := "install", "Plan (and with --apply, make) the entry that adds cfix mcp to Claude Code's user configuration"
 	long := `Mcp install adds the cfix server to the mcpServers of Claude Code's user
 configuration (~/.claude.json beside ~/.claude, $CLAUDE_CONFIG_DIR/.claude.json)
-as claude mcp add --scope user cfix -- cfix mcp does: {"type": "stdio",
-"command": "cfix", "args": ["mcp"], "env": {}}.`
+as claude mcp add --scope user cfix -- /path/to/cfix mcp does: {"type": "stdio",
+"command": "/path/to/cfix", "args": ["mcp"], "env": {}}. The command is the
+absolute path of this cfix binary (--cfix names another), as cfix guard's
+hooks name theirs: Claude Code starts the server with the PATH it was
+started with, which may not hold ~/go/bin.`
 	if remove {
 		name, short = "uninstall", "Plan (and with --apply, make) taking cfix mcp out of Claude Code's user configuration"
 		long = `Mcp uninstall takes the cfix server out of the mcpServers of Claude Code's
@@ -97,7 +101,13 @@ makes it with a backup that cfix undo restores.
 			if err != nil {
 				return err
 			}
-			cs, err := mcpserver.PlanInstall(root, remove)
+			bin := ""
+			if !remove {
+				if bin, err = hookBinary(cfixBin); err != nil {
+					return usageError(fmt.Errorf("the path of this cfix: %w", err))
+				}
+			}
+			cs, err := mcpserver.PlanInstall(root, bin, remove)
 			if err != nil {
 				return planError(err)
 			}
@@ -105,5 +115,8 @@ makes it with a backup that cfix undo restores.
 		},
 	}
 	opts.register(cmd, false)
+	if !remove {
+		cmd.Flags().StringVar(&cfixBin, "cfix", "", "the cfix binary the server runs (default: this one)")
+	}
 	return cmd
 }

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/outfile"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/pack"
@@ -114,7 +116,7 @@ func runPack(cmd *cobra.Command, opts *packOptions, args []string) error {
 	name := opts.out
 	if opts.out == "-" {
 		out := cmd.OutOrStdout()
-		if f, ok := out.(*os.File); ok && isTerminal(f) {
+		if isTerminal(out) {
 			return usageError(errors.New("-o -: standard output is a terminal; name a file, or pipe the pack"))
 		}
 		name = "standard output"
@@ -123,7 +125,18 @@ func runPack(cmd *cobra.Command, opts *packOptions, args []string) error {
 		if name, err = filepath.Abs(opts.out); err != nil {
 			return usageError(err)
 		}
-		res, err = pack.WriteFile(name, o)
+		if fi, serr := os.Stat(name); serr == nil && fi.Mode()&(os.ModeCharDevice|os.ModeDevice|os.ModeNamedPipe) != 0 {
+			// A device or a FIFO (/dev/null, a pipe) is written as it is.
+			var f outfile.File
+			if f, err = outfile.Create(name); err == nil {
+				if res, err = pack.Write(f, o); err == nil {
+					err = f.CloseAtomicallyReplace()
+				}
+				f.Cleanup()
+			}
+		} else {
+			res, err = pack.WriteFile(name, o)
+		}
 	}
 	if err != nil {
 		return planError(err)
@@ -172,16 +185,16 @@ func printPacked(w io.Writer, res *pack.Written, name string, size int64) error 
 	if size >= 0 {
 		written = fmt.Sprintf("; %s written", changeset.Size(size))
 	}
-	fmt.Fprintf(w, "packed %d %s into %s (%d %s, %s%s)%s\n", len(m.Sessions), pluralWord(len(m.Sessions), "session"), visible.String(name),
-		files, pluralWord(files, "file"), changeset.Size(m.Bytes()), written, enc)
+	fmt.Fprintf(w, "packed %d %s into %s (%d %s, %s%s)%s\n", len(m.Sessions), plural.Of(len(m.Sessions), "session"), visible.String(name),
+		files, plural.Of(files, "file"), changeset.Size(m.Bytes()), written, enc)
 	for _, s := range m.Sessions {
 		title := ""
 		if s.Title != "" {
 			title = fmt.Sprintf("  %q", cut(textCell(s.Title), 60))
 		}
-		fmt.Fprintf(w, "  %s  %s%s  (%d %s, %s", s.ID, visible.String(s.CWD), title, s.Files, pluralWord(s.Files, "file"), changeset.Size(s.Bytes))
+		fmt.Fprintf(w, "  %s  %s%s  (%d %s, %s", s.ID, visible.String(s.CWD), title, s.Files, plural.Of(s.Files, "file"), changeset.Size(s.Bytes))
 		if s.Prompts > 0 {
-			fmt.Fprintf(w, ", %d %s", s.Prompts, pluralWord(s.Prompts, "prompt"))
+			fmt.Fprintf(w, ", %d %s", s.Prompts, plural.Of(s.Prompts, "prompt"))
 		}
 		fmt.Fprintln(w, ")")
 	}

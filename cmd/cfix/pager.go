@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/cfix-dev/cfix/internal/visible"
 )
 
 // pager returns where a long text for w goes: on a terminal, the input of
@@ -15,7 +17,7 @@ import (
 // there), as git diff does; elsewhere, or when the pager is cat or
 // cannot start, w itself. done waits for the pager to end.
 func pager(w io.Writer) (out io.Writer, done func()) {
-	f, ok := w.(*os.File)
+	f, ok := visible.Unwrap(w).(*os.File)
 	if !ok || !isTerminal(f) {
 		return w, func() {}
 	}
@@ -45,8 +47,11 @@ func pager(w io.Writer) (out io.Writer, done func()) {
 	if err := c.Start(); err != nil {
 		return w, func() {}
 	}
-	pw := &pagerWriter{w: in}
+	// What a pager gets, it shows as the terminal would: through
+	// internal/visible too.
+	pw := visible.NewWriter(&pagerWriter{w: in})
 	return pw, func() {
+		pw.Flush()
 		in.Close()
 		c.Wait()
 	}

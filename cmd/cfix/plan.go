@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
@@ -38,6 +39,18 @@ type planFlags struct {
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
+	// asked is what asked for the apply, as the user typed it ("":
+	// --apply): the words of the message that asks for --yes.
+	asked string
+}
+
+// needsYes is the error of an apply asked for off a terminal without --yes.
+func (f *planFlags) needsYes() error {
+	asked := f.asked
+	if asked == "" {
+		asked = "--apply"
+	}
+	return usageError(fmt.Errorf("%s needs --yes when stdin is not a terminal; nothing was written", asked))
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -126,7 +139,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
-		return usageError(errors.New("--apply needs --yes when stdin is not a terminal; nothing was written"))
+		return f.needsYes()
 	}
 	if !cs.Empty() {
 		lv, err := liveSessions(cs.Root)
@@ -212,7 +225,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
 	}
-	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
+	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, plural.Of(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
 	return nil
 }
 
@@ -295,9 +308,9 @@ func confirm(f *planFlags, n int) error {
 	}
 	in, ok := f.in.(*os.File)
 	if !ok || !isTerminal(in) {
-		return usageError(errors.New("--apply needs --yes when stdin is not a terminal"))
+		return f.needsYes()
 	}
-	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, pluralWord(n, "change"))
+	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, plural.Of(n, "change"))
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 		return &exitError{code: exitFound, err: errors.New("not applied")}
@@ -324,13 +337,6 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func pluralWord(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 // resolveRoot resolves --root for a planner (a usage error when missing).

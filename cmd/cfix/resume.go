@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/resume"
@@ -139,7 +141,10 @@ func runResume(o *resumeOptions, args, extra []string) error {
 		}
 	}
 	fmt.Fprintf(o.errOut, "cfix: resuming %s (%s) in %s\n", t.Session, visible.String(t.Title), visible.String(dir))
-	return execClient(client, dir, append([]string{"--resume", t.Session}, extra...))
+	// --resume=ID: every pinned client takes what follows the "=" as the
+	// session, where --resume ID takes an ID starting with "-" for an
+	// option, and none honours "--" there (e2e's TestResumeArgs).
+	return execClient(client, dir, append([]string{"--resume=" + t.Session}, extra...))
 }
 
 // bringHere moves (or clones) the session into the project folder of dir,
@@ -155,7 +160,10 @@ func (o *resumeOptions) bringHere(root string, t *resume.Target, dir string) (st
 		return "", planError(err)
 	}
 	f := o.planFlags
-	f.apply, f.out = true, o.errOut
+	f.apply, f.out, f.asked = true, o.errOut, "--here (it moves the session into this directory's project folder)"
+	if o.copy {
+		f.asked = "--here --copy (it clones the session into this directory's project folder)"
+	}
 	if err := runPlan(&f, p.ChangeSet); err != nil {
 		return "", err
 	}
@@ -190,7 +198,7 @@ func (o *resumeOptions) check(root string, t *resume.Target) error {
 	f.out = w
 	if !o.repair {
 		if !stdinTerminal(&f) {
-			fmt.Fprintf(w, "cfix: resuming as it is; cfix resume --repair repairs it first (cfix repair %s shows the plan)\n", t.Session)
+			fmt.Fprintf(w, "cfix: resuming as it is; cfix resume --repair repairs it first (cfix repair %s shows the plan)\n", shell.Quote(t.Session))
 			return nil
 		}
 		if err := runPlan(&f, cs); err != nil { // the plan, as a dry run
@@ -237,7 +245,7 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	for _, f := range found {
 		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
 	}
-	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, len(found))}
+	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %s (cfix resume --repair repairs it first)", t.Session, plural.Count(len(found), "finding"))}
 }
 
 // checkResume is resume.Check with the collector set as validate sets it

@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/cfix-dev/cfix/carry"
+	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -72,6 +75,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newTrimCmd(), newForkCmd())
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
+	root.AddCommand(newUsageCmd(), newStatusLineCmd())
 	root.AddCommand(newPackCmd(), newUnpackCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newBrowseCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
@@ -80,6 +84,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	setGroups(root)
 	friendlyArgs(root)
+	groupCommands(root)
 	return root
 }
 
@@ -87,6 +92,18 @@ func run(args []string) int {
 	root := newRootCmd()
 	root.SetFlagErrorFunc(flagError(args))
 	root.SetArgs(projectArgs(args))
+	// On a terminal, what cfix prints goes through internal/visible: no
+	// escape sequence a store holds reaches it (isTerminal, browse and the
+	// pager see the terminal under it).
+	stdout, stderr := terminalSafe(os.Stdout), terminalSafe(os.Stderr)
+	if v, ok := stdout.(*visible.Writer); ok {
+		root.SetOut(v)
+		defer v.Flush()
+	}
+	if v, ok := stderr.(*visible.Writer); ok {
+		root.SetErr(v)
+		defer v.Flush()
+	}
 	err := root.Execute()
 	releaseLock()
 	if err == nil {
@@ -95,10 +112,18 @@ func run(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(os.Stderr, "cfix: %v\n", ee.err)
+			fmt.Fprintf(stderr, "cfix: %v\n", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintf(os.Stderr, "cfix: %v\n", err)
+	fmt.Fprintf(stderr, "cfix: %v\n", err)
 	return exitUsage
+}
+
+// terminalSafe is f behind a visible.Writer when f is a terminal, else f.
+func terminalSafe(f *os.File) io.Writer {
+	if term.IsTerminal(int(f.Fd())) {
+		return visible.NewWriter(f)
+	}
+	return f
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/pack"
 )
@@ -137,7 +138,7 @@ type unpackJSON struct {
 func printLanding(w io.Writer, p *pack.Plan) {
 	m := p.Manifest
 	fmt.Fprintf(w, "pack from %s (%s), made %s: %d %s\n", visible.String(m.Host), visible.String(m.Home), m.Created.Local().Format("2006-01-02 15:04"),
-		len(m.Sessions), pluralWord(len(m.Sessions), "session"))
+		len(m.Sessions), plural.Of(len(m.Sessions), "session"))
 	titles := map[string]string{}
 	for _, s := range m.Sessions {
 		titles[s.ID] = s.Title

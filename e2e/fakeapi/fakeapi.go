@@ -56,6 +56,48 @@ type Options struct {
 	// JSON line {n, url, messages, model}, like the corpus's
 	// api-requests.jsonl.
 	RecordPath string
+	// Bill gives every reply a usage of its own (input, cache writes for
+	// 5 minutes and an hour, cache reads, output, a web search and a web
+	// fetch on some) and records it (Bills), so that a test can add up
+	// what the replies a client wrote cost.
+	Bill bool
+}
+
+// Bill is what the fake billed one reply.
+type Bill struct {
+	MessageID string
+	Model     string
+	Usage     Usage
+}
+
+// Usage is a reply's usage as the API reports it.
+type Usage struct {
+	InputTokens              int            `json:"input_tokens"`
+	CacheCreationInputTokens int            `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int            `json:"cache_read_input_tokens"`
+	OutputTokens             int            `json:"output_tokens"`
+	CacheCreation            *CacheCreation `json:"cache_creation,omitempty"`
+	ServerToolUse            *ServerToolUse `json:"server_tool_use,omitempty"`
+	ServiceTier              string         `json:"service_tier,omitempty"`
+}
+
+// CacheCreation splits a reply's cache writes by how long they last.
+type CacheCreation struct {
+	Ephemeral5m int `json:"ephemeral_5m_input_tokens"`
+	Ephemeral1h int `json:"ephemeral_1h_input_tokens"`
+}
+
+// ServerToolUse counts a reply's server tool requests.
+type ServerToolUse struct {
+	WebSearchRequests int `json:"web_search_requests"`
+	WebFetchRequests  int `json:"web_fetch_requests"`
+}
+
+// Bills returns what the fake billed each reply so far, in order.
+func (s *Server) Bills() []Bill {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Bill(nil), s.bills...)
 }
 
 // Request is one request the fake received.
@@ -106,6 +148,7 @@ type Server struct {
 	reqs   []Request
 	ids    uint64
 	record *os.File
+	bills  []Bill
 }
 
 // New starts a fake API on a free port of 127.0.0.1.
@@ -357,8 +400,11 @@ func (s *Server) messages(req *Request, w http.ResponseWriter) {
 		StopReason: rep.StopReason,
 		Usage:      usage(len(req.Body), rep),
 	}
+	if s.opts.Bill {
+		msg.Usage = s.bill(msg.ID, ar.Model, msg.Usage)
+	}
 	if ar.Stream {
-		streamMessage(w, msg)
+		streamMessage(w, msg, s.opts.Bill)
 	} else {
 		writeJSON(w, http.StatusOK, msg)
 	}
@@ -411,14 +457,35 @@ type message struct {
 	Content      []outBlock `json:"content"`
 	StopReason   string     `json:"stop_reason"`
 	StopSequence *string    `json:"stop_sequence"`
-	Usage        usageInfo  `json:"usage"`
+	Usage        Usage      `json:"usage"`
 }
 
-type usageInfo struct {
-	InputTokens              int `json:"input_tokens"`
-	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
-	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
-	OutputTokens             int `json:"output_tokens"`
+// bill gives the reply id a usage of its own, from the n-th bill: every
+// field differs from one reply to the next, the 5-minute and 1-hour
+// cache writes and the reads among them (the prompt stays under 5,000
+// tokens, so no client thinks its context full); every third reply
+// made a web search, every fifth a web fetch.
+func (s *Server) bill(id, model string, u Usage) Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.bills) + 1
+	b := Usage{
+		InputTokens:   min(u.InputTokens, 2000) + n,
+		CacheCreation: &CacheCreation{Ephemeral5m: 100 + 3*n, Ephemeral1h: 50 + 2*n},
+		ServerToolUse: &ServerToolUse{},
+		ServiceTier:   "standard",
+	}
+	b.CacheCreationInputTokens = b.CacheCreation.Ephemeral5m + b.CacheCreation.Ephemeral1h
+	b.CacheReadInputTokens = 1000 + 7*n
+	b.OutputTokens = u.OutputTokens + 11*n
+	if n%3 == 0 {
+		b.ServerToolUse.WebSearchRequests = 1 + n%2
+	}
+	if n%5 == 0 {
+		b.ServerToolUse.WebFetchRequests = 1
+	}
+	s.bills = append(s.bills, Bill{MessageID: id, Model: model, Usage: b})
+	return b
 }
 
 // inputTokens estimates a request's input tokens from its size, capped so
@@ -428,11 +495,11 @@ func inputTokens(bodyLen int) int {
 	return min(n, 5000)
 }
 
-func usage(bodyLen int, rep reply) usageInfo {
+func usage(bodyLen int, rep reply) Usage {
 	out := 1
 	for _, b := range rep.Blocks {
 		raw, _ := json.Marshal(b)
 		out += len(raw) / 8
 	}
-	return usageInfo{InputTokens: inputTokens(bodyLen), OutputTokens: out}
+	return Usage{InputTokens: inputTokens(bodyLen), OutputTokens: out}
 }

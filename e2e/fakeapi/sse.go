@@ -46,8 +46,11 @@ func chunks(s string, n int) []string {
 
 // streamMessage sends msg as the real API streams it: message_start, ping,
 // then per block content_block_start, its deltas and content_block_stop,
-// then message_delta (stop reason, output usage) and message_stop.
-func streamMessage(w http.ResponseWriter, msg message) {
+// then message_delta (stop reason, output usage) and message_stop. With
+// full, message_start's usage has an output of 1 and no server tool use,
+// and message_delta carries the whole final usage, as the API reports a
+// billed reply's.
+func streamMessage(w http.ResponseWriter, msg message, full bool) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -60,6 +63,9 @@ func streamMessage(w http.ResponseWriter, msg message) {
 	start.StopReason = ""
 	startUsage := msg.Usage
 	startUsage.OutputTokens = 1
+	if startUsage.ServerToolUse != nil {
+		startUsage.ServerToolUse = &ServerToolUse{}
+	}
 	s.event("message_start", map[string]any{
 		"type": "message_start",
 		"message": map[string]any{
@@ -100,10 +106,14 @@ func streamMessage(w http.ResponseWriter, msg message) {
 		s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
 
+	var final any = map[string]int{"output_tokens": msg.Usage.OutputTokens}
+	if full {
+		final = msg.Usage
+	}
 	s.event("message_delta", map[string]any{
 		"type":  "message_delta",
 		"delta": map[string]any{"stop_reason": msg.StopReason, "stop_sequence": nil},
-		"usage": map[string]int{"output_tokens": msg.Usage.OutputTokens},
+		"usage": final,
 	})
 	s.event("message_stop", map[string]string{"type": "message_stop"})
 }

@@ -13,9 +13,12 @@ import (
 // control character, a character that changes how text shows, or a byte
 // that is not UTF-8 (a path a damaged store names) is quoted as $'...'
 // with those bytes as \x escapes: printed, it cannot act on the terminal,
-// and pasted into bash, zsh or ksh it is the same word.
+// and pasted into bash, zsh or ksh it is the same word. A word starting
+// with "=" is quoted too (zsh expands =cmd to cmd's path). Quoting keeps a
+// word starting with "-" an option all the same: a command line holding a
+// name from a store takes it after "--", or as --option=NAME.
 func Quote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+	if s != "" && s[0] != '=' && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@+,", r))
 	}) < 0 {
 		return s

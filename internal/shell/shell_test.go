@@ -15,6 +15,7 @@ func TestQuote(t *testing.T) {
 		"it's\n\\x":                  `$'it\'s\x0a\\x'`,
 		"bad \xff":                   `$'bad \xff'`,
 		"rtl \u202e":                 `$'rtl \xe2\x80\xae'`,
+		"=rm":                        "'=rm'",
 	} {
 		if got := Quote(in); got != want {
 			t.Errorf("Quote(%q) = %s, want %s", in, got, want)

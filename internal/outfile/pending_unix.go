@@ -1,12 +1,12 @@
 //go:build unix
 
-package main
+package outfile
 
 import "github.com/google/renameio/v2"
 
-// newPendingOutput opens the file an export writes instead of path: beside
+// newPending opens the file a command writes instead of path: beside
 // it, synced and renamed into place by CloseAtomicallyReplace. A file that
 // exists keeps its permissions; a new one gets 0666 less the umask.
-func newPendingOutput(path string) (pendingOutput, error) {
+func newPending(path string) (File, error) {
 	return renameio.NewPendingFile(path, renameio.WithPermissions(0o666), renameio.WithExistingPermissions())
 }

@@ -1,16 +1,16 @@
 //go:build !unix
 
-package main
+package outfile
 
 import (
 	"os"
 	"path/filepath"
 )
 
-// newPendingOutput opens the file an export writes instead of path: beside
+// newPending opens the file a command writes instead of path: beside
 // it, synced and renamed into place by CloseAtomicallyReplace (renameio
 // has no Windows version; a rename over a file replaces it there too).
-func newPendingOutput(path string) (pendingOutput, error) {
+func newPending(path string) (File, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return nil, err
