@@ -150,7 +150,11 @@ func runPack(cmd *cobra.Command, opts *packOptions, args []string) error {
 	}
 	if opts.json {
 		m := res.Manifest
-		pj := packJSON{Pack: name, Size: res.Size, Encrypted: m.Encrypted, Host: m.Host, Bytes: m.Bytes(), Sessions: m.Sessions, Notes: res.Notes}
+		pj := packJSON{Pack: name, Size: res.Size, Encrypted: m.Encrypted, Host: m.Host, Bytes: m.Bytes(), Notes: res.Notes}
+		for _, s := range m.Sessions {
+			s.Index = nil // Claude Code's own keys: in the manifest only
+			pj.Sessions = append(pj.Sessions, s)
+		}
 		for _, f := range m.Files {
 			if !f.Dir {
 				pj.Files++
