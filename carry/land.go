@@ -220,7 +220,7 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 	}
 	l := &Landed{Session: id, ID: id, How: how, Dir: dir, Folder: filepath.Dir(lf.Path)}
 	for _, op := range p.ChangeSet.Ops {
-		keep, err := sortOut(cs, &op, how, id)
+		keep, err := sortOut(cs, &op, id)
 		if err != nil {
 			return nil, err
 		}
@@ -245,12 +245,11 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 }
 
 // sortOut decides what becomes of an op of the copy of a session the
-// store has already (how): a file it lacks is made; one with the same
-// bytes is left; a transcript the store holds a prefix of is rewritten
-// whole (the append); a sidecar with other bytes is replaced when the
-// session grew (its later state), else left, with a note. A folder that
-// exists gets the files it lacks.
-func sortOut(cs *changeset.ChangeSet, op *changeset.Op, how, id string) (bool, error) {
+// store has already: a file it lacks is made; one with the same bytes is
+// left; a transcript the store holds a prefix of is rewritten whole (the
+// append); any other file with other bytes is left as it is, with a note.
+// A folder that exists gets the files it lacks.
+func sortOut(cs *changeset.ChangeSet, op *changeset.Op, id string) (bool, error) {
 	switch op.Action {
 	case changeset.CreateDir:
 		dfp, err := changeset.Stat(op.Path)
@@ -294,10 +293,6 @@ func sortOut(cs *changeset.ChangeSet, op *changeset.Op, how, id string) (bool, e
 			op.EntriesAdded -= s.lines
 		}
 		op.Reason = strings.Replace(op.Reason, "here already", "append what this copy lacks", 1)
-		return true, nil
-	case how == LandAppend && !strings.HasSuffix(op.Path, ".jsonl"):
-		op.Action, op.Expect = changeset.Rewrite, fp
-		op.Reason = strings.Replace(op.Reason, "here already", "its later state", 1)
 		return true, nil
 	}
 	cs.Notes = append(cs.Notes, fmt.Sprintf("%s differs from the incoming copy of session %s: left as it is", op.Path, id))
