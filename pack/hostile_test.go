@@ -54,7 +54,7 @@ func (c *crafted) file(p, session string, data []byte) {
 	c.members = append(c.members, craftedMember{hdr: tar.Header{Typeflag: tar.TypeReg, Name: p, Mode: 0o600, Size: int64(len(data)), ModTime: hTime, Format: tar.FormatPAX}, body: data})
 }
 
-func (c *crafted) bytes(t *testing.T) []byte {
+func (c *crafted) bytes(t testing.TB) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	zw, err := zstd.NewWriter(&out)
