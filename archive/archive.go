@@ -129,8 +129,21 @@ func Archive(opts Options) (*Plan, error) {
 			return nil, err
 		}
 		cutoff := opts.Now.Add(-opts.OlderThan)
+		var empty, metaOnly int
+		buf := make([]byte, 64<<10) // for the heads of the transcripts read
 		for _, s := range all {
 			if !aged(s, cutoff, opts.ByTranscript) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
+				continue
+			}
+			// A session that holds no message is nothing to restore: it
+			// stays, for prune (or Claude Code's cleanup) to remove.
+			if e, err := emptyWith(s, buf); err != nil {
+				return nil, err
+			} else if e != notEmpty {
+				empty++
+				if e == onlyMetadata {
+					metaOnly++
+				}
 				continue
 			}
 			if why := linkedMain(s); why != "" {
@@ -142,6 +155,9 @@ func Archive(opts Options) (*Plan, error) {
 				continue
 			}
 			sessions = append(sessions, s)
+		}
+		if empty > 0 {
+			cs.Notes = append(cs.Notes, emptyNote(empty, metaOnly))
 		}
 	} else {
 		ids, err := resolveSessions(opts.Root, l, opts.Sessions, "archive")
@@ -288,6 +304,10 @@ func Archive(opts Options) (*Plan, error) {
 		return nil, err
 	}
 	carry.LeaveLinks(cs)
+	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
+		p.Cleanup()
+		return nil, err
+	}
 	if l, ok := cs.OutsideLink(); ok {
 		p.Cleanup()
 		return nil, &carry.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}
@@ -313,6 +333,12 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
 		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
 	for _, folder := range s.Projects {
+		if fi, err := os.Lstat(filepath.Join(store.ProjectsDir(root), folder)); err == nil && fi.IsDir() {
+			if m.Folders == nil {
+				m.Folders = map[string]FolderInfo{}
+			}
+			m.Folders[folder] = FolderInfo{Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
+		}
 		if raw := indexes[folder]; raw != nil {
 			if e := carry.IndexEntry(raw, s.ID); e != nil {
 				if m.Index == nil {

@@ -89,6 +89,16 @@ type Manifest struct {
 	// Index holds the entry each project folder's sessions-index.json
 	// had for the session, by folder.
 	Index map[string]json.RawMessage `json:"index,omitempty"`
+	// Folders holds the mode and mtime of each project folder of Projects
+	// when the session was archived: restore makes one that is gone (the
+	// archive left it empty, and removed it) as it was.
+	Folders map[string]FolderInfo `json:"folders,omitempty"`
+}
+
+// FolderInfo is the mode and mtime of a project folder.
+type FolderInfo struct {
+	Mode    fs.FileMode `json:"mode"` // permission bits
+	ModTime time.Time   `json:"mtime"`
 }
 
 // PartInfo is one file or folder the session owned, as removed.

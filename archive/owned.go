@@ -423,6 +423,18 @@ func dropFromIndexes(cs *changeset.ChangeSet, root string, sessions []*Session) 
 	return nil
 }
 
+// emptiedFolders plans the removal of the project folders of sessions
+// that the plan leaves empty (see carry.RemoveEmptied).
+func emptiedFolders(cs *changeset.ChangeSet, root string, sessions []*Session) error {
+	var dirs []string
+	for _, s := range sessions {
+		for _, p := range s.Projects {
+			dirs = append(dirs, filepath.Join(store.ProjectsDir(root), p))
+		}
+	}
+	return carry.RemoveEmptied(cs, dirs...)
+}
+
 func sessionWords(ids []string) string {
 	if len(ids) == 1 {
 		return "session " + ids[0]

@@ -78,6 +78,9 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 		}
 	}
 	carry.LeaveLinks(cs)
+	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
+		return nil, err
+	}
 	if l, ok := cs.OutsideLink(); ok {
 		return nil, &carry.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
 	}

@@ -417,6 +417,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 			cs.Add(changeset.Op{Action: changeset.DeleteDir, Path: sessDir, Expect: sessDirFP, Session: id,
 				Reason: what + ": remove the original session folder"})
 		}
+		if err := RemoveEmptied(cs, filepath.Dir(src.Path)); err != nil {
+			return nil, err
+		}
 	}
 	if o.What != "" {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("the new session's id is %s; resume it with: %s", newID, p.ResumeCommand()))

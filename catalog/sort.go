@@ -128,14 +128,15 @@ type StoreView struct {
 	// Warmup sessions (Hidden) only when all are asked for.
 	Size             int64
 	Sessions, Hidden int
-	// MemoryOnly counts the folders that hold only memory/, not listed
-	// unless all are asked for.
-	MemoryOnly int
+	// MemoryOnly counts the folders that hold only memory/, Empty those
+	// that hold nothing (see store.ProjectInfo), not listed unless all are
+	// asked for.
+	MemoryOnly, Empty int
 }
 
 // View is what the listing of the store shows, its projects sorted by
 // key (see SortProjects), all of them (all) or those with a session
-// listed and not only memory/, at most limit (0: no limit).
+// listed, not only memory/ and not empty, at most limit (0: no limit).
 func (s *Store) View(key string, all bool, limit int) (*StoreView, error) {
 	ps := append([]store.ProjectInfo(nil), s.Projects...)
 	if err := SortProjects(ps, key); err != nil {
@@ -156,6 +157,8 @@ func (s *Store) View(key string, all bool, limit int) (*StoreView, error) {
 		for _, p := range ps {
 			if p.MemoryOnly {
 				v.MemoryOnly++
+			} else if p.Empty {
+				v.Empty++
 			} else if p.Sessions > 0 || p.Hidden == 0 {
 				keep = append(keep, p)
 			}

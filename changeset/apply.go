@@ -303,6 +303,47 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 			return false, err
 		}
 		return false, syncDir(filepath.Dir(op.Path))
+	case DeleteEmptyDir:
+		fi, err := os.Lstat(op.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if !fi.IsDir() {
+			return false, &RefusedError{Path: op.Path, Reason: "is no longer a folder; plan again"}
+		}
+		// Said before the removal: undo makes again a folder it finds
+		// missing after this event, and none other.
+		if err := j.logEvent(event{Op: i, Event: "rmdir"}); err != nil {
+			return false, err
+		}
+		if err := os.Remove(op.Path); err != nil {
+			if ents, rerr := os.ReadDir(op.Path); rerr == nil && len(ents) > 0 {
+				return false, nil // written into since the plan: it stays
+			}
+			return false, err
+		}
+		return false, j.syncDir(filepath.Dir(op.Path))
+	case RestoreDir:
+		if err := j.mkdirs(i, op.Path); err != nil {
+			return false, err
+		}
+		if fi, err := os.Lstat(op.Path); err != nil || !fi.IsDir() {
+			return false, &RefusedError{Path: op.Path, Reason: "is not a folder; nothing was put back"}
+		}
+		if op.Mode != 0 {
+			if err := os.Chmod(op.Path, op.Mode); err != nil {
+				return false, err
+			}
+		}
+		if !op.ModTime.IsZero() {
+			if err := os.Chtimes(op.Path, time.Now(), op.ModTime); err != nil {
+				return false, err
+			}
+		}
+		return false, j.syncDir(filepath.Dir(op.Path))
 	case CreateDir:
 		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err

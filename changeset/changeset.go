@@ -41,6 +41,15 @@ const (
 	// RemoveEmptyDir removes the folder Path if it is empty, and does
 	// nothing otherwise (undo removes the folders an apply made this way).
 	RemoveEmptyDir Action = "remove-empty-dir"
+	// DeleteEmptyDir removes the folder Path (a project folder, below
+	// projects/) once the ops before it have emptied it; a folder that is
+	// not empty then (something was written into it since the plan) stays
+	// as it is. Undo makes it again with the mode and mtime of Expect
+	// (RestoreDir), after the files that go back into it.
+	DeleteEmptyDir Action = "delete-empty-dir"
+	// RestoreDir makes the folder Path if it is missing and gives it Mode
+	// and ModTime: the undo of a DeleteEmptyDir.
+	RestoreDir Action = "restore-dir"
 )
 
 // Fingerprint is what a planner read: enough to tell that a file changed.
@@ -246,7 +255,7 @@ func (op *Op) check() error {
 		if !filepath.IsAbs(op.To) {
 			return fmt.Errorf("rename target %q is not absolute", op.To)
 		}
-	case Delete, DeleteDir, RemoveEmptyDir:
+	case Delete, DeleteDir, RemoveEmptyDir, DeleteEmptyDir, RestoreDir:
 	case CreateDir:
 		if !filepath.IsAbs(op.From) {
 			return fmt.Errorf("from %q is not absolute", op.From)

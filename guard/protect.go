@@ -73,7 +73,8 @@ func (p Protection) Archives(mtime time.Time, live bool) bool {
 func Mark(ss []store.SessionInfo, p Protection) (n int, bytes int64) {
 	for i := range ss {
 		s := &ss[i]
-		s.Guarded = p.Archives(s.ModTime, s.Live)
+		// Archive leaves a session that holds no message to the sweep.
+		s.Guarded = p.Archives(s.ModTime, s.Live) && !s.NoMessage()
 		if s.Guarded {
 			n++
 			bytes += s.Size + s.SubagentBytes

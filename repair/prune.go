@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
@@ -156,6 +157,17 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	}
 	// Sessions behind a project folder linked out of the store stay whole.
 	p.cs.LeaveOutside(true)
+	// The project folders whose last session files go, go with them.
+	projects := store.ProjectsDir(opts.Root)
+	var dirs []string
+	for _, op := range p.cs.Ops {
+		if d := filepath.Dir(op.Path); filepath.Dir(d) == projects && (op.Action == changeset.Delete || op.Action == changeset.DeleteDir) {
+			dirs = append(dirs, d)
+		}
+	}
+	if err := carry.RemoveEmptied(p.cs, dirs...); err != nil {
+		return nil, err
+	}
 	return p.cs, nil
 }
 

@@ -637,6 +637,9 @@ func checkChain(res *fileResult, g *session.Graph) {
 		}
 		fd := res.add(ToolResultMiss, used[id], "tool_use %s", id)
 		if at, ok := resultAt[id]; ok {
+			// Repair keeps a call whose result the file holds: it adds a
+			// result only where there is none.
+			fd.unfixed = true
 			fd.Message += fmt.Sprintf(": its tool_result on line %d is on a branch Claude Code %s does not load", at, l.Name)
 			if !l.RecoverParallel {
 				fd.Message += " (versions from 2.1.80 on re-attach a parallel call's result by message.id)"

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -90,7 +91,13 @@ func (s *storeCheck) sessionFiles() {
 			continue
 		}
 		if !store.IsUUID(f.Session) {
-			s.add(SessionName, f.Path, 0, "file name %q is not a session UUID: /resume does not list it", f.Session+".jsonl")
+			// No command renames it in place (move keeps the name): a
+			// clone is a copy /resume lists, the file stays, so the
+			// finding names the clone and gives no hint.
+			fd := s.add(SessionName, f.Path, 0, "file name %q is not a session UUID: /resume does not list it", f.Session+".jsonl")
+			if !subagentFile(f.Path) {
+				fd.Message += fmt.Sprintf("; cfix clone %s --to DIR copies it under a session id /resume lists (the file stays)", shell.Quote(f.Path))
+			}
 		}
 		if f.Size == 0 {
 			s.add(SessionEmpty, f.Path, 0, "session file is empty (0 bytes)")
@@ -342,7 +349,9 @@ func (s *storeCheck) indexes() {
 		}
 		for _, r := range s.results {
 			f := r.file
-			if f.Kind != store.KindSession || f.Project != folder || listed[f.Session] || !store.IsUUID(f.Session) || r.metaOnly || f.Size == 0 {
+			// A session with no message /resume does not list, indexed or
+			// not (repair's rebuild leaves it out of the index).
+			if f.Kind != store.KindSession || f.Project != folder || listed[f.Session] || !store.IsUUID(f.Session) || r.metaOnly || r.messages == 0 || f.Size == 0 {
 				continue
 			}
 			s.add(IndexUnindexed, f.Path, 0, "session %s is not in %s: /resume may not list it", f.Session, path)

@@ -236,7 +236,7 @@ func runDu(opts *duOptions) error {
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes)+".")
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, ss)+".")
 	}
 	if project == "" && jn.Reclaimable > 0 {
 		fmt.Fprintf(w, "cfix journal prune would free %s of the journals in %s (those applies could no longer be undone).\n", changeset.Size(jn.Reclaimable), visible.String(jn.Dir))

@@ -153,15 +153,15 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 				list = append(list, journalJSON{j, s})
 			}
 			if !asJSON {
-				for _, j := range list {
-					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
-						j.State, j.Ops, plural.Of(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
-				}
 				if len(list) == 0 {
 					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %s and those of the last %s)\n", plural.Count(ret.Keep, "journal"), age(ret.KeepFor))
 					return nil
 				}
 				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), plural.Of(len(list), "journal"), changeset.Size(frees))
+				for _, j := range list {
+					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
+						j.State, j.Ops, plural.Of(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
+				}
 			}
 			if !apply {
 				if asJSON {

@@ -53,7 +53,8 @@ whole transcript.
 Without an argument: one line per project folder, with its real path (the
 cwd its entries name, else the originalPath of its sessions-index.json, never
 decoded from the folder's name; a folder holding several lists them all),
-sessions, subagents, size, last activity and health; then the transcripts
+sessions, subagents, size, last activity and health (an empty folder, or one
+holding only memory/, is counted and listed with --all); then the transcripts
 Claude Code keeps outside projects/ and never resumes (transcripts/ and
 pre-compact-session-histories/; cfix ls transcripts lists them).
 
@@ -88,7 +89,7 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
 	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(catalog.SessionSorts, ", ")+"; projects "+strings.Join(catalog.ProjectSorts, ", "))
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
-	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions and Warmup probes")
+	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions, Warmup probes and empty project folders")
 	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
 	return cmd
 }
@@ -220,7 +221,7 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 	if err != nil {
 		return usageError(err)
 	}
-	ps, shown, total, sessions, hidden, memory := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly
+	ps, shown, total, sessions, hidden, memory, empty := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly, v.Empty
 	// The extras are glanced at for --json only.
 	extras, glances, err := cat.Extras(opts.json)
 	if err != nil {
@@ -289,11 +290,14 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 		}
 		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural.Count(memory, "folder"), verb)
 	}
+	if empty > 0 {
+		fmt.Fprintf(w, "; %s, not listed (--all lists them)", plural.Count(empty, "empty folder"))
+	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, st.Sessions))
 	}
-	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+	if l := prot.Footer(guarded, guardedBytes, sweptKept(st.Sessions)); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	return nil
@@ -356,9 +360,9 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, pl.Sessions))
 	}
-	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+	if l := prot.Footer(guarded, guardedBytes, sweptKept(pl.Sessions)); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	return nil
@@ -366,17 +370,43 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 
 // sweepLine says how many sessions (of how many bytes) Claude Code's next
 // sweep deletes, and how to keep them.
-func sweepLine(sw store.Sweep, n int, bytes int64) string {
+func sweepLine(sw store.Sweep, n int, bytes int64, ss []store.SessionInfo) string {
 	when := "next start"
 	if !sw.NotBefore.IsZero() {
 		when = "first start from " + stamp(sw.NotBefore) + " (.last-cleanup)"
 	}
-	them, be := "them", "sessions"
+	be := "sessions"
 	if n == 1 {
-		them, be = "it", "session"
+		be = "session"
 	}
-	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd --by-transcript keeps %s",
-		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
+	line := fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d)", n, be, changeset.Size(bytes), when, sw.PeriodDays)
+	// Archive keeps those that hold a message, and leaves the others.
+	kept := sweptKept(ss)
+	switch {
+	case kept == 0 && n == 1:
+		return line + "; it holds no message"
+	case kept == 0:
+		return line + "; none holds a message"
+	case kept == 1 && n == 1:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps it", sw.PeriodDays)
+	case kept == n:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps them", sw.PeriodDays)
+	case kept == 1:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps the one that holds a message", sw.PeriodDays)
+	}
+	return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps the %d that hold a message", sw.PeriodDays, kept)
+}
+
+// sweptKept counts the sessions of ss marked swept that archive keeps:
+// those that hold a message.
+func sweptKept(ss []store.SessionInfo) int {
+	n := 0
+	for i := range ss {
+		if ss[i].Swept && !ss[i].NoMessage() {
+			n++
+		}
+	}
+	return n
 }
 
 // printSessions prints the session table. A terminal narrower than 110

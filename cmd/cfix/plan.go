@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/plural"
@@ -27,6 +28,7 @@ type planFlags struct {
 	exitCode bool
 	force    bool
 	stat     bool
+	diff     bool
 	planOut  string
 	// trim, fork and unpack, when set, go into the --json document as
 	// such.
@@ -34,8 +36,12 @@ type planFlags struct {
 	in                 io.Reader
 	out                io.Writer
 	errOut             io.Writer
-	// show, when set, shows the plan instead of changeset.Show.
-	show func(io.Writer, *changeset.ChangeSet) error
+	// before, when set, writes what comes before the plan (unpack: where
+	// each session lands).
+	before func(io.Writer)
+	// differ, when set, writes the plan's diff instead of
+	// changeset.DiffWith (archive and restore).
+	differ func(io.Writer, *changeset.ChangeSet, changeset.DiffOptions) error
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
@@ -61,6 +67,7 @@ func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
 	cmd.Flags().BoolVar(&f.exitCode, "exit-code", false, "exit with status 3 when a dry run finds changes to make")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
 	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan (each change, bytes added and removed) without its diff")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen), with the lines of each file copied or removed")
 	if withPlanOut {
 		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
 	}
@@ -78,16 +85,17 @@ const plannerExitStatus = `Exit status:
 
 // planJSON is the --json view of a plan and its result.
 type planJSON struct {
-	Command string       `json:"command"`
-	Root    string       `json:"root"`
-	Changes []changeJSON `json:"changes"`
-	Notes   []string     `json:"notes"`
-	Applied bool         `json:"applied"`
-	Journal string       `json:"journal,omitempty"`
-	Error   string       `json:"error,omitempty"`
-	Trim    any          `json:"trim,omitempty"`
-	Fork    any          `json:"fork,omitempty"`
-	Unpack  any          `json:"unpack,omitempty"`
+	Command  string       `json:"command"`
+	Root     string       `json:"root"`
+	Sessions int          `json:"sessions"`
+	Changes  []changeJSON `json:"changes"`
+	Notes    []string     `json:"notes"`
+	Applied  bool         `json:"applied"`
+	Journal  string       `json:"journal,omitempty"`
+	Error    string       `json:"error,omitempty"`
+	Trim     any          `json:"trim,omitempty"`
+	Fork     any          `json:"fork,omitempty"`
+	Unpack   any          `json:"unpack,omitempty"`
 }
 
 type changeJSON struct {
@@ -110,7 +118,7 @@ type editJSON struct {
 }
 
 func toJSON(cs *changeset.ChangeSet) planJSON {
-	pj := planJSON{Command: cs.Command, Root: cs.Root, Changes: []changeJSON{}, Notes: cs.Notes}
+	pj := planJSON{Command: cs.Command, Root: cs.Root, Sessions: changeset.Sessions(cs), Changes: []changeJSON{}, Notes: cs.Notes}
 	if pj.Notes == nil {
 		pj.Notes = []string{}
 	}
@@ -129,6 +137,9 @@ func toJSON(cs *changeset.ChangeSet) planJSON {
 
 // runPlan shows a change set and, with --apply, applies it.
 func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
+	if f.stat && f.diff {
+		return usageError(errors.New("--stat prints the summary alone, --diff the whole diff: give one of them"))
+	}
 	if f.planOut != "" {
 		if err := cs.Save(f.planOut); err != nil {
 			return &exitError{code: exitFound, err: fmt.Errorf("plan %s: %w", f.planOut, err)}
@@ -155,14 +166,15 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	if !f.json {
-		show := changeset.Show
-		if f.stat {
-			show = func(w io.Writer, cs *changeset.ChangeSet) error { changeset.Summary(w, cs); return nil }
-		} else if f.show != nil {
-			show = f.show
-		}
+		v := changeset.View{Lines: screenLines(f.out), Stat: f.stat, Full: f.diff, Diff: f.differ}
 		out, done := pager(f.out)
-		err := show(out, cs)
+		if f.before != nil {
+			f.before(out)
+		}
+		cut, err := v.Write(out, cs)
+		if cut {
+			fmt.Fprintf(out, "\n(the diff is longer than a screen: --diff prints it)\n")
+		}
 		done()
 		if err != nil {
 			return &exitError{code: exitFound, err: err}
@@ -227,6 +239,23 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	}
 	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, plural.Of(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
 	return nil
+}
+
+// planScreen is the height of the screen a plan is shown on when its
+// output is not a terminal (a pipe, a file, a tool's output read by
+// Claude): a plan longer than that shows its summary, and --diff the
+// rest.
+const planScreen = 60
+
+// screenLines is the height of the screen a plan printed to w is read on:
+// the terminal's, else planScreen.
+func screenLines(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		if _, h, err := term.GetSize(int(f.Fd())); err == nil && h > 0 {
+			return h
+		}
+	}
+	return planScreen
 }
 
 // stdinTerminal reports whether the plan's input is a terminal a question

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/carry"
-	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/pack"
@@ -106,13 +105,7 @@ func runUnpack(opts *unpackOptions, file string) error {
 	defer p.Cleanup()
 	opts.unpack = unpackJSON{Host: p.Manifest.Host, Home: p.Manifest.Home, Created: p.Manifest.Created.Format("2006-01-02T15:04:05Z07:00"),
 		Encrypted: p.Encrypted, Sessions: p.Sessions}
-	opts.show = func(w io.Writer, cs *changeset.ChangeSet) error {
-		printLanding(w, p)
-		return changeset.Show(w, cs)
-	}
-	if opts.stat {
-		printLanding(opts.out, p)
-	}
+	opts.before = func(w io.Writer) { printLanding(w, p) }
 	if err := runPlan(&opts.planFlags, p.ChangeSet); err != nil {
 		return err
 	}
