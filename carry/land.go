@@ -175,7 +175,9 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		if err != nil {
 			return nil, err
 		}
-		merge(cs, p.ChangeSet)
+		if err := merge(cs, p.ChangeSet); err != nil {
+			return nil, err
+		}
 		return &Landed{Session: id, ID: newID, How: LandFork, Dir: p.Dir, Folder: p.Folder, Why: why}, nil
 	}
 	switch {
@@ -189,7 +191,9 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 			return nil, err
 		}
 		resume(p)
-		merge(cs, p.ChangeSet)
+		if err := merge(cs, p.ChangeSet); err != nil {
+			return nil, err
+		}
 		return &Landed{Session: id, ID: id, How: LandNew, Dir: p.Dir, Folder: p.Folder}, nil
 	case len(local) > 1:
 		return fork(fmt.Sprintf("the session is here in %d folders", len(local)))
@@ -219,14 +223,18 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		return nil, err
 	}
 	l := &Landed{Session: id, ID: id, How: how, Dir: dir, Folder: filepath.Dir(lf.Path)}
+	kept := changeset.New(o.Root, o.Command)
 	for _, op := range p.ChangeSet.Ops {
 		keep, err := sortOut(cs, &op, id)
 		if err != nil {
 			return nil, err
 		}
 		if keep {
-			cs.Add(op)
+			kept.Add(op)
 		}
+	}
+	if err := merge(cs, kept); err != nil {
+		return nil, err
 	}
 	for _, n := range p.ChangeSet.Notes {
 		if !strings.HasPrefix(n, "the new session's id is") {
@@ -299,10 +307,66 @@ func sortOut(cs *changeset.ChangeSet, op *changeset.Op, id string) (bool, error)
 	return false, nil
 }
 
-// merge adds the ops and notes of p to cs.
-func merge(cs, p *changeset.ChangeSet) {
-	cs.Ops = append(cs.Ops, p.Ops...)
+// merge adds the ops and notes of p to cs. Two rewrites of one
+// sessions-index.json (sessions landing in one folder) become one, holding
+// what each changes.
+func merge(cs, p *changeset.ChangeSet) error {
+	for _, op := range p.Ops {
+		if i := indexRewrite(cs, op); i >= 0 {
+			nb, err := combineIndex(op.Path, cs.Ops[i].Data, op.Data)
+			if err != nil {
+				return err
+			}
+			cs.Ops[i].Data = nb
+			cs.Ops[i].EntriesAdded += op.EntriesAdded
+			cs.Ops[i].Reason += "; " + op.Reason
+			continue
+		}
+		cs.Ops = append(cs.Ops, op)
+	}
 	cs.Notes = append(cs.Notes, p.Notes...)
+	return nil
+}
+
+// indexRewrite returns the index in cs of a rewrite of the
+// sessions-index.json op rewrites too, or -1.
+func indexRewrite(cs *changeset.ChangeSet, op changeset.Op) int {
+	if op.Action != changeset.Rewrite || !op.HasData || filepath.Base(op.Path) != "sessions-index.json" {
+		return -1
+	}
+	for i := range cs.Ops {
+		if o := &cs.Ops[i]; o.Action == changeset.Rewrite && o.HasData && o.Path == op.Path {
+			return i
+		}
+	}
+	return -1
+}
+
+// combineIndex returns the index a, with what b changes of the index at
+// path as it is on disk: the entries b adds and those it rewrites.
+func combineIndex(path string, a, b []byte) ([]byte, error) {
+	orig, err := readIndex(path)
+	if err != nil || orig == nil {
+		return nil, fmt.Errorf("%s: changed while the plan was made", path)
+	}
+	ids, err := IndexIDs(b)
+	if err != nil {
+		return nil, err
+	}
+	var add [][]byte
+	for _, id := range ids {
+		be := indexEntry(b, id)
+		if oe := indexEntry(orig, id); oe != nil && bytes.Equal(oe, be) {
+			continue // b leaves it as it was
+		}
+		if ae := indexEntry(a, id); ae != nil {
+			at := bytes.Index(a, ae)
+			a = append(append(bytes.Clone(a[:at]), be...), a[at+len(ae):]...)
+			continue
+		}
+		add = append(add, be)
+	}
+	return indexAppend(a, add)
 }
 
 // retarget is the transform of cwd fields from old to new, nil when there
@@ -557,9 +621,10 @@ func indexGrown(cs *changeset.ChangeSet, lf, src store.File) error {
 	if err != nil {
 		return err
 	}
-	cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true,
+	grown := changeset.New(cs.Root, cs.Command)
+	grown.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true,
 		Reason: fmt.Sprintf("sessions-index.json: the entry of session %s counts what was appended", lf.Session)})
-	return nil
+	return merge(cs, grown)
 }
 
 // dirCompare tells, for the files under the folder src, how many the

@@ -375,3 +375,40 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("a second unpack changed history.jsonl:\n%s", again)
 	}
 }
+
+// TestTwoIntoOneIndex: two sessions landing in one folder whose
+// sessions-index.json lists others are both added to it, in one rewrite.
+func TestTwoIntoOneIndex(t *testing.T) {
+	src := damage.CopyStore(t, "2.1.332")
+	a, b := "3889a50a-2e6b-4eb4-8d05-b4092bcb402d", "0d423dc0-97a8-47b0-95de-fc3e59d22508"
+	path, _ := packed(t, src, pack.Options{}, a, b)
+	dst := wild.Copy(t, "2.1.205")
+	dir := "/home/unmatched-0"
+	index := filepath.Join(dst, "projects", "-home-unmatched-0", "sessions-index.json")
+	before, err := carry.ReadIndex(index)
+	if err != nil || before == nil {
+		t.Fatalf("%s: %v", index, err)
+	}
+	had, _ := carry.IndexIDs(before)
+	damage.Age(t, dst)
+	p := unpack(t, dst, path, pack.UnpackOptions{Place: pack.Place{To: dir}})
+	n := 0
+	for _, op := range p.ChangeSet.Ops {
+		if op.Path == index {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d ops write %s, want 1", n, index)
+	}
+	after, err := carry.ReadIndex(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := carry.IndexIDs(after)
+	want := append(append([]string(nil), had...), a, b)
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Fatalf("the index lists %v, want %v", ids, want)
+	}
+	noErrors(t, dst)
+}
