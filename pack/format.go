@@ -51,8 +51,11 @@ type Manifest struct {
 	// Encrypted says how the pack was encrypted ("" for not,
 	// "recipients", "passphrase"); written for listings (ls --remote),
 	// never trusted by a reader.
-	Encrypted string    `json:"encrypted,omitempty"`
-	Sessions  []Session `json:"sessions"`
+	Encrypted string `json:"encrypted,omitempty"`
+	// Redacted says the sessions were packed with their secrets taken
+	// out (cfix pack --redact).
+	Redacted bool      `json:"redacted,omitempty"`
+	Sessions []Session `json:"sessions"`
 	// Files are the members after the manifest, in order: each session's
 	// files and folders, then HistoryName when there is one.
 	Files []File `json:"files"`
@@ -75,6 +78,8 @@ type Session struct {
 	Bytes int64  `json:"bytes"`
 	// Prompts is how many lines of history.jsonl the pack holds for it.
 	Prompts int `json:"prompts,omitempty"`
+	// Redacted is how many secrets were taken out of its files.
+	Redacted int `json:"redacted,omitempty"`
 	// Index is its sessions-index.json entry in the source store.
 	Index json.RawMessage `json:"index,omitempty"`
 }

@@ -412,3 +412,66 @@ func TestTwoIntoOneIndex(t *testing.T) {
 	}
 	noErrors(t, dst)
 }
+
+// toyRedactor takes one planted token out, as secrets.Filter takes
+// secrets out.
+type toyRedactor struct{}
+
+const token = "TOKEN-9f8e7d6c5b4a"
+
+func (toyRedactor) Line(raw []byte) ([]byte, int) {
+	n := bytes.Count(raw, []byte(token))
+	return bytes.ReplaceAll(raw, []byte(token), []byte("[REDACTED:toy]")), n
+}
+
+func (toyRedactor) Text(s string) (string, int) {
+	return strings.ReplaceAll(s, token, "[REDACTED:toy]"), strings.Count(s, token)
+}
+
+// TestRedact: with Redact, nothing of a secret planted in a prompt, a
+// subagent, a .meta.json, the title and history.jsonl is in the pack nor
+// lands; the manifest counts what went, and every file still verifies.
+func TestRedact(t *testing.T) {
+	c := families[1]
+	src := damage.CopyStore(t, c.version)
+	main := mainOf(t, src, c.session)
+	appendLine(t, main, `{"type":"custom-title","customTitle":"deploy with `+token+`","sessionId":"`+c.session+`"}`)
+	sub, _ := filepath.Glob(filepath.Join(filepath.Dir(main), c.session, "subagents", "agent-*"))
+	for _, p := range sub {
+		if strings.HasSuffix(p, ".jsonl") {
+			appendLine(t, p, `{"type":"user","message":{"role":"user","content":"use `+token+`"},"sessionId":"`+c.session+`"}`)
+		} else if err := os.WriteFile(p, []byte(`{"agentType":"general-purpose","description":"`+token+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist := `{"display":"token ` + token + `","timestamp":1,"project":"/home/dev/work/alpha","sessionId":"` + c.session + `"}` + "\n"
+	if err := os.WriteFile(filepath.Join(src, "history.jsonl"), []byte(hist), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path, w := packed(t, src, pack.Options{Redact: toyRedactor{}}, c.session)
+	if !w.Manifest.Redacted || w.Manifest.Sessions[0].Redacted != 4 || strings.Contains(w.Manifest.Sessions[0].Title, token) {
+		t.Fatalf("manifest: redacted %v, %d secrets, title %q", w.Manifest.Redacted, w.Manifest.Sessions[0].Redacted, w.Manifest.Sessions[0].Title)
+	}
+	dst := emptyStore(t)
+	unpack(t, dst, path, pack.UnpackOptions{Place: pack.Place{To: filepath.Join(t.TempDir(), "work")}})
+	n := 0
+	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte(token)) {
+			t.Errorf("%s holds the secret", p)
+		}
+		n += bytes.Count(b, []byte("[REDACTED:toy]"))
+		return nil
+	})
+	if n != 4 {
+		t.Errorf("%d markers landed, want 4 (prompt line of the title, subagent, meta, history)", n)
+	}
+	// Without Redact, every byte as it is.
+	path, w = packed(t, src, pack.Options{}, c.session)
+	if w.Manifest.Redacted || w.Manifest.Sessions[0].Redacted != 0 {
+		t.Fatalf("redacted without Redact")
+	}
+}

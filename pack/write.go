@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"filippo.io/age"
@@ -38,7 +39,24 @@ type Options struct {
 	// one's).
 	Host, Home string
 	Now        time.Time
+	// Redact, when set, takes secrets out of what is packed: every line
+	// of a JSON lines file (transcripts, subagents, the prompts of
+	// history.jsonl) through its Line, any other file (tool-results,
+	// todo lists, file-history) whole through its Text, and each
+	// session's title and index entry (cfix pack --redact:
+	// secrets.Filter).
+	Redact Redactor
 }
+
+// Redactor is what Options.Redact does: secrets.Filter.
+type Redactor interface {
+	Line(raw []byte) ([]byte, int)
+	Text(s string) (string, int)
+}
+
+// maxRedactText is the largest file that is not JSON lines Redact takes
+// (it is read whole).
+const maxRedactText = 64 << 20
 
 // Written is what Write wrote.
 type Written struct {
@@ -55,6 +73,10 @@ type source struct {
 	path  string
 	limit int64           // bytes of the file read (its size when described)
 	keep  map[string]bool // HistoryName: the session ids whose lines it keeps
+	// redact, when set, takes the secrets out of what is read: line by
+	// line when lines is set, else the file whole.
+	redact Redactor
+	lines  bool
 }
 
 // Write writes the pack of the sessions o names to w: every session's
@@ -137,11 +159,32 @@ func Write(w io.Writer, o Options) (*Written, error) {
 					return nil, fmt.Errorf("%s changed while it was packed; pack again", mb.Path)
 				}
 				f.Mode, f.ModTime, f.Size, f.SHA256 = fp.Mode.Perm(), fp.ModTime.UTC(), fp.Size, fp.SHA256
+			}
+			src := source{path: mb.Path, limit: f.Size, redact: o.Redact, lines: strings.HasSuffix(mb.Path, ".jsonl")}
+			if !mb.Dir && o.Redact != nil {
+				// What the pack holds is the file with its secrets out.
+				h := sha256.New()
+				n, k, err := copyRedacted(h, src)
+				if err != nil {
+					return nil, err
+				}
+				f.Size, f.SHA256 = n, hex.EncodeToString(h.Sum(nil))
+				s.Redacted += k
+			}
+			if !mb.Dir {
 				s.Files++
 				s.Bytes += f.Size
 			}
 			m.Files = append(m.Files, f)
-			sources = append(sources, source{path: mb.Path, limit: f.Size})
+			sources = append(sources, src)
+		}
+		if o.Redact != nil {
+			m.Redacted = true
+			s.Title, _ = o.Redact.Text(s.Title)
+			if s.Index != nil {
+				e, _ := o.Redact.Line(s.Index)
+				s.Index = json.RawMessage(e)
+			}
 		}
 		if age := o.Now.Sub(sc.FP.ModTime); age < changeset.DefaultLiveWindow {
 			res.Notes = append(res.Notes, fmt.Sprintf("session %s was written %s ago: it may be live; packed as far as it was written", main.Session, age.Round(time.Second)))
@@ -152,11 +195,14 @@ func Write(w io.Writer, o Options) (*Written, error) {
 	hist := filepath.Join(o.Root, "history.jsonl")
 	if fi, err := os.Lstat(hist); err == nil && fi.Mode().IsRegular() {
 		f := File{Path: HistoryName, Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
-		src := source{path: hist, limit: fi.Size(), keep: ids}
+		src := source{path: hist, limit: fi.Size(), keep: ids, redact: o.Redact}
 		h := sha256.New()
 		counts, n, err := copyHistory(h, src)
 		if err != nil {
 			return nil, err
+		}
+		for i := range m.Sessions {
+			m.Sessions[i].Redacted += counts["\x00redacted "+m.Sessions[i].ID]
 		}
 		if n > 0 {
 			f.Size, f.SHA256 = n, hex.EncodeToString(h.Sum(nil))
@@ -202,7 +248,13 @@ func copyHistory(w io.Writer, src source) (map[string]int, int64, error) {
 			continue
 		}
 		counts[id]++
-		k, err := w.Write(l.Raw)
+		raw := l.Raw
+		if src.redact != nil {
+			var k int
+			raw, k = src.redact.Line(raw)
+			counts["\x00redacted "+id] += k
+		}
+		k, err := w.Write(raw)
 		n += int64(k)
 		if err != nil {
 			return nil, n, err
@@ -263,9 +315,12 @@ func write(w io.Writer, m *Manifest, sources []source, recipients []age.Recipien
 		h := sha256.New()
 		var n int64
 		src := sources[i]
-		if src.keep != nil {
+		switch {
+		case src.keep != nil:
 			_, n, err = copyHistory(io.MultiWriter(tw, h), src)
-		} else {
+		case src.redact != nil:
+			n, _, err = copyRedacted(io.MultiWriter(tw, h), src)
+		default:
 			n, err = copyFile(io.MultiWriter(tw, h), src, buf)
 		}
 		if err != nil && !errors.Is(err, tar.ErrWriteTooLong) {
@@ -295,6 +350,59 @@ func copyFile(w io.Writer, src source, buf []byte) (int64, error) {
 	}
 	defer f.Close()
 	return io.CopyBuffer(w, io.LimitReader(f, src.limit), buf)
+}
+
+// copyRedacted copies the first src.limit bytes of a file to w with
+// src.redact taking its secrets out, and returns the bytes written and
+// the secrets taken out.
+func copyRedacted(w io.Writer, src source) (int64, int, error) {
+	f, err := rfile.Open(src.path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	r := io.LimitReader(f, src.limit)
+	cw := &countWriter{w: w}
+	secrets := 0
+	if !src.lines {
+		if src.limit > maxRedactText {
+			return 0, 0, fmt.Errorf("%s: %s, over the %s --redact reads of a file that is not JSON lines; pack without --redact, or leave the session out", src.path, changeset.Size(src.limit), changeset.Size(maxRedactText))
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return 0, 0, err
+		}
+		out, k := src.redact.Text(string(b))
+		_, err = io.WriteString(cw, out)
+		return cw.n, k, err
+	}
+	rd := session.NewReader(r, nil)
+	for rd.Next() {
+		l := rd.Line()
+		out, k := src.redact.Line(l.Raw)
+		secrets += k
+		if _, err := cw.Write(out); err != nil {
+			return cw.n, secrets, err
+		}
+		if l.Terminated {
+			if _, err := cw.Write([]byte{'\n'}); err != nil {
+				return cw.n, secrets, err
+			}
+		}
+	}
+	return cw.n, secrets, rd.Err()
+}
+
+// countWriter counts what it writes to w.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // WriteFile writes the pack to the file path, which must not exist: into
