@@ -321,9 +321,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 	// plan's), as a new session's have. With its source's, an old
 	// session's copy would be swept by Claude Code's next interactive
 	// start (tool-results files are swept each by its own mtime). A move
-	// is the same session in another folder: its files keep their times.
+	// is the same session in another folder: its files keep their times,
+	// and so do a landing's under its own id (Land: a session carried
+	// from another store, as a restore keeps the archived times).
 	mtime := main.fp.ModTime
-	if !move {
+	if !move && !o.landing {
 		mtime = now
 	}
 	what := fmt.Sprintf("move of session %s to %s", id, dir)
@@ -393,7 +395,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 			return nil, err
 		}
 		for i := range cs.Ops {
-			if op := &cs.Ops[i]; op.Action == changeset.Create || op.Action == changeset.CreateDir {
+			if op := &cs.Ops[i]; !o.landing && (op.Action == changeset.Create || op.Action == changeset.CreateDir) {
 				op.ModTime = now
 			}
 		}
