@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -86,7 +86,7 @@ func (e visibleError) Unwrap() error { return e.err }
 
 func restore(opts RestoreOptions) (*RestorePlan, error) {
 	if len(opts.Archives) == 0 {
-		return nil, &clone.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
+		return nil, &carry.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -101,7 +101,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	}
 	newFolder := ""
 	if opts.To != "" {
-		to, err := clone.NormDir(opts.To)
+		to, err := carry.NormDir(opts.To)
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +140,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 			return nil, err
 		}
 		if other, dup := bySession[m.Session]; dup {
-			return nil, &clone.InputError{Msg: fmt.Sprintf("archives %s and %s both hold session %s: restore one", visible.String(other), visible.String(path), visible.String(m.Session))}
+			return nil, &carry.InputError{Msg: fmt.Sprintf("archives %s and %s both hold session %s: restore one", visible.String(other), visible.String(path), visible.String(m.Session))}
 		}
 		bySession[m.Session] = path
 		totals[path] = fileBytes(m)
@@ -188,7 +188,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		// The session must not be in the store already.
 		for _, f := range l.Files {
 			if f.Kind == store.KindSession && f.Session == m.Session {
-				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", visible.String(m.Session), visible.String(f.Path))}
+				return nil, &carry.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", visible.String(m.Session), visible.String(f.Path))}
 			}
 		}
 		mapRel := func(rel string) string {
@@ -308,7 +308,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	sort.Strings(folders)
 	for _, folder := range folders {
 		path := filepath.Join(store.ProjectsDir(opts.Root), folder, "sessions-index.json")
-		raw, err := clone.ReadIndex(path)
+		raw, err := carry.ReadIndex(path)
 		if err != nil {
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated (cfix repair rebuilds it)", err))
 			continue
@@ -319,7 +319,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		var add [][]byte
 		var ids []string
 		for i, e := range indexAdds[folder].entries {
-			if clone.IndexEntry(raw, indexAdds[folder].ids[i]) == nil {
+			if carry.IndexEntry(raw, indexAdds[folder].ids[i]) == nil {
 				add = append(add, e)
 				ids = append(ids, indexAdds[folder].ids[i])
 			}
@@ -327,7 +327,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		if len(add) == 0 {
 			continue
 		}
-		nb, err := clone.IndexAppend(raw, add)
+		nb, err := carry.IndexAppend(raw, add)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -341,9 +341,9 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	for _, op := range append(folderOps, archiveOps...) {
 		cs.Add(op)
 	}
-	clone.LeaveLinks(cs)
+	carry.LeaveLinks(cs)
 	if l, found := cs.OutsideLink(); found {
-		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; restore is all or nothing: nothing is planned", l)}
+		return nil, &carry.ConflictError{Msg: fmt.Sprintf("%s; restore is all or nothing: nothing is planned", l)}
 	}
 	ok = true
 	return p, nil
@@ -389,7 +389,7 @@ func sameAs(path string, f FileInfo) (bool, error) {
 		return false, nil
 	}
 	if fp.Dir || fp.SHA256 != f.SHA256 {
-		return false, &clone.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", visible.String(path))}
+		return false, &carry.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", visible.String(path))}
 	}
 	return true, nil
 }
@@ -411,7 +411,7 @@ func findArchives(dir string, args []string) ([]string, error) {
 				return nil, err
 			}
 			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: no such archive file", arg)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s: no such archive file", arg)}
 			}
 			path = abs
 		} else {
@@ -424,11 +424,11 @@ func findArchives(dir string, args []string) ([]string, error) {
 			}
 			switch {
 			case len(arg) < store.MinPrefix:
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: a session id prefix needs %d characters at least", arg, store.MinPrefix)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s: a session id prefix needs %d characters at least", arg, store.MinPrefix)}
 			case len(cands) == 0:
-				return nil, &clone.InputError{Msg: fmt.Sprintf("no archive of session %s in %s (cfix archive --list lists them)", arg, dir)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("no archive of session %s in %s (cfix archive --list lists them)", arg, dir)}
 			case len(cands) > 1:
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: ambiguous session id prefix; the archives are: %s", arg, strings.Join(cands, ", "))}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s: ambiguous session id prefix; the archives are: %s", arg, strings.Join(cands, ", "))}
 			}
 			path = filepath.Join(dir, cands[0])
 		}
