@@ -34,13 +34,7 @@ func TestStatusLine(t *testing.T) {
 			}
 			proj := env.Dir("proj")
 			interactiveConfig(t, env, proj)
-			var tenv []string
-			for _, kv := range env.environ() {
-				if strings.HasPrefix(kv, "TERM=") {
-					kv = "TERM=xterm-256color"
-				}
-				tenv = append(tenv, kv)
-			}
+			tenv := interactiveEnv(env)
 			// What cfix usage says the session cost: the status line's
 			// figure, as the line writes it ($1.23).
 			sessionCost := func() string {
@@ -75,8 +69,7 @@ func TestStatusLine(t *testing.T) {
 			if m := line.FindStringSubmatch(s); !strings.HasPrefix(m[3], "block") {
 				t.Errorf("the status line names no active block a minute after a reply: %q", m[0])
 			}
-			tm.typed("second BASH: echo two")
-			tm.keys("Enter")
+			tm.prompt("second BASH: echo two")
 			tm.waitUntil("the fake API's reply", time.Minute, func(s string) bool { return strings.Contains(s, "done: two") })
 			after := sessionCost()
 			if after == before {

@@ -95,3 +95,83 @@ func (tm *tmuxTerm) dead() bool {
 func (tm *tmuxTerm) exitStatus() string {
 	return strings.TrimSpace(tm.run("display-message", "-p", "-t", "0", "#{?pane_dead,#{pane_dead_status},}"))
 }
+
+// promptBox reads the interactive client's prompt box off the screen s:
+// the text of its input line(s), between the last two rules (lines of
+// ─), and the lines under it (the mode line, a command menu, a status
+// line). ok is false when the screen shows no box.
+func promptBox(s string) (input string, below []string, ok bool) {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var rules []int
+	for i, l := range lines {
+		if strings.Contains(l, "──") && strings.Trim(l, "─ ") == "" {
+			rules = append(rules, i)
+		}
+	}
+	if len(rules) < 2 {
+		return "", nil, false
+	}
+	r1, r2 := rules[len(rules)-2], rules[len(rules)-1]
+	var in []string
+	for _, l := range lines[r1+1 : r2] {
+		in = append(in, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "❯")))
+	}
+	return strings.TrimSpace(strings.Join(in, "\n")), lines[r2+1:], true
+}
+
+// busy says whether the client works on something (a reply, a tool, a
+// command): it offers to interrupt it.
+func busy(s string) bool { return strings.Contains(s, "esc to interrupt") }
+
+// waitIdle waits up to limit until the interactive client waits for
+// input: its prompt box on the screen, empty, and nothing running.
+func (tm *tmuxTerm) waitIdle(what string, limit time.Duration) string {
+	tm.t.Helper()
+	return tm.waitUntil(what+": the client's prompt, idle and empty", limit, func(s string) bool {
+		in, _, ok := promptBox(s)
+		return ok && in == "" && !busy(s)
+	})
+}
+
+// prompt sends text as a prompt to the interactive client, as a person
+// does: once the client is idle, it types the text, waits until the
+// prompt box shows it, presses Enter, and waits until the box is empty
+// again (the client took it). The caller waits for the reply.
+func (tm *tmuxTerm) prompt(text string) {
+	tm.t.Helper()
+	tm.waitIdle("before the prompt "+strconv.Quote(text), time.Minute)
+	tm.typed(text)
+	tm.waitUntil("the prompt "+strconv.Quote(text)+" typed", 30*time.Second, func(s string) bool {
+		in, _, ok := promptBox(s)
+		return ok && in == text
+	})
+	tm.keys("Enter")
+	tm.waitUntil("the prompt "+strconv.Quote(text)+" sent", 30*time.Second, func(s string) bool {
+		in, _, ok := promptBox(s)
+		return ok && in != text
+	})
+}
+
+// slash runs the client's slash command name (without its /) as a person
+// does: once the client is idle, it types it, and presses Enter only when
+// the command menu under the prompt box has it selected ("❯ /name" and its
+// description): Enter runs the selected entry, which the menu picks as it
+// filters, a while after the keys.
+func (tm *tmuxTerm) slash(name string) {
+	tm.t.Helper()
+	tm.waitIdle("before /"+name, time.Minute)
+	tm.typed("/" + name)
+	tm.waitUntil("/"+name+" selected in the command menu", 30*time.Second, func(s string) bool {
+		in, below, ok := promptBox(s)
+		if !ok || in != "/"+name {
+			return false
+		}
+		for _, l := range below {
+			if f := strings.Fields(l); len(f) > 2 && f[0] == "❯" && f[1] == "/"+name {
+				return true
+			}
+		}
+		return false
+	})
+	tm.keys("Enter")
+}
