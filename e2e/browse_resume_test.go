@@ -25,7 +25,9 @@ const browseResumeSince = "2.1.332"
 // fake API with the session's history, and the client's entries carry the
 // session's directory; /exit ends the client and the pane.
 func TestBrowseResumesTheClient(t *testing.T) {
-	for _, v := range versionsSince(t, browseResumeSince) {
+	versions := versionsSince(t, browseResumeSince)
+	t.Parallel()
+	for _, v := range versions {
 		t.Run(v, func(t *testing.T) { browseResume(t, v) })
 	}
 }
