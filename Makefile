@@ -2,7 +2,9 @@
 GO      ?= go
 PREFIX  ?= $(HOME)/.local
 BINDIR  ?= $(PREFIX)/bin
-GOBIN   := $(shell $(GO) env GOPATH)/bin
+# Where make install puts cfix, as go install does: $GOBIN (the
+# environment's, make's command line or go env -w's), else $GOPATH/bin.
+GOBIN   ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 
 # goreleaser, at the version this Go serves (make release-check).
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
@@ -23,7 +25,7 @@ build:
 
 ## install: build cfix and install it into $(GOBIN) (go install).
 install:
-	$(GO) install -buildvcs=auto ./cmd/cfix
+	GOBIN="$(GOBIN)" $(GO) install -buildvcs=auto ./cmd/cfix
 	@echo "cfix installed to $(GOBIN)/cfix"
 
 ## test: every test CI runs: the test programs and Claude Code clients (test-deps), vet,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/klauspost/compress/zstd"
@@ -128,8 +129,23 @@ func Archive(opts Options) (*Plan, error) {
 			return nil, err
 		}
 		cutoff := opts.Now.Add(-opts.OlderThan)
+		var empty, metaOnly int
+		emptyIDs := map[string]bool{} // those holding metadata only
+		buf := make([]byte, 64<<10)   // for the heads of the transcripts read
 		for _, s := range all {
 			if !aged(s, cutoff, opts.ByTranscript) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
+				continue
+			}
+			// A session that holds no message is nothing to restore: it
+			// stays, for prune (or Claude Code's cleanup) to remove.
+			if e, err := emptyWith(s, buf); err != nil {
+				return nil, err
+			} else if e != notEmpty {
+				empty++
+				if e == onlyMetadata {
+					metaOnly++
+					emptyIDs[s.ID] = true
+				}
 				continue
 			}
 			if why := linkedMain(s); why != "" {
@@ -142,11 +158,49 @@ func Archive(opts Options) (*Plan, error) {
 			}
 			sessions = append(sessions, s)
 		}
+		// The stubs of those archived go with them, however recent (a
+		// stub holds no message, but is its session's title).
+		chosen := map[string]bool{}
+		var chosenIDs []string
+		for _, s := range sessions {
+			chosen[s.ID] = true
+			chosenIDs = append(chosenIDs, s.ID)
+		}
+		except := map[string]bool{}
+		for _, id := range opts.Except {
+			except[id] = true
+		}
+		stubs, _, err := stubsOf(l, chosenIDs, except)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			if stubs[s.ID] == "" || chosen[s.ID] || guard.why(s) != "" || linkedMain(s) != "" || exists(filepath.Join(dir, s.ID+Ext)) {
+				continue
+			}
+			if emptyIDs[s.ID] {
+				empty--
+				metaOnly--
+			}
+			cs.Notes = append(cs.Notes, stubNote(s.ID, stubs[s.ID], "archived"))
+			sessions = append(sessions, s)
+		}
+		if empty > 0 {
+			cs.Notes = append(cs.Notes, emptyNote(empty, metaOnly))
+		}
 	} else {
 		ids, err := resolveSessions(opts.Root, l, opts.Sessions, "archive")
 		if err != nil {
 			return nil, err
 		}
+		stubs, order, err := stubsOf(l, ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range order {
+			cs.Notes = append(cs.Notes, stubNote(id, stubs[id], "archived"))
+		}
+		ids = append(ids, order...)
 		if sessions, err = o.sessions(ids); err != nil {
 			return nil, err
 		}
@@ -260,7 +314,7 @@ func Archive(opts Options) (*Plan, error) {
 				a.Files++
 			}
 		}
-		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural(a.Files, "file"), changeset.Size(m.Bytes))
+		what := fmt.Sprintf("archive of session %s: %d %s, %s", s.ID, a.Files, plural.Of(a.Files, "file"), changeset.Size(m.Bytes))
 		if m.Title != "" {
 			what += fmt.Sprintf(" (%q)", m.Title)
 		}
@@ -287,6 +341,10 @@ func Archive(opts Options) (*Plan, error) {
 		return nil, err
 	}
 	clone.LeaveLinks(cs)
+	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
+		p.Cleanup()
+		return nil, err
+	}
 	if l, ok := cs.OutsideLink(); ok {
 		p.Cleanup()
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}
@@ -312,6 +370,12 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
 		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
 	for _, folder := range s.Projects {
+		if fi, err := os.Lstat(filepath.Join(store.ProjectsDir(root), folder)); err == nil && fi.IsDir() {
+			if m.Folders == nil {
+				m.Folders = map[string]FolderInfo{}
+			}
+			m.Folders[folder] = FolderInfo{Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
+		}
 		if raw := indexes[folder]; raw != nil {
 			if e := clone.IndexEntry(raw, s.ID); e != nil {
 				if m.Index == nil {

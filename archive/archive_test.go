@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -281,7 +282,8 @@ func TestArchiveRestore(t *testing.T) {
 			adir := filepath.Join(t.TempDir(), "archive")
 			journals := t.TempDir()
 			before := tree(t, root)
-			ids := sessionIDs(t, root)
+			// The sessions that hold no message stay (see emptySession).
+			ids, empty := messaged(t, root)
 			p, err := Archive(Options{Root: root, Dir: adir, OlderThan: time.Minute, Build: true})
 			if err != nil {
 				t.Fatal(err)
@@ -289,10 +291,13 @@ func TestArchiveRestore(t *testing.T) {
 			if len(p.Archives) != len(ids) {
 				t.Fatalf("--older-than 1m picked %d sessions of %d", len(p.Archives), len(ids))
 			}
+			if len(empty) > 0 && !slices.ContainsFunc(p.ChangeSet.Notes, func(n string) bool { return strings.Contains(n, "no message: not archived") }) {
+				t.Errorf("no note on the %d sessions left: %q", len(empty), p.ChangeSet.Notes)
+			}
 			j := apply(t, p.ChangeSet, journals)
 			p.Cleanup()
-			if left := sessionIDs(t, root); len(left) != 0 {
-				t.Fatalf("sessions left after archive: %v", left)
+			if left := sessionIDs(t, root); !slices.Equal(left, empty) {
+				t.Fatalf("sessions left after archive: %v, want %v", left, empty)
 			}
 			list, bad, err := List(adir)
 			if err != nil || len(bad) > 0 || len(list) != len(ids) {
@@ -331,6 +336,48 @@ func TestArchiveRestore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// messaged splits the sessions of the store at root into those archive
+// --older-than takes (those that hold a message, and their stubs) and
+// those it leaves (sessions holding no message of their own).
+func messaged(t *testing.T, root string) (ids, empty []string) {
+	t.Helper()
+	l, err := store.Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := sessionIDs(t, root)
+	ss, err := newOwner(root, l).sessions(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		e, err := emptySession(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e == notEmpty {
+			ids = append(ids, s.ID)
+		} else {
+			empty = append(empty, s.ID)
+		}
+	}
+	// The stubs of those go with them (stubsOf).
+	stubs, _, err := stubsOf(l, ids, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := empty[:0]
+	for _, id := range empty {
+		if stubs[id] != "" {
+			ids = append(ids, id)
+		} else {
+			left = append(left, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, left
 }
 
 func copyBack(t *testing.T, src, dst string) {
@@ -413,6 +460,10 @@ func TestRestoreConflict(t *testing.T) {
 		if strings.HasSuffix(part.Path, ".jsonl") {
 			main = filepath.Join(root, part.Path)
 		}
+	}
+	// The archive removed the project folder it left empty.
+	if err := os.MkdirAll(filepath.Dir(main), 0o700); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(main, []byte("{}\n"), 0o600); err != nil {
 		t.Fatal(err)

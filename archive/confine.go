@@ -130,6 +130,11 @@ func checkOwned(file string, m *Manifest) error {
 		}
 		projects[p] = true
 	}
+	for key := range m.Folders {
+		if !projects[key] {
+			return bad("projects/" + key)
+		}
+	}
 	for key, entry := range m.Index {
 		if !projects[key] {
 			return bad("the index of project folder " + key)

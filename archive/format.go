@@ -20,6 +20,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 )
@@ -88,6 +89,16 @@ type Manifest struct {
 	// Index holds the entry each project folder's sessions-index.json
 	// had for the session, by folder.
 	Index map[string]json.RawMessage `json:"index,omitempty"`
+	// Folders holds the mode and mtime of each project folder of Projects
+	// when the session was archived: restore makes one that is gone (the
+	// archive left it empty, and removed it) as it was.
+	Folders map[string]FolderInfo `json:"folders,omitempty"`
+}
+
+// FolderInfo is the mode and mtime of a project folder.
+type FolderInfo struct {
+	Mode    fs.FileMode `json:"mode"` // permission bits
+	ModTime time.Time   `json:"mtime"`
 }
 
 // PartInfo is one file or folder the session owned, as removed.
@@ -390,7 +401,7 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 		return nil, err
 	}
 	if fi.Size() < trailerSize {
-		return nil, &DamagedError{Path: path, Reason: fmt.Sprintf("%d bytes: too short for an archive", fi.Size())}
+		return nil, &DamagedError{Path: path, Reason: plural.Count(fi.Size(), "byte") + ": too short for an archive"}
 	}
 	body := fi.Size() - trailerSize
 	tr0 := make([]byte, trailerSize)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cfix-dev/cfix/changeset"
 )
 
 // Archives written by hand, as anyone could write them: the restore of
@@ -431,7 +433,7 @@ func TestRestoreZeros(t *testing.T) {
 		t.Fatalf("the dry run wrote %d entries into the temporary folder", len(ents))
 	}
 	var sb strings.Builder
-	if err := p.Show(&sb, p.ChangeSet); err != nil || !strings.Contains(sb.String(), "debug/"+hSession+".txt") {
+	if _, err := (changeset.View{Diff: p.Diff}).Write(&sb, p.ChangeSet); err != nil || !strings.Contains(sb.String(), "debug/"+hSession+".txt") {
 		t.Fatalf("the dry run's plan does not show the file: %v\n%s", err, sb.String())
 	}
 	p.Cleanup()

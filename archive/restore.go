@@ -4,8 +4,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -160,7 +162,8 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		ids     []string
 	}
 	indexAdds := map[string]*indexAdd{}
-	var archiveOps []changeset.Op
+	var archiveOps, folderOps []changeset.Op
+	madeFolder := map[string]bool{}
 	for _, path := range paths {
 		stage := filepath.Join(staging, strings.TrimSuffix(filepath.Base(path), Ext))
 		var v *verified
@@ -253,6 +256,23 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 			cs.Add(changeset.Op{Action: changeset.CreateDir, Path: dst, From: src, FromExpect: &sfp, Merge: dfp.Exists, Expect: dfp,
 				Session: m.Session, Reason: reason + ": " + part.What})
 		}
+		// A project folder the archive removed is made again as it was,
+		// after the files that go into it.
+		for _, folder := range slices.Sorted(maps.Keys(m.Folders)) {
+			dir := filepath.Join(store.ProjectsDir(opts.Root), folder)
+			if newFolder != "" || madeFolder[dir] {
+				continue
+			}
+			if fp, err := changeset.Stat(dir); err != nil {
+				return nil, err
+			} else if fp.Exists {
+				continue
+			}
+			madeFolder[dir] = true
+			fi := m.Folders[folder]
+			folderOps = append(folderOps, changeset.Op{Action: changeset.RestoreDir, Path: dir, Mode: safeMode(FileInfo{Dir: true, Mode: fi.Mode}), ModTime: fi.ModTime,
+				Reason: "make the project folder again, as it was when archived"})
+		}
 		for folder, entry := range m.Index {
 			if newFolder != "" {
 				cs.Notes = append(cs.Notes, fmt.Sprintf("the sessions-index.json entry of session %s names its old folder: not carried to %s (cfix repair --only index lists the session)", m.Session, newFolder))
@@ -313,7 +333,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: nb, HasData: true, EntriesAdded: len(add),
 			Reason: fmt.Sprintf("list %s in the folder's sessions-index.json again", sessionWords(ids))})
 	}
-	for _, op := range archiveOps {
+	for _, op := range append(folderOps, archiveOps...) {
 		cs.Add(op)
 	}
 	clone.LeaveLinks(cs)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 )
 
@@ -20,21 +21,26 @@ type member struct {
 	part string
 }
 
-// Show writes a restore plan: the summary, then what each restored file
-// and folder gets from its archive, from the manifests (a dry run
-// extracts nothing, so there are no files to read), then the other
-// changes (index rewrites, the archive files' removal) as diffs.
-func (p *RestorePlan) Show(w io.Writer, cs *changeset.ChangeSet) error {
-	changeset.Summary(w, cs)
-	if cs.Empty() {
-		return nil
-	}
-	fmt.Fprintln(w)
+// Diff writes the diff of a restore plan: what each restored file and
+// folder gets from its archive, from the manifests (a dry run extracts
+// nothing, so there are no files to read; a folder's files listed with
+// o.Full, else counted), then the other changes (index rewrites, the
+// archive files' removal) as diffs.
+func (p *RestorePlan) Diff(w io.Writer, cs *changeset.ChangeSet, o changeset.DiffOptions) error {
 	bw := bufio.NewWriter(w)
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
 		mb, ok := p.members[op.Path]
 		switch {
+		case ok && op.Action == changeset.CreateDir && !o.Full:
+			files, size := 0, int64(0)
+			for _, f := range mb.m.Files {
+				if !f.Dir && strings.HasPrefix(f.Path, mb.part+"/") {
+					files++
+					size += f.Size
+				}
+			}
+			fmt.Fprintf(bw, "--- /dev/null\n+++ %s/\n@@ %s @@\n+ new folder: %d %s, %s\n", visible.String(op.Path), visible.String(op.Reason), files, plural.Of(files, "file"), changeset.Size(size))
 		case ok && op.Action == changeset.CreateDir:
 			fmt.Fprintf(bw, "--- /dev/null\n+++ %s/\n", visible.String(op.Path))
 			n := 0
@@ -61,7 +67,7 @@ func (p *RestorePlan) Show(w io.Writer, cs *changeset.ChangeSet) error {
 			if err := bw.Flush(); err != nil {
 				return err
 			}
-			if err := changeset.Diff(bw, &one); err != nil {
+			if err := changeset.DiffWith(bw, &one, o); err != nil {
 				return err
 			}
 		}

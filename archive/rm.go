@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -49,6 +50,11 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	stubs, order, err := stubsOf(l, ids, nil)
+	if err != nil {
+		return nil, err
+	}
+	ids = append(ids, order...)
 	sessions, err := newOwner(opts.Root, l).sessions(ids)
 	if err != nil {
 		return nil, err
@@ -59,6 +65,9 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 	}
 	cs := changeset.New(opts.Root, "rm")
 	cs.Batch = true
+	for _, id := range order {
+		cs.Notes = append(cs.Notes, stubNote(id, stubs[id], "removed"))
+	}
 	for _, s := range sessions {
 		if why := guard.why(s); why != "" && !opts.Force {
 			return nil, &clone.ConflictError{Msg: why + "; nothing is planned (--force to remove it anyway)"}
@@ -77,6 +86,9 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 		}
 	}
 	clone.LeaveLinks(cs)
+	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
+		return nil, err
+	}
 	if l, ok := cs.OutsideLink(); ok {
 		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
 	}
@@ -142,7 +154,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 	}
 	fp.SHA256 = h.Sum()
 	if unattributed > 0 {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %d %s of these sessions' projects name no session (written by a client that did not record sessionId): kept", path, unattributed, plural(unattributed, "line")))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%s: %d %s of these sessions' projects name no session (written by a client that did not record sessionId): kept", path, unattributed, plural.Of(unattributed, "line")))
 	}
 	if len(edits) == 0 {
 		return nil
@@ -193,13 +205,6 @@ func firstCWD(path string) string {
 		}
 	}
 	return ""
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 func exists(p string) bool {

@@ -107,6 +107,7 @@ type Model struct {
 	findGen  uint64
 	findWant *atomic.Uint64
 	byID     map[string]int // a session id → its index in all
+	idWidth  int            // the widest short id of all
 	choosing Action         // trim: the next key says what goes
 
 	dialog  *dialog
@@ -332,11 +333,17 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.choosing != "" {
 		return m.chooseKey(s)
 	}
-	if s == "ctrl+s" || s == "/" && !m.typing && m.find == nil {
+	// At the start, and whenever the filter is empty, / and q are keys
+	// (no filter starts with them), as ? always is.
+	keys := !m.typing || m.filter == ""
+	if s == "ctrl+s" || s == "/" && keys && m.find == nil {
 		return m.openFind()
 	}
 	if m.find != nil {
 		return m.findKey(k)
+	}
+	if s == "q" && keys {
+		return tea.Quit
 	}
 	switch s {
 	case "up", "ctrl+p":
@@ -399,8 +406,6 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if !m.typing {
 		switch s {
-		case "q":
-			return tea.Quit
 		case "k":
 			return m.move(-1)
 		case "j":
@@ -413,7 +418,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return m.plan(Archive)
 		case "e":
 			if r := m.current(); r != nil {
-				m.status = "exporting " + short(r.Session) + "…"
+				m.status = "exporting " + visible.String(r.Short) + "…"
 				return exportCmd(m.opts.Root, r.Path, r.Session)
 			}
 			return nil
@@ -475,9 +480,9 @@ func (m *Model) chooseKey(s string) tea.Cmd {
 		what = append(what, "--tool-output")
 	}
 	path, plan := r.Path, m.opts.PlanTrim
-	head := fmt.Sprintf("cfix trim %s %s: the plan", short(r.Session), strings.Join(what, " "))
+	head := fmt.Sprintf("cfix trim %s %s: the plan", visible.String(r.Short), strings.Join(what, " "))
 	note := "A new session without them (the last " + strconv.Itoa(trim.DefaultKeepTurns) + " turns kept as they are); this one stays as it is."
-	m.status = "planning the trim of " + short(r.Session) + "…"
+	m.status = "planning the trim of " + visible.String(r.Short) + "…"
 	return func() tea.Msg {
 		p, err := plan(path, thinking, tools)
 		return planMsg{action: Trim, path: path, head: head, note: note, plan: p, err: err}
@@ -500,7 +505,7 @@ func (m *Model) fork() tea.Cmd {
 	}
 	msg := m.doc.msgs[m.msg]
 	path, at, plan := r.Path, msg.at, m.opts.PlanFork
-	head := fmt.Sprintf("cfix fork %s --at %s: the plan", short(r.Session), short(at))
+	head := fmt.Sprintf("cfix fork %s --at %s: the plan", visible.String(r.Short), short(at))
 	what := msg.head
 	switch {
 	case msg.turn > 0 && msg.last:
@@ -509,7 +514,7 @@ func (m *Model) fork() tea.Cmd {
 		what += fmt.Sprintf(", in turn %d", msg.turn)
 	}
 	note := fmt.Sprintf("A new session whose history ends with the message marked (%s), at entry %s; this one stays as it is.", what, at)
-	m.status = fmt.Sprintf("planning the fork of %s at %s…", short(r.Session), short(at))
+	m.status = fmt.Sprintf("planning the fork of %s at %s…", visible.String(r.Short), short(at))
 	return func() tea.Msg {
 		p, err := plan(path, at)
 		return planMsg{action: Fork, path: path, head: head, note: note, plan: p, err: err}
@@ -808,7 +813,7 @@ func (m *Model) plan(a Action) tea.Cmd {
 		return nil
 	}
 	path, plan := r.Path, m.opts.Plan
-	m.status = "planning " + string(a) + " of " + short(r.Session) + "…"
+	m.status = "planning " + string(a) + " of " + visible.String(r.Short) + "…"
 	return func() tea.Msg {
 		p, err := plan(a, path)
 		return planMsg{action: a, path: path, plan: p, err: err}
@@ -830,8 +835,10 @@ func (m *Model) setRows(rows []Row) {
 	}
 	m.all = rows
 	m.byID = make(map[string]int, len(rows))
+	m.idWidth = 8
 	for i := range rows {
 		m.byID[rows[i].Session] = i
+		m.idWidth = max(m.idWidth, len(rows[i].Short))
 	}
 	m.refilter()
 	for i, j := range m.shown {
@@ -1103,7 +1110,7 @@ func (m *Model) renderHits(b *strings.Builder, h int) {
 			title = strings.Join(strings.Fields(m.all[j].Title), " ")
 		}
 		title = ansi.Truncate(visible.String(title), max(10, (w-12)/3), "…")
-		text := short(hit.Session) + "  " + title + " · " + visible.String(snippet(hit))
+		text := m.short(hit.Session) + "  " + title + " · " + visible.String(snippet(hit))
 		if i == f.cursor {
 			line(selStyle.Render(fit("> "+text, w)))
 		} else {
@@ -1125,6 +1132,11 @@ func (m *Model) helpBar() [2]string {
 		return [2]string{"type words to find in every transcript · enter: search", "esc: back to the list · ctrl+c: quit"}
 	case m.find != nil:
 		return [2]string{"↑/↓ the hits · enter: go to it · esc: back · / search again", "v thinking · o tools · shift+↑/↓ scroll · ? keys"}
+	case m.typing && m.filter == "" && wide:
+		return [2]string{"type to filter · enter: resume · /: search every session · ?: all keys · q: quit",
+			"esc: the action keys (f fork · t trim · e export · r repair · d rm …) · tab: scope"}
+	case m.typing && m.filter == "":
+		return [2]string{"type to filter · enter resume · / search · ? keys · q quit", "esc actions (f fork, t trim …) · tab scope"}
 	case m.typing && wide:
 		return [2]string{"esc: actions · tab: scope · enter: resume · ?: all keys · ctrl+c: quit",
 			"typing filters the list · ctrl+s: search the text of every session"}
@@ -1155,7 +1167,7 @@ func (m *Model) countScope() int {
 // one is left unstyled (the line is shown reversed).
 func (m *Model) row(r *Row, w int, selected bool) string {
 	var b strings.Builder
-	b.WriteString(short(r.Session) + "  " + stamp(r.LastActive) + "  ")
+	fmt.Fprintf(&b, "%-*s  %s  ", m.idWidth, visible.String(r.Short), stamp(r.LastActive))
 	if w >= 90 {
 		msgs := "-"
 		if r.MessagesKnown {
@@ -1183,7 +1195,7 @@ func (m *Model) row(r *Row, w int, selected bool) string {
 
 func (m *Model) renderDialog() string {
 	d := m.dialog
-	head := fmt.Sprintf("cfix %s session %s: the plan", d.action, short(sessionOf(d.path)))
+	head := fmt.Sprintf("cfix %s session %s: the plan", d.action, m.short(sessionOf(d.path)))
 	if d.head != "" {
 		head = d.head
 	} else if d.path == "" {
@@ -1238,6 +1250,16 @@ func printable(s string) bool {
 	return true
 }
 
+// short is the short id of the session id: its row's, else its first 8
+// characters.
+func (m *Model) short(id string) string {
+	if i, ok := m.byID[id]; ok && m.all[i].Short != "" {
+		return visible.String(m.all[i].Short)
+	}
+	return visible.String(short(id))
+}
+
+// short is the first 8 characters of an id.
 func short(id string) string {
 	if len(id) > 8 {
 		id = id[:8]
@@ -1280,6 +1302,8 @@ func marks(r *Row) string {
 
 const helpText = `Keys
   typing     filters: title, first prompt, project, id
+             (with the filter empty, / searches and q
+             quits; ? always lists the keys)
   backspace  removes a letter of the filter
   esc        from the filter to the action keys;
              there, clears the filter
@@ -1306,7 +1330,7 @@ const helpText = `Keys
   q, ctrl+c  quit
 
 marks: live (a client has it open), stub (no
-conversation), swept (Claude Code's next cleanup
-deletes it). Any key closes this help; cfix undo takes
-a change back
+conversation: listed after every other session),
+swept (Claude Code's next cleanup deletes it). Any
+key closes this help; cfix undo takes a change back
 `

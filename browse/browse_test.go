@@ -344,14 +344,75 @@ func TestEnterChoosesTheSessionAndQuits(t *testing.T) {
 func TestQuitKeys(t *testing.T) {
 	root := corpus88(t)
 	m := open(t, root, 100, 30, Options{})
-	if press(t, m, "q") || m.filter != "q" {
-		t.Errorf("q while typing quit instead of filtering")
+	if press(t, m, "x", "q") || m.filter != "xq" {
+		t.Errorf("q in a filter quit instead of filtering: filter %q", m.filter)
 	}
 	if !press(t, m, "esc", "q") {
 		t.Error("q among the actions did not quit")
 	}
 	if !press(t, m, "ctrl+c") || m.Chosen != "" {
 		t.Error("ctrl+c did not quit, or chose")
+	}
+}
+
+// TestKeysWorkAtOnce: the keys the first screen advertises act at once,
+// the filter empty: / opens the search, ? lists the keys, q quits; any
+// other letter starts the filter.
+func TestKeysWorkAtOnce(t *testing.T) {
+	root := corpus88(t)
+	m := open(t, root, 100, 30, Options{})
+	bar := screen(m)
+	for _, k := range []string{"type to filter", "/: search every session", "?: all keys", "q: quit"} {
+		if !strings.Contains(bar, k) {
+			t.Errorf("the first screen lacks %q:\n%s", k, bar)
+		}
+	}
+	press(t, m, "/")
+	if m.find == nil || m.filter != "" || !strings.Contains(screen(m), "search: ") {
+		t.Fatalf("/ at the start did not open the search (filter %q):\n%s", m.filter, screen(m))
+	}
+	press(t, m, "esc", "?")
+	if !m.help || m.filter != "" {
+		t.Fatalf("? at the start did not list the keys (filter %q)", m.filter)
+	}
+	press(t, m, "x")
+	if m.help || m.filter != "" {
+		t.Fatalf("the key closing the help went on: filter %q", m.filter)
+	}
+	if !press(t, m, "q") || m.filter != "" {
+		t.Errorf("q at the start did not quit: filter %q", m.filter)
+	}
+	// A filter typed, then emptied: the keys work again.
+	m = open(t, root, 100, 30, Options{})
+	press(t, m, "g", "/")
+	if m.find != nil || m.filter != "g/" {
+		t.Errorf("/ in a filter: find %v, filter %q", m.find != nil, m.filter)
+	}
+	press(t, m, "backspace", "backspace")
+	if !press(t, m, "q") {
+		t.Errorf("q with the filter emptied did not quit: filter %q", m.filter)
+	}
+}
+
+// TestStubsListedLast: a stub (a summary line, no conversation) written
+// last is listed after every session with a conversation, so the first
+// row selected has a conversation to preview.
+func TestStubsListedLast(t *testing.T) {
+	root := corpus88(t)
+	stub := filepath.Join(root, "projects", damage.V88Project, "55555555-5555-4555-8555-555555555555.jsonl")
+	damage.WriteLines(t, stub, [][]byte{[]byte(`{"type":"summary","summary":"a stub's title","leafUuid":"00000000-0000-4000-8000-000000000000"}`)}, true)
+	m := open(t, root, 120, 30, Options{})
+	if len(m.shown) != 5 {
+		t.Fatalf("%d rows, want 5:\n%s", len(m.shown), screen(m))
+	}
+	if last := m.all[m.shown[4]]; last.Path != stub || !last.MetaOnly {
+		t.Errorf("the last row is %s (stub %v), want the stub", last.Path, last.MetaOnly)
+	}
+	if r := m.current(); r == nil || r.MetaOnly {
+		t.Fatalf("the stub is selected first")
+	}
+	if m.doc == nil || len(m.doc.msgs) == 0 {
+		t.Errorf("the first preview has no message:\n%s", screen(m))
 	}
 }
 
@@ -938,5 +999,36 @@ func TestTheMessageCursorFollowsTheScroll(t *testing.T) {
 	}
 	if m.msg != last {
 		t.Errorf("at the end again, the cursor is on message %d", m.msg)
+	}
+}
+
+// TestShortIDsInTheList: two sessions sharing their first 8 characters
+// are listed with the ids that tell them apart (the catalog's short ids),
+// before and after the glances.
+func TestShortIDsInTheList(t *testing.T) {
+	root := corpus88(t)
+	b, err := os.ReadFile(damage.MainFile(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twin := filepath.Join(root, "projects", damage.V88Project, "3ba86ea1-3a00-4000-8000-000000000000.jsonl")
+	if err := os.WriteFile(twin, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Root: root})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	msg := m.Init()()
+	m.Update(msg)
+	for _, when := range []string{"scanned", "detailed"} {
+		s := screen(m)
+		for _, id := range []string{"3ba86ea1-3a4 ", "3ba86ea1-3a0 "} {
+			if !strings.Contains(s, id) {
+				t.Errorf("%s: the list lacks %q:\n%s", when, id, s)
+			}
+		}
+		if strings.Contains(s, "3ba86ea1  ") {
+			t.Errorf("%s: the list shows an ambiguous 3ba86ea1:\n%s", when, s)
+		}
+		m = open(t, root, 120, 30, Options{})
 	}
 }

@@ -24,6 +24,8 @@ type Row struct {
 	// ProjectPath is the real path of its project (the folder's name
 	// when none is known).
 	ProjectPath string
+	// Short is its short id (catalog.ShortIDs).
+	Short string
 	// Detailed is false while only the scan (no glance) is known.
 	Detailed bool
 	// hay is what the filter matches: title, first prompt, project path
@@ -83,12 +85,16 @@ func scanCmd(root string) tea.Cmd {
 			}
 			return scannedMsg{layout: &loading{cat: cat, rows: rows, done: true}, rows: rows}
 		}
+		ids, err := cat.ShortIDs()
+		if err != nil {
+			return scannedMsg{err: err}
+		}
 		var rows []Row
 		for _, f := range l.Files {
 			if f.Kind != store.KindSession || f.Size == 0 {
 				continue
 			}
-			r := Row{ProjectPath: f.Project}
+			r := Row{ProjectPath: f.Project, Short: ids.Of(f.Session)}
 			r.File = f
 			r.LastActive = f.ModTime
 			r.Title = f.Session
@@ -158,15 +164,15 @@ func listRows(cat *catalog.Catalog) ([]Row, error) {
 	}
 	rows := make([]Row, len(ss))
 	for i, s := range ss {
-		rows[i] = Row{SessionInfo: s.SessionInfo, ProjectPath: s.ProjectPath, Detailed: true}
+		rows[i] = Row{SessionInfo: s.SessionInfo, ProjectPath: s.ProjectPath, Short: s.Short, Detailed: true}
 		rows[i].index()
 	}
 	return rows, nil
 }
 
-// sortRows sorts newest first.
+// sortRows sorts as the catalog lists: newest first, the stubs last.
 func sortRows(rows []Row) {
-	catalog.SortNewest(rows, func(r *Row) (time.Time, string) { return r.LastActive, r.Path })
+	catalog.SortNewest(rows, func(r *Row) (bool, time.Time, string) { return r.MetaOnly, r.LastActive, r.Path })
 }
 
 // PreviewCap bounds what a preview holds of a conversation: its last
@@ -277,7 +283,7 @@ func exportCmd(root, path, id string) tea.Cmd {
 		if err != nil {
 			return exportedMsg{err: err}
 		}
-		f, err := os.CreateTemp("", "cfix-"+short(id)+"-*.md")
+		f, err := os.CreateTemp("", "cfix-"+id+"-*.md")
 		if err != nil {
 			return exportedMsg{err: err}
 		}

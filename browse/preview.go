@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // The kinds of folded parts of a preview: thinking, and the rest that
@@ -296,7 +298,7 @@ func (d *doc) render(open map[int]bool, cur int) rendered {
 			n := len(p.lines)
 			more := ""
 			if n > 0 {
-				more = dimStyle.Render(" (" + strconv.Itoa(n) + " lines)")
+				more = dimStyle.Render(" (" + plural.Count(n, "line") + ")")
 			}
 			r.lines = append(r.lines, "▸ "+p.title+more)
 		default:

@@ -35,6 +35,8 @@ type Catalog struct {
 	live   map[string]bool
 	layout *store.Layout
 	whole  *Store
+	short  *store.ShortIDs
+	mains  map[string][]store.File // session id → its main transcripts (About)
 }
 
 // Open opens the catalog of the store at root, its cache in CacheDir.
@@ -84,6 +86,20 @@ func (c *Catalog) Layout() (*store.Layout, error) {
 		c.layout = l
 	}
 	return c.layout, nil
+}
+
+// ShortIDs are the short ids of the sessions of the whole store (computed
+// once, from its scan): what every listing prints of a session's id.
+func (c *Catalog) ShortIDs() (store.ShortIDs, error) {
+	if c.short == nil {
+		l, err := c.Layout()
+		if err != nil {
+			return store.ShortIDs{}, err
+		}
+		s := store.ShortIDsOf(l)
+		c.short = &s
+	}
+	return *c.short, nil
 }
 
 // Sessions glances at the sessions of l (a scan of the store or of part
@@ -221,13 +237,19 @@ type Session struct {
 	store.SessionInfo
 	// ProjectPath is the real path of its project (Store.ProjectPath).
 	ProjectPath string
+	// Short is its short id (ShortIDs).
+	Short string
 }
 
 // List is every session of the store that a listing shows (empty files
-// and Warmup probes left out unless hidden), newest first, as cfix ls
-// has them.
+// and Warmup probes left out unless hidden), newest first and the stubs
+// last (SortNewest), as cfix ls has them.
 func (c *Catalog) List(hidden bool) ([]Session, error) {
 	st, err := c.sessions()
+	if err != nil {
+		return nil, err
+	}
+	ids, err := c.ShortIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -236,10 +258,61 @@ func (c *Catalog) List(hidden bool) ([]Session, error) {
 		if s.Hidden() && !hidden {
 			continue
 		}
-		out = append(out, Session{SessionInfo: s, ProjectPath: st.ProjectPath(s.Project)})
+		out = append(out, Session{SessionInfo: s, ProjectPath: st.ProjectPath(s.Project), Short: ids.Of(s.Session)})
 	}
-	SortNewest(out, func(s *Session) (time.Time, string) { return s.LastActive, s.Path })
+	SortNewest(out, func(s *Session) (bool, time.Time, string) { return s.MetaOnly, s.LastActive, s.Path })
 	return out, nil
+}
+
+// About is what a list of hits (cfix search) says of a session beside
+// them: its short id, its title and the real path of its project.
+type About struct {
+	Short, Title string
+	// ProjectPath is the cwd of its main transcript that encodes to its
+	// folder, else its first cwd, else the folder's name ("" when it has
+	// no main transcript).
+	ProjectPath string
+}
+
+// About tells of the session id whose main transcript is in project
+// folder folder ("": in whichever folder holds one), glancing at that
+// transcript only (through the cache). A name that is no session of the
+// store (a transcript export's) gets its short id only.
+func (c *Catalog) About(id, folder string) (About, error) {
+	ids, err := c.ShortIDs()
+	if err != nil {
+		return About{}, err
+	}
+	a := About{Short: ids.Of(id)}
+	l, _ := c.Layout()
+	if c.mains == nil {
+		c.mains = map[string][]store.File{}
+		for _, f := range l.Files {
+			if f.Kind == store.KindSession {
+				c.mains[f.Session] = append(c.mains[f.Session], f)
+			}
+		}
+	}
+	for _, f := range c.mains[id] {
+		if folder != "" && f.Project != folder || f.Size == 0 {
+			continue
+		}
+		g := c.Glance(f)
+		a.Title, a.ProjectPath = g.Title, f.Project
+		if len(g.CWDs) > 0 {
+			a.ProjectPath = g.CWDs[0]
+		}
+		for _, cwd := range g.CWDs {
+			if store.FolderFor(c.Root, cwd) == f.Project {
+				a.ProjectPath = cwd
+				break
+			}
+		}
+		if !g.MetaOnly {
+			break // else a transcript with a conversation, in another folder, says more
+		}
+	}
+	return a, nil
 }
 
 // Matching glances (through the cache) at the sessions whose id starts

@@ -30,6 +30,7 @@ type ProjectDoc struct {
 	Errors     int       `json:"errors"`
 	Warnings   int       `json:"warnings"`
 	MemoryOnly bool      `json:"memory_only"`
+	Empty      bool      `json:"empty"`
 }
 
 // ExtraDoc is a transcript kept outside projects/.
@@ -99,7 +100,7 @@ func ProjectDocOf(p store.ProjectInfo) ProjectDoc {
 		paths = []string{}
 	}
 	return ProjectDoc{Folder: p.Folder, Paths: paths, PathsFrom: p.PathsFrom, Sessions: p.Sessions, Hidden: p.Hidden,
-		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings, MemoryOnly: p.MemoryOnly}
+		Subagents: p.Subagents, Size: p.Size, LastActive: p.LastActive.UTC(), Live: p.Live, Errors: p.Errors, Warnings: p.Warnings, MemoryOnly: p.MemoryOnly, Empty: p.Empty}
 }
 
 // ExtraDocOf is the document of an extra (g: its glance, nil when none).

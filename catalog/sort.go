@@ -45,7 +45,8 @@ func SortProjects(ps []store.ProjectInfo, key string) error {
 }
 
 // SortSessions sorts sessions by key (one of SessionSorts), then by
-// path.
+// path; the stubs (metadata lines and no conversation: nothing to read or
+// resume) come after every other session, as in every listing.
 func SortSessions(ss []store.SessionInfo, key string) error {
 	var less func(a, b *store.SessionInfo) bool
 	switch key {
@@ -65,6 +66,9 @@ func SortSessions(ss []store.SessionInfo, key string) error {
 		return fmt.Errorf("--sort %s: sessions sort by %s", key, strings.Join(SessionSorts, ", "))
 	}
 	sort.SliceStable(ss, func(i, j int) bool {
+		if ss[i].MetaOnly != ss[j].MetaOnly {
+			return ss[j].MetaOnly
+		}
 		if less(&ss[i], &ss[j]) {
 			return true
 		}
@@ -76,21 +80,30 @@ func SortSessions(ss []store.SessionInfo, key string) error {
 	return nil
 }
 
-// SortNewest sorts xs newest first, then by path, by what key says of
-// each (its last activity and its path, which no two share); each element
-// is moved once, however big (an index is sorted, then xs permuted).
-func SortNewest[T any](xs []T, key func(x *T) (last time.Time, path string)) {
+// SortNewest sorts xs as the listings of sessions do: newest first, then
+// by path, the stubs after every other session (see SortSessions), by
+// what key says of each (whether it is a stub, its last activity and its
+// path, which no two share); each element is moved once, however big (an
+// index is sorted, then xs permuted).
+func SortNewest[T any](xs []T, key func(x *T) (stub bool, last time.Time, path string)) {
 	type k struct {
+		stub bool
 		last time.Time
 		path string
 		i    int
 	}
 	ks := make([]k, len(xs))
 	for i := range xs {
-		ks[i].last, ks[i].path = key(&xs[i])
+		ks[i].stub, ks[i].last, ks[i].path = key(&xs[i])
 		ks[i].i = i
 	}
 	slices.SortFunc(ks, func(a, b k) int {
+		if a.stub != b.stub {
+			if a.stub {
+				return 1
+			}
+			return -1
+		}
 		if c := b.last.Compare(a.last); c != 0 {
 			return c
 		}
@@ -115,14 +128,15 @@ type StoreView struct {
 	// Warmup sessions (Hidden) only when all are asked for.
 	Size             int64
 	Sessions, Hidden int
-	// MemoryOnly counts the folders that hold only memory/, not listed
-	// unless all are asked for.
-	MemoryOnly int
+	// MemoryOnly counts the folders that hold only memory/, Empty those
+	// that hold nothing (see store.ProjectInfo), not listed unless all are
+	// asked for.
+	MemoryOnly, Empty int
 }
 
 // View is what the listing of the store shows, its projects sorted by
 // key (see SortProjects), all of them (all) or those with a session
-// listed and not only memory/, at most limit (0: no limit).
+// listed, not only memory/ and not empty, at most limit (0: no limit).
 func (s *Store) View(key string, all bool, limit int) (*StoreView, error) {
 	ps := append([]store.ProjectInfo(nil), s.Projects...)
 	if err := SortProjects(ps, key); err != nil {
@@ -143,6 +157,8 @@ func (s *Store) View(key string, all bool, limit int) (*StoreView, error) {
 		for _, p := range ps {
 			if p.MemoryOnly {
 				v.MemoryOnly++
+			} else if p.Empty {
+				v.Empty++
 			} else if p.Sessions > 0 || p.Hidden == 0 {
 				keep = append(keep, p)
 			}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -303,6 +304,47 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 			return false, err
 		}
 		return false, syncDir(filepath.Dir(op.Path))
+	case DeleteEmptyDir:
+		fi, err := os.Lstat(op.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if !fi.IsDir() {
+			return false, &RefusedError{Path: op.Path, Reason: "is no longer a folder; plan again"}
+		}
+		// Said before the removal: undo makes again a folder it finds
+		// missing after this event, and none other.
+		if err := j.logEvent(event{Op: i, Event: "rmdir"}); err != nil {
+			return false, err
+		}
+		if err := os.Remove(op.Path); err != nil {
+			if ents, rerr := os.ReadDir(op.Path); rerr == nil && len(ents) > 0 {
+				return false, nil // written into since the plan: it stays
+			}
+			return false, err
+		}
+		return false, j.syncDir(filepath.Dir(op.Path))
+	case RestoreDir:
+		if err := j.mkdirs(i, op.Path); err != nil {
+			return false, err
+		}
+		if fi, err := os.Lstat(op.Path); err != nil || !fi.IsDir() {
+			return false, &RefusedError{Path: op.Path, Reason: "is not a folder; nothing was put back"}
+		}
+		if op.Mode != 0 {
+			if err := os.Chmod(op.Path, op.Mode); err != nil {
+				return false, err
+			}
+		}
+		if !op.ModTime.IsZero() {
+			if err := os.Chtimes(op.Path, time.Now(), op.ModTime); err != nil {
+				return false, err
+			}
+		}
+		return false, j.syncDir(filepath.Dir(op.Path))
 	case CreateDir:
 		if err := j.mkdirs(i, filepath.Dir(op.Path)); err != nil {
 			return false, err
@@ -328,6 +370,9 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 			}
 		}
 		if err != nil {
+			return false, err
+		}
+		if err := stampMade(op.Path, did, op.ModTime); err != nil {
 			return false, err
 		}
 		return false, j.syncDir(filepath.Dir(op.Path))
@@ -843,6 +888,37 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.Chtimes(dst, time.Now(), fi.ModTime())
+}
+
+// stampMade gives the files a CreateDir made in dst (made: as missingIn
+// names them) the modification time mtime, when it is set: the files of
+// a new session (a clone's tool-results) have the time they were made.
+// Each is changed inside an os.Root of dst, through no link.
+func stampMade(dst string, made []string, mtime time.Time) error {
+	if mtime.IsZero() {
+		return nil
+	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, rel := range made {
+		if strings.HasSuffix(rel, "/") {
+			continue
+		}
+		fi, err := root.Lstat(filepath.FromSlash(rel))
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := root.Chtimes(filepath.FromSlash(rel), time.Now(), mtime); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyTree copies the folder src to dst, keeping modes and mtimes. With

@@ -38,7 +38,7 @@ func batchable(cs *ChangeSet) bool {
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
 		switch op.Action {
-		case Create, CreateDir, Delete, DeleteDir, Rewrite:
+		case Create, CreateDir, Delete, DeleteDir, Rewrite, DeleteEmptyDir:
 		default:
 			return false
 		}

@@ -41,6 +41,15 @@ const (
 	// RemoveEmptyDir removes the folder Path if it is empty, and does
 	// nothing otherwise (undo removes the folders an apply made this way).
 	RemoveEmptyDir Action = "remove-empty-dir"
+	// DeleteEmptyDir removes the folder Path (a project folder, below
+	// projects/) once the ops before it have emptied it; a folder that is
+	// not empty then (something was written into it since the plan) stays
+	// as it is. Undo makes it again with the mode and mtime of Expect
+	// (RestoreDir), after the files that go back into it.
+	DeleteEmptyDir Action = "delete-empty-dir"
+	// RestoreDir makes the folder Path if it is missing and gives it Mode
+	// and ModTime: the undo of a DeleteEmptyDir.
+	RestoreDir Action = "restore-dir"
 )
 
 // Fingerprint is what a planner read: enough to tell that a file changed.
@@ -115,7 +124,9 @@ type Op struct {
 	// rewrite nearly every line, so edits would hold the whole file.
 	Transform *Transform `json:"transform,omitempty"`
 	// Mode and ModTime of the result. Zero keeps those of the file replaced
-	// (Rewrite) or uses 0600 and now (Create).
+	// (Rewrite) or uses 0600 and now (Create). A CreateDir's ModTime, when
+	// set, is given to every file the copy makes (else each keeps its
+	// source's).
 	Mode    fs.FileMode `json:"mode,omitempty"`
 	ModTime time.Time   `json:"mtime,omitempty"`
 	// Merge makes a CreateDir fill in the files missing from a folder that
@@ -136,6 +147,13 @@ type Op struct {
 	// Session is the id of the session the file belongs to, if any: apply
 	// refuses files of live sessions.
 	Session string `json:"session,omitempty"`
+	// AsWritten marks an undo's removal of a file that holds, byte for
+	// byte, what the apply it undoes wrote (a copy's transcript, made with
+	// the time of the copy): no Claude Code has written it since, and its
+	// recent mtime is cfix's, so the live window does not hold (a running
+	// Claude Code that names the session still does). Set by Undo only,
+	// never read from a saved plan.
+	AsWritten bool `json:"-"`
 	// Counts for the summary.
 	EntriesRemoved int `json:"entries_removed,omitempty"`
 	EntriesAdded   int `json:"entries_added,omitempty"`
@@ -157,6 +175,10 @@ type ChangeSet struct {
 	// folder, not a store: the plan writes its settings.json and nothing
 	// else (see confine.go).
 	Scope string `json:"scope,omitempty"`
+	// Masked says the lines the plan changes hold secrets (cfix redact):
+	// its diff, and that of its undo, shows where lines change and why,
+	// never what they hold.
+	Masked bool `json:"masked,omitempty"`
 	// owned are the folders outside the store the plan reads from (see
 	// Own); never saved.
 	owned []string
@@ -246,7 +268,7 @@ func (op *Op) check() error {
 		if !filepath.IsAbs(op.To) {
 			return fmt.Errorf("rename target %q is not absolute", op.To)
 		}
-	case Delete, DeleteDir, RemoveEmptyDir:
+	case Delete, DeleteDir, RemoveEmptyDir, DeleteEmptyDir, RestoreDir:
 	case CreateDir:
 		if !filepath.IsAbs(op.From) {
 			return fmt.Errorf("from %q is not absolute", op.From)

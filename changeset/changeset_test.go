@@ -80,9 +80,19 @@ func TestEveryAction(t *testing.T) {
 	if err := changeset.Show(&show, cs); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"@@ -1,3 +1,5 @@ ", "-b", "+B1", "+B2", "+d", "rename from ", "--- " + p("tree") + "/", "-sub/y (2 B)", "cfix test: 7 changes"} {
+	for _, want := range []string{"@@ -1,3 +1,5 @@ ", "-b", "+B1", "+B2", "+d", "rename from ", "--- " + p("tree") + "/", "- removed folder: 2 files, 4 B", "+ new folder: 1 file, 2 B", "cfix test: 7 changes"} {
 		if !strings.Contains(show.String(), want) {
 			t.Errorf("show lacks %q:\n%s", want, show.String())
+		}
+	}
+	// The full view lists what a folder removed or copied holds.
+	var full bytes.Buffer
+	if _, err := (changeset.View{Full: true}).Write(&full, cs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-sub/y (2 B)", "+z (2 B)"} {
+		if !strings.Contains(full.String(), want) {
+			t.Errorf("the full view lacks %q:\n%s", want, full.String())
 		}
 	}
 	// The plan survives a save and a load.

@@ -153,6 +153,9 @@ func (cs *ChangeSet) confineOp(op *Op, src source) error {
 			}
 		}
 	}
+	if (op.Action == DeleteEmptyDir || op.Action == RestoreDir) && !below(filepath.Join(cs.Root, "projects"), op.Path) {
+		return fmt.Errorf("%s of %s: only a folder below %s is removed empty or made again", op.Action, op.Path, filepath.Join(cs.Root, "projects"))
+	}
 	if op.Mode&^fs.ModePerm != 0 {
 		return fmt.Errorf("mode %#o of %s has bits beyond rwx (setuid, setgid, sticky or a file type): cfix writes none", uint32(op.Mode), op.Path)
 	}
@@ -262,7 +265,7 @@ func confineJournal(dir string, cs *ChangeSet, events []event) error {
 			return fmt.Errorf("journal %s: log.jsonl: event %d (%s): %s", dir, n+1, e.Event, fmt.Sprintf(format, a...))
 		}
 		switch e.Event {
-		case "backup", "mkdir", "creating", "made", "renaming", "written", "renamed", "done", "cut":
+		case "backup", "mkdir", "creating", "made", "renaming", "written", "renamed", "done", "cut", "rmdir":
 		default:
 			continue // of the apply as a whole (applied, rolled-back, undone)
 		}

@@ -431,6 +431,7 @@ func Undo(dir string) (*ChangeSet, error) {
 	}
 	u := New(cs.Root, "undo")
 	u.Scope = cs.Scope
+	u.Masked = cs.Masked
 	u.Own(dir) // the backups
 	if p := filepath.Join(dir, undoRoomName); kept(p) > 0 {
 		u.undoRoom = p
@@ -485,6 +486,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 	wasCut := map[int]bool{} // the ftruncate was made
 	var made []string        // folders the apply made, in the order it made them
 	creating := map[int]event{}
+	rmdir := map[int]bool{} // the DeleteEmptyDir ops that ran
 	var notes []string
 	for _, e := range events {
 		if e.Event == "mkdir" && e.Op <= last && e.Path != "" {
@@ -497,6 +499,8 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			creating[e.Op] = e
 		case "renamed":
 			renamed[e.Op] = true
+		case "rmdir":
+			rmdir[e.Op] = true
 		case "done":
 			done[e.Op] = true
 			wasCut[e.Op] = true
@@ -533,6 +537,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		notes = append(notes, fmt.Sprintf("journal %s: %s; undo puts back what those backups hold where the plan's hashes verify it, and leaves what only the log could say (files the apply made, its renames)", dir, damage(dir, unnamed)))
 	}
 	var out []Op
+	var dirs []Op // the folders DeleteEmptyDir removed, made again last
 	for i := last; i >= 0; i-- {
 		op := cs.Ops[i]
 		if !started[i] {
@@ -540,6 +545,18 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 		}
 		reason := "undo: " + op.Reason
 		switch op.Action {
+		case DeleteEmptyDir:
+			if !rmdir[i] {
+				continue
+			}
+			cur, err := Stat(op.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			if cur.Exists {
+				continue // never removed (not empty), or made again since
+			}
+			dirs = append(dirs, Op{Action: RestoreDir, Path: op.Path, Reason: reason, Mode: op.Expect.Mode, ModTime: op.Expect.ModTime})
 		case Rewrite:
 			if cut[i] {
 				keep, ok := op.cutAt()
@@ -609,7 +626,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			if cur.SHA256 != nf.SHA256 {
 				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix created it; undo would lose those changes"}
 			}
-			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session})
+			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session, AsWritten: true})
 		case Delete, DeleteDir:
 			bk, ok := backups[i]
 			if !ok {
@@ -702,6 +719,13 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			}
 		}
 	}
+	// A folder removed empty is made again after the files that go back
+	// into it (which make it, and change its mtime): deepest first, so
+	// that making one does not change the mtime of one given before.
+	sort.SliceStable(dirs, func(a, b int) bool {
+		return strings.Count(dirs[a].Path, string(filepath.Separator)) > strings.Count(dirs[b].Path, string(filepath.Separator))
+	})
+	out = append(out, dirs...)
 	// The folders a CreateDir made go with those of mkdir: removed last,
 	// deepest first, if empty.
 	for i, e := range creating {

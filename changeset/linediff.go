@@ -7,6 +7,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 )
 
@@ -111,7 +112,7 @@ func window(s string, cs []change, second bool) string {
 	pos := 0 // end of what is shown
 	for i, c := range cs {
 		if i == pairRegions {
-			w.WriteString(fmt.Sprintf("… (%d more changes)", len(cs)-i))
+			w.WriteString(fmt.Sprintf("… (%d more %s)", len(cs)-i, plural.Of(len(cs)-i, "change")))
 			pos = -1
 			break
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // Link is a symbolic link inside a store that leads out of it, such as a
@@ -229,7 +231,7 @@ func (cs *ChangeSet) LeaveOutside(wholeSessions bool) int {
 			shown = append(shown[:3:3], fmt.Sprintf("and %d more", len(what)-3))
 		}
 		cs.Notes = append(cs.Notes, fmt.Sprintf("%s; %d %s left out of this plan: %s",
-			l, len(what), plural(len(what), "change"), strings.Join(shown, ", ")))
+			l, len(what), plural.Of(len(what), "change"), strings.Join(shown, ", ")))
 	}
 	return n
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 )
 
@@ -76,7 +77,7 @@ func Recover(opts ApplyOptions) ([]string, error) {
 			if err != nil {
 				return lines, fmt.Errorf("journal %s: rolling back what a cfix that was killed left unfinished: %w", j.Dir, err)
 			}
-			lines = append(lines, fmt.Sprintf("journal %s: rolled back %d %s that a cfix that was killed left unfinished (undo journal %s)", j.Dir, res.Applied, plural(res.Applied, "change"), res.Journal))
+			lines = append(lines, fmt.Sprintf("journal %s: rolled back %d %s that a cfix that was killed left unfinished (undo journal %s)", j.Dir, res.Applied, plural.Of(res.Applied, "change"), res.Journal))
 		} else {
 			lines = append(lines, fmt.Sprintf("journal %s: left unfinished by a cfix that was killed before it changed anything; marked rolled back", j.Dir))
 		}

@@ -3,6 +3,7 @@ package changeset
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/session"
@@ -80,7 +82,9 @@ func OpStats(op *Op) Stats {
 	return s
 }
 
-// Summary writes one line per operation and a total.
+// Summary writes what a plan does: its headline first (how many
+// sessions, changes, entries and bytes), what an apply keeps in its
+// journal and the planner's notes, then one line per operation.
 func Summary(w io.Writer, cs *ChangeSet) {
 	if cs.Empty() {
 		fmt.Fprintf(w, "cfix %s: nothing to do\n", cs.Command)
@@ -89,15 +93,16 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		}
 		return
 	}
-	var total Stats
+	fmt.Fprintln(w, Headline(cs))
+	if kept := JournalBytes(cs); kept > 0 {
+		fmt.Fprintf(w, "journal: when applied, %s of backups stay outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
+	}
+	for _, n := range cs.Notes {
+		fmt.Fprintf(w, "note: %s\n", visible.String(n))
+	}
 	for i := range cs.Ops {
 		op := &cs.Ops[i]
 		s := OpStats(op)
-		total.Files++
-		total.EntriesRemoved += s.EntriesRemoved
-		total.EntriesAdded += s.EntriesAdded
-		total.BytesRemoved += s.BytesRemoved
-		total.BytesAdded += s.BytesAdded
 		detail := ""
 		switch op.Action {
 		case Rewrite:
@@ -108,7 +113,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 		case Create:
 			detail = Size(s.BytesAdded)
 			if s.EntriesAdded > 0 {
-				detail = fmt.Sprintf("%d entries, %s", s.EntriesAdded, detail)
+				detail = fmt.Sprintf("%s, %s", plural.Count(s.EntriesAdded, "entry"), detail)
 			}
 		case Delete, DeleteDir:
 			detail = Size(op.Expect.Size)
@@ -118,20 +123,60 @@ func Summary(w io.Writer, cs *ChangeSet) {
 			detail = "from " + op.From
 		case RemoveEmptyDir:
 			detail = "if empty"
+		case DeleteEmptyDir:
+			detail = "left empty"
+		case RestoreDir:
+			detail = fmt.Sprintf("mode %04o, modified %s", uint32(op.Mode), op.ModTime.Local().Format("2006-01-02 15:04:05"))
 		}
 		fmt.Fprintf(w, "  %-10s %s (%s): %s\n", op.Action, visible.String(op.Path), visible.String(detail), visible.String(op.Reason))
 	}
-	fmt.Fprintf(w, "cfix %s: %d %s", cs.Command, total.Files, plural(total.Files, "change"))
+}
+
+// verbs say what a planner does to the sessions it touches, for the
+// headline; a command not listed says how many sessions its changes touch.
+var verbs = map[string]string{
+	"archive": "archives", "restore": "restores", "rm": "removes", "clone": "copies", "move": "moves",
+	"move-project": "moves", "trim": "trims", "fork": "forks", "repair": "repairs",
+}
+
+// Headline is the first line of a plan's summary: the sessions it
+// touches first (the distinct sessions its operations name), then its
+// changes, entries and bytes. "cfix archive: archives 56 sessions (464
+// changes, 3.1 MB removed, 0 B added)".
+func Headline(cs *ChangeSet) string {
+	var total Stats
+	for i := range cs.Ops {
+		s := OpStats(&cs.Ops[i])
+		total.EntriesRemoved += s.EntriesRemoved
+		total.EntriesAdded += s.EntriesAdded
+		total.BytesRemoved += s.BytesRemoved
+		total.BytesAdded += s.BytesAdded
+	}
+	n := Sessions(cs)
+	figures := fmt.Sprintf("%d %s", len(cs.Ops), plural.Of(len(cs.Ops), "change"))
 	if total.EntriesRemoved+total.EntriesAdded > 0 {
-		fmt.Fprintf(w, ", %d %s removed, %d added", total.EntriesRemoved, plural(total.EntriesRemoved, "entry"), total.EntriesAdded)
+		figures += fmt.Sprintf(", %d %s removed, %d added", total.EntriesRemoved, plural.Of(total.EntriesRemoved, "entry"), total.EntriesAdded)
 	}
-	fmt.Fprintf(w, ", %s removed, %s added\n", Size(total.BytesRemoved), Size(total.BytesAdded))
-	if kept := JournalBytes(cs); kept > 0 {
-		fmt.Fprintf(w, "journal: when applied, %s of backups stay outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
+	figures += fmt.Sprintf(", %s removed, %s added", Size(total.BytesRemoved), Size(total.BytesAdded))
+	switch verb, ok := verbs[cs.Command]; {
+	case n == 0:
+		return fmt.Sprintf("cfix %s: %s", cs.Command, figures)
+	case ok:
+		return fmt.Sprintf("cfix %s: %s %d %s (%s)", cs.Command, verb, n, plural.Of(n, "session"), figures)
+	default:
+		return fmt.Sprintf("cfix %s: %d %s (%s)", cs.Command, n, plural.Of(n, "session"), figures)
 	}
-	for _, n := range cs.Notes {
-		fmt.Fprintf(w, "note: %s\n", visible.String(n))
+}
+
+// Sessions is the number of distinct sessions the operations of cs name.
+func Sessions(cs *ChangeSet) int {
+	seen := map[string]bool{}
+	for i := range cs.Ops {
+		if id := cs.Ops[i].Session; id != "" {
+			seen[id] = true
+		}
 	}
+	return len(seen)
 }
 
 // JournalBytes is what an apply of cs keeps in its journal: the old bytes
@@ -156,17 +201,7 @@ func JournalBytes(cs *ChangeSet) int64 {
 }
 
 func entries(s Stats) string {
-	return fmt.Sprintf("-%d +%d %s", s.EntriesRemoved, s.EntriesAdded, plural(s.EntriesAdded+s.EntriesRemoved, "entry"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	if strings.HasSuffix(word, "y") {
-		return word[:len(word)-1] + "ies"
-	}
-	return word + "s"
+	return fmt.Sprintf("-%d +%d %s", s.EntriesRemoved, s.EntriesAdded, plural.Of(s.EntriesAdded+s.EntriesRemoved, "entry"))
 }
 
 // Size renders a byte count: 512 B, 1.5 KB, 2.0 MB, 1.25 GB.
@@ -182,46 +217,187 @@ func Size(n int64) string {
 	return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
 }
 
-// Diff writes a unified diff of the change set. Rewrites by edits read the
-// file once and diff only the edited regions.
-func Diff(w io.Writer, cs *ChangeSet) error {
+// DiffOptions say how much a diff shows of the files a plan copies or
+// removes.
+type DiffOptions struct {
+	// Full lists the lines of each file a plan copies (a clone's, a
+	// move's, an archive's members) or removes, up to 40 of each; without
+	// it, such a file is one line: how many lines or entries it holds, and
+	// its size.
+	Full bool
+}
+
+// Diff writes a unified diff of the change set, each file it copies or
+// removes as one line (see DiffOptions). Rewrites by edits read the file
+// once and diff only the edited regions.
+func Diff(w io.Writer, cs *ChangeSet) error { return DiffWith(w, cs, DiffOptions{}) }
+
+// DiffWith writes a unified diff of the change set as o says. It stops at
+// the first write that fails.
+func DiffWith(w io.Writer, cs *ChangeSet, o DiffOptions) error {
 	bw := bufio.NewWriter(w)
-	defer bw.Flush()
+	if cs.Masked {
+		for i := range cs.Ops {
+			maskedOp(bw, &cs.Ops[i])
+		}
+		return bw.Flush()
+	}
 	for i := range cs.Ops {
-		if err := diffOp(bw, &cs.Ops[i]); err != nil {
+		if err := diffOp(bw, &cs.Ops[i], o); err != nil {
 			return fmt.Errorf("%s: %w", cs.Ops[i].Path, err)
 		}
+		// A writer that takes no more (a screen's worth) stops the diff
+		// here, before the next op's files are read.
+		if err := bw.Flush(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return bw.Flush()
 }
 
-// Show writes the summary, then the diff.
+// Show writes the summary, then the diff (as much as View without a
+// screen shows).
 func Show(w io.Writer, cs *ChangeSet) error {
-	Summary(w, cs)
-	if cs.Empty() {
-		return nil
-	}
-	fmt.Fprintln(w)
-	return Diff(w, cs)
+	_, err := View{}.Write(w, cs)
+	return err
 }
 
-func diffOp(w *bufio.Writer, op *Op) error {
+// View says how much of a plan Write shows.
+type View struct {
+	// Lines is the height of the screen the plan is shown on; 0 means no
+	// limit. A plan whose summary and diff fit in Lines is shown whole;
+	// of a longer one Write shows the summary alone and reports the diff
+	// cut.
+	Lines int
+	// Stat shows the summary alone; Full the summary and the diff with
+	// DiffOptions.Full, whatever their length.
+	Stat, Full bool
+	// Diff, when set, writes the diff instead of DiffWith (archive and
+	// restore show what goes into and comes out of an archive).
+	Diff func(w io.Writer, cs *ChangeSet, o DiffOptions) error
+}
+
+// errScreenFull stops a diff that does not fit on the screen.
+var errScreenFull = errors.New("the diff does not fit on the screen")
+
+// Write writes the plan as v says: the summary, then a blank line and the
+// diff when it is shown. It reports whether it left the diff out for its
+// length (the caller says how to see it). The diff is made once: into a
+// buffer that takes a screen's worth of lines at most, written out when
+// the plan fits.
+func (v View) Write(w io.Writer, cs *ChangeSet) (cut bool, err error) {
+	var sum bytes.Buffer
+	Summary(&sum, cs)
+	if _, err := w.Write(sum.Bytes()); err != nil {
+		return false, err
+	}
+	if cs.Empty() || v.Stat {
+		return false, nil
+	}
+	diff := v.Diff
+	if diff == nil {
+		diff = DiffWith
+	}
+	o := DiffOptions{Full: v.Full}
+	if v.Lines <= 0 || v.Full {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return false, err
+		}
+		return false, diff(w, cs, o)
+	}
+	room := v.Lines - bytes.Count(sum.Bytes(), nl) - 1
+	if room <= 0 {
+		return true, nil
+	}
+	buf := &screenBuffer{room: room}
+	if err := diff(buf, cs, o); err != nil {
+		if errors.Is(err, errScreenFull) {
+			return true, nil
+		}
+		return false, err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return false, err
+	}
+	_, err = w.Write(buf.b.Bytes())
+	return false, err
+}
+
+// screenBuffer keeps what is written to it while it holds room lines or
+// fewer, and refuses the write that goes past them.
+type screenBuffer struct {
+	b    bytes.Buffer
+	room int
+}
+
+func (s *screenBuffer) Write(p []byte) (int, error) {
+	if s.room -= bytes.Count(p, nl); s.room < 0 {
+		return 0, errScreenFull
+	}
+	return s.b.Write(p)
+}
+
+// maskedOp shows where op changes a file and why, not the lines (see
+// ChangeSet.Masked).
+func maskedOp(w *bufio.Writer, op *Op) {
+	switch op.Action {
+	case Rewrite, Create:
+		fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.Path), visible.String(op.Path))
+		if len(op.Edits) == 0 {
+			fmt.Fprintf(w, "@@ the whole file @@ %s (its lines are not shown: they may hold secrets)\n", visible.String(op.Reason))
+			return
+		}
+		delta := 0
+		for _, e := range op.Edits {
+			added := bytes.Count(e.New, nl)
+			if len(e.New) > 0 && e.New[len(e.New)-1] != '\n' {
+				added++
+			}
+			fmt.Fprintf(w, "@@ -%s +%s @@ %s (the lines are not shown: they hold secrets)\n", hunkRange(e.Line, e.Count), hunkRange(e.Line+delta, added), visible.String(e.Reason))
+			delta += added - e.Count
+		}
+	default:
+		fmt.Fprintf(w, "%s %s: %s\n", op.Action, visible.String(op.Path), visible.String(op.Reason))
+	}
+}
+
+func diffOp(w *bufio.Writer, op *Op, o DiffOptions) error {
 	switch op.Action {
 	case Rename:
 		fmt.Fprintf(w, "rename from %s\nrename to %s\n", visible.String(op.Path), visible.String(op.To))
 		return nil
-	case RemoveEmptyDir:
-		return nil
+	case RemoveEmptyDir, DeleteEmptyDir, RestoreDir:
+		return nil // the summary's line says it all
 	case DeleteDir:
 		fmt.Fprintf(w, "--- %s/\n+++ /dev/null\n", visible.String(op.Path))
+		if !o.Full {
+			return countTree(w, op.Path, "-", "removed folder", op.Reason)
+		}
 		return listTree(w, op.Path, "-")
 	case CreateDir:
 		fmt.Fprintf(w, "--- /dev/null\n+++ %s/\n", visible.String(op.Path))
+		if !o.Full {
+			return countTree(w, op.From, "+", "new folder", op.Reason)
+		}
 		return listTree(w, op.From, "+")
 	case Delete:
 		fmt.Fprintf(w, "--- %s\n+++ /dev/null\n", visible.String(op.Path))
 		if fi, err := os.Lstat(op.Path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return listLink(w, op.Path, "-", op.Reason)
+		}
+		if !o.Full {
+			f, err := os.Open(op.Path)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(f, head)
+			if binary(head[:n]) {
+				fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(op.Expect.Size), visible.String(op.Reason))
+				return nil
+			}
+			return countLines(w, io.MultiReader(bytes.NewReader(head[:n]), f), "-", "removed file", op.Expect.Size, 0, op.Reason)
 		}
 		return listFile(w, op.Path, "-", op.Reason)
 	case Create:
@@ -235,6 +411,25 @@ func diffOp(w *bufio.Writer, op *Op) error {
 			return diffTrim(w, op)
 		}
 		fmt.Fprintf(w, "--- /dev/null\n+++ %s\n", visible.String(op.Path))
+		if !o.Full && op.From != "" {
+			// A copy (a clone's, a move's): its size and line count, not
+			// its lines.
+			if op.EntriesAdded > 0 {
+				return countLines(w, nil, "+", "new file", OpStats(op).BytesAdded, op.EntriesAdded, op.Reason)
+			}
+			r, err := op.content()
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			head := make([]byte, 512)
+			n, _ := io.ReadFull(r, head)
+			if binary(head[:n]) {
+				fmt.Fprintf(w, "@@ binary file (%s) @@ %s\n", Size(OpStats(op).BytesAdded), visible.String(op.Reason))
+				return nil
+			}
+			return countLines(w, io.MultiReader(bytes.NewReader(head[:n]), r), "+", "new file", OpStats(op).BytesAdded, 0, op.Reason)
+		}
 		if (op.HasData || op.Data != nil) || op.From == "" || len(op.Edits) > 0 || op.Transform != nil {
 			r, err := op.content()
 			if err != nil {
@@ -283,6 +478,88 @@ func shortenSized(head []byte, size int) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… [%d bytes]", visible.String(string(head[:cut])), size)
+}
+
+// countLines writes, for a file copied or removed whole, one hunk: how
+// many lines r holds (or, when r is nil, that it holds entries) and its
+// size.
+func countLines(w *bufio.Writer, r io.Reader, sign, what string, size int64, entries int, reason string) error {
+	n, unit := entries, "entry"
+	if r != nil {
+		var err error
+		if n, err = lineCount(r); err != nil {
+			return err
+		}
+		unit = "line"
+	}
+	switch {
+	case n == 0:
+		fmt.Fprintf(w, "@@ empty file @@ %s\n", visible.String(reason))
+		return nil
+	case sign == "-":
+		fmt.Fprintf(w, "@@ -1,%d +0,0 @@ %s\n", n, visible.String(reason))
+	default:
+		fmt.Fprintf(w, "@@ -0,0 +1,%d @@ %s\n", n, visible.String(reason))
+	}
+	fmt.Fprintf(w, "%s %s: %d %s, %s\n", sign, what, n, plural.Of(n, unit), Size(size))
+	return nil
+}
+
+// lineCount counts the lines of r (a last line without a newline too).
+func lineCount(r io.Reader) (int, error) {
+	buf := make([]byte, 256<<10)
+	lines, last := 0, byte('\n')
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			lines += bytes.Count(buf[:n], nl)
+			last = buf[n-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		lines++
+	}
+	return lines, nil
+}
+
+// countTree writes, for a folder copied or removed whole, how many files
+// it holds and their size; a symbolic link in it is listed (what it leads
+// to stays where it is).
+func countTree(w *bufio.Writer, root, sign, what, reason string) error {
+	files, size := 0, int64(0)
+	var links []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			rel, _ := filepath.Rel(root, p)
+			target, _ := os.Readlink(p)
+			if len(links) < maxListed {
+				links = append(links, fmt.Sprintf("%s%s -> %s (symbolic link)", sign, visible.String(rel), visible.String(target)))
+			}
+			return nil
+		}
+		files++
+		if info, err := d.Info(); err == nil && d.Type().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "@@ %s @@\n%s %s: %d %s, %s\n", visible.String(reason), sign, what, files, plural.Of(files, "file"), Size(size))
+	for _, l := range links {
+		fmt.Fprintln(w, l)
+	}
+	return nil
 }
 
 func listTree(w *bufio.Writer, root, sign string) error {
@@ -408,7 +685,7 @@ func listLines(w *bufio.Writer, r io.Reader, sign, reason string) error {
 		fmt.Fprintln(w, s)
 	}
 	if n > maxListed {
-		fmt.Fprintf(w, "%s… %d more lines\n", sign, n-maxListed)
+		fmt.Fprintf(w, "%s… %d more %s\n", sign, n-maxListed, plural.Of(n-maxListed, "line"))
 	}
 	return nil
 }
@@ -686,7 +963,7 @@ func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 	}
 	if (aTo-from)+(bTo-from) > maxRegion {
 		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), visible.String(reason))
-		fmt.Fprintf(w, " … %d lines differ (too many to show) …\n", (len(a)-s-p)+(len(b)-s-p))
+		fmt.Fprintf(w, " … %s differ (too many to show) …\n", plural.Count((len(a)-s-p)+(len(b)-s-p), "line"))
 		return nil
 	}
 	var old, nw []string
@@ -741,14 +1018,14 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		} else {
 			what := "drop the entry"
 			if runN > 1 {
-				what = fmt.Sprintf("drop %d lines", runN)
+				what = "drop " + plural.Count(runN, "line")
 			}
 			fmt.Fprintf(w, "@@ -%s +%d,0 @@ %s\n", hunkRange(runFrom, runN), runFrom-dropped-1, visible.String(what))
 			for _, l := range run {
 				fmt.Fprintln(w, "-"+l)
 			}
 			if runN > len(run) {
-				fmt.Fprintf(w, "-… %d more lines\n", runN-len(run))
+				fmt.Fprintf(w, "-… %d more %s\n", runN-len(run), plural.Of(runN-len(run), "line"))
 			}
 		}
 		dropped += runN
@@ -794,11 +1071,11 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	}
 	// The rest is not read: the trims say how many lines change.
 	if more := unshown + len(trims) - ti; more > 0 {
-		fmt.Fprintf(w, "… %d more lines changed\n", more)
+		fmt.Fprintf(w, "… %d more %s changed\n", more, plural.Of(more, "line"))
 	}
 	if a := op.Transform.Append; len(a) > 0 {
 		lines := bytes.SplitAfter(bytes.TrimSuffix(a, nl), nl)
-		fmt.Fprintf(w, "@@ end of file @@ append %d %s\n", len(lines), plural(len(lines), "line"))
+		fmt.Fprintf(w, "@@ end of file @@ append %d %s\n", len(lines), plural.Of(len(lines), "line"))
 		for _, l := range lines {
 			fmt.Fprintln(w, "+"+shorten(bytes.TrimSuffix(l, nl)))
 		}

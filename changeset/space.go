@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // Before an apply writes anything, checkSpace compares what the plan
@@ -170,8 +172,8 @@ func checkSpace(cs *ChangeSet, journalDir string, noCut bool, keep int64) error 
 				Size(n.bytes), n.room.name, Size(want), have)}
 		}
 		if n.room.files >= 0 && n.room.files < n.files+16 {
-			return &RefusedError{Path: cs.Root, Untouched: true, Reason: fmt.Sprintf("the plan makes %d files on %s, %d inodes free there",
-				n.files, n.room.name, n.room.files)}
+			return &RefusedError{Path: cs.Root, Untouched: true, Reason: fmt.Sprintf("the plan makes %s on %s, %s free there",
+				plural.Count(n.files, "file"), n.room.name, plural.Count(n.room.files, "inode"))}
 		}
 	}
 	return nil

@@ -209,7 +209,7 @@ func TestTransformOp(t *testing.T) {
 	// The diff of the rewrite shows the changed lines.
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
-	if err := diffOp(w, &loaded.Ops[1]); err != nil {
+	if err := diffOp(w, &loaded.Ops[1], DiffOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	w.Flush()

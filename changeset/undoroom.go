@@ -47,6 +47,8 @@ func undoRoomFor(cs *ChangeSet) int64 {
 				}
 				return nil
 			})
+		case DeleteEmptyDir:
+			folders++ // made again
 		case CreateDir:
 			// Each file the copy makes is removed by an op of its own.
 			filepath.WalkDir(op.From, func(p string, d fs.DirEntry, err error) error {

@@ -271,8 +271,9 @@ func TestCloneCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sfi, _ := os.Stat(src); !fi.ModTime().Equal(sfi.ModTime()) {
-				t.Errorf("the clone's mtime %s differs from the source's %s", fi.ModTime(), sfi.ModTime())
+			// A new session: the time of the clone, not its source's.
+			if age := time.Since(fi.ModTime()); age < 0 || age > time.Minute {
+				t.Errorf("the clone's mtime %s is not the time of the clone", fi.ModTime())
 			}
 
 			// Subagents of both layouts came along, retargeted.
@@ -587,9 +588,23 @@ func TestMoveCorpus(t *testing.T) {
 			damage.Age(t, root)
 			before := snapshot(t, root)
 			flat0, nested0 := family(t, root, alphaFolder, id)
+			srcDir := filepath.Join(root, "projects", alphaFolder)
+			dirBefore, err := os.Stat(srcDir)
+			if err != nil {
+				t.Fatal(err)
+			}
 			p, err := clone.Move(clone.Options{Root: root, Session: id, To: zeta})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The old folder goes when the session was all it held (and
+			// only then), and comes back with undo as it was.
+			emptied := false
+			for _, op := range p.ChangeSet.Ops {
+				emptied = emptied || op.Action == changeset.DeleteEmptyDir && op.Path == srcDir
+			}
+			if left := p.ChangeSet; emptied != (len(mustLeft(t, left, srcDir)) == 0) {
+				t.Errorf("the plan removes %s: %v; what it leaves there: %v", srcDir, emptied, mustLeft(t, left, srcDir))
 			}
 			if p.SessionID != id {
 				t.Fatalf("move changed the id to %s", p.SessionID)
@@ -620,10 +635,28 @@ func TestMoveCorpus(t *testing.T) {
 			if _, ok := moved[filepath.Join("file-history", id, "0123456789abcdef@v1")]; !ok {
 				t.Error("file-history of the session gone")
 			}
+			if _, err := os.Lstat(srcDir); emptied != errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s after the move: %v (the plan removes it: %v)", srcDir, err, emptied)
+			}
 			undo(t, j)
 			sameFiles(t, "after undo", before, snapshot(t, root))
+			if emptied {
+				if fi, err := os.Stat(srcDir); err != nil || fi.Mode() != dirBefore.Mode() || !fi.ModTime().Equal(dirBefore.ModTime()) {
+					t.Errorf("%s after undo: %v %v, want %v %v", srcDir, fi, err, dirBefore.Mode(), dirBefore.ModTime())
+				}
+			}
 		})
 	}
+}
+
+// mustLeft is what cs leaves in dir.
+func mustLeft(t *testing.T, cs *changeset.ChangeSet, dir string) []string {
+	t.Helper()
+	left, err := cs.LeftIn(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
 }
 
 func copyFile(t *testing.T, a, b string) {

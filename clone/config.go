@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -60,7 +61,7 @@ func planConfig(path, old, nw string) (*changeset.Op, []string, error) {
 		return nil, nil, err
 	}
 	return &changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: out, HasData: true,
-		Reason: fmt.Sprintf("rename %d key(s) of the projects map: %s → %s", n, old, nw)}, notes, nil
+		Reason: fmt.Sprintf("rename %s of the projects map: %s → %s", plural.Count(n, "key"), old, nw)}, notes, nil
 }
 
 // renameProjectKeys renames the keys of raw's top-level "projects" object.
@@ -172,7 +173,7 @@ func planHistory(path, old, nw string) (*changeset.Op, error) {
 	}
 	fp.SHA256 = h.Sum()
 	return &changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Edits: edits,
-		Reason: fmt.Sprintf("history.jsonl: %d prompt(s) of %s move to %s", len(edits), old, nw)}, nil
+		Reason: fmt.Sprintf("history.jsonl: %s of %s %s to %s", plural.Count(len(edits), "prompt"), old, map[bool]string{true: "moves", false: "move"}[len(edits) == 1], nw)}, nil
 }
 
 // planSessionMeta rewrites project_path in the /insights summaries of

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -216,10 +217,23 @@ func foldersToMove(root string, l *store.Layout, old, nw string) ([]FolderMove, 
 	if len(prefix) > store.MaxFolderLen {
 		prefix = prefix[:store.MaxFolderLen]
 	}
+	// The cwds of a folder's main transcripts tell the directory it stands
+	// for; a folder left with subagents only (their main transcript gone)
+	// is told by theirs, or it would stay behind while the entries under
+	// Old are rewritten: a cwd its name no longer encodes.
 	byFolder := map[string][]store.File{}
+	agents := map[string][]store.File{}
 	for _, f := range l.Files {
-		if f.Kind == store.KindSession {
+		switch f.Kind {
+		case store.KindSession:
 			byFolder[f.Project] = append(byFolder[f.Project], f)
+		case store.KindAgent, store.KindAgentFlat:
+			agents[f.Project] = append(agents[f.Project], f)
+		}
+	}
+	for folder, fs := range agents {
+		if len(byFolder[folder]) == 0 {
+			byFolder[folder] = fs
 		}
 	}
 	pdir := store.ProjectsDir(root)
@@ -295,8 +309,8 @@ type folderOps struct {
 func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bool) (*folderOps, error) {
 	fo := &folderOps{}
 	if n := countSessions(m.To); n > 0 && !merge {
-		return nil, conflict("%s already holds %d session(s) of %s; use --merge to move the sessions of %s beside them",
-			m.To, n, m.NewDir, m.Dir)
+		return nil, conflict("%s already holds %s of %s; use --merge to move the sessions of %s beside them",
+			m.To, plural.Count(n, "session"), m.NewDir, m.Dir)
 	}
 	what := fmt.Sprintf("move-project %s → %s", m.Dir, m.NewDir)
 	ents, err := os.ReadDir(m.From)
@@ -441,7 +455,7 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 				return nil, err
 			}
 			fo.index = append(fo.index, changeset.Op{Action: changeset.Rewrite, Path: dstIdx, Expect: ifp, Data: nb, HasData: true,
-				Reason: fmt.Sprintf("%s: list the %d moved session(s) in sessions-index.json", what, len(add))})
+				Reason: fmt.Sprintf("%s: list the %s in sessions-index.json", what, plural.Count(len(add), "moved session"))})
 		}
 	}
 
@@ -557,7 +571,7 @@ func rewriteFolderInPlace(l *store.Layout, m *FolderMove, t *changeset.Transform
 		if f.Kind == store.KindSession {
 			n++
 		}
-		s, err := scanFileFor(f.Path, false, t.OldDir)
+		s, err := scanFileFor(f.Path, false, t.OldDir, nil)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // The ways an export shows attachment entries (Options.Attachments).
@@ -91,7 +93,7 @@ var describers = map[string]func(m map[string]any) Attachment{
 			case total > n && n > 0:
 				a.More = fmt.Sprintf(" (lines %d to %d of %d)", max(start, 1), max(start, 1)+n-1, total)
 			default:
-				a.More = fmt.Sprintf(" (%s)", count(n, "line", "lines"))
+				a.More = fmt.Sprintf(" (%s)", plural.Count(n, "line"))
 			}
 		case "":
 		default:
@@ -108,21 +110,21 @@ var describers = map[string]func(m map[string]any) Attachment{
 	"pdf_reference": func(m map[string]any) Attachment {
 		a := Attachment{What: "PDF", Name: path(m, "displayPath", "filename")}
 		if n := num(m, "pageCount"); n > 0 {
-			a.More = " (" + count(n, "page", "pages") + ")"
+			a.More = " (" + plural.Count(n, "page") + ")"
 		}
 		return a
 	},
 	"directory": func(m map[string]any) Attachment {
 		a := Attachment{What: "directory", Name: path(m, "displayPath", "path")}
 		if c := str(m, "content"); c != "" {
-			a.More = " (" + count(lineCount(c), "entry", "entries") + ")"
+			a.More = " (" + plural.Count(lineCount(c), "entry") + ")"
 		}
 		return a
 	},
 	"edited_text_file": func(m map[string]any) Attachment {
 		a := Attachment{What: "file changed", Name: path(m, "filename")}
 		if s := str(m, "snippet"); strings.TrimSpace(s) != "" {
-			a.More = " (" + count(lineCount(s), "line", "lines") + " of it)"
+			a.More = " (" + plural.Count(lineCount(s), "line") + " of it)"
 		}
 		return a
 	},
@@ -138,7 +140,7 @@ var describers = map[string]func(m map[string]any) Attachment{
 		a := Attachment{What: "memory", Name: path(m, "displayPath", "path")}
 		c, _ := m["content"].(map[string]any)
 		if s := str(c, "content"); s != "" {
-			a.More = " (" + count(lineCount(s), "line", "lines") + ")"
+			a.More = " (" + plural.Count(lineCount(s), "line") + ")"
 		}
 		return a
 	},
@@ -156,7 +158,7 @@ var describers = map[string]func(m map[string]any) Attachment{
 	"plan_file_reference": func(m map[string]any) Attachment {
 		a := Attachment{What: "plan", Name: path(m, "planFilePath")}
 		if s := str(m, "planContent"); s != "" {
-			a.More = " (" + count(lineCount(s), "line", "lines") + ")"
+			a.More = " (" + plural.Count(lineCount(s), "line") + ")"
 		}
 		return a
 	},
@@ -180,7 +182,7 @@ var describers = map[string]func(m map[string]any) Attachment{
 			a.What = fmt.Sprintf("diagnostics: %d in", n)
 			a.Name = oneLineText(strings.TrimPrefix(one, "file://"))
 		} else {
-			a.More = fmt.Sprintf(": %d in %s", n, count(len(fs), "file", "files"))
+			a.More = fmt.Sprintf(": %d in %s", n, plural.Count(len(fs), "file"))
 		}
 		return a
 	},
@@ -274,7 +276,7 @@ var describers = map[string]func(m map[string]any) Attachment{
 	"prompt_snapshot": func(m map[string]any) Attachment {
 		a := Attachment{What: "prompt snapshot", More: ": the system prompt sent", Quiet: true}
 		if ts, ok := m["tools"].([]any); ok {
-			a.More = fmt.Sprintf(": the system prompt and %s sent", count(len(ts), "tool schema", "tool schemas"))
+			a.More = fmt.Sprintf(": the system prompt and %s sent", plural.Count(len(ts), "tool schema"))
 		}
 		return a
 	},
@@ -286,7 +288,7 @@ var describers = map[string]func(m map[string]any) Attachment{
 		if n == 0 {
 			n = lineCount(str(m, "content"))
 		}
-		return Attachment{What: "skill listing", More: " (" + count(n, "skill", "skills") + ")", Quiet: true}
+		return Attachment{What: "skill listing", More: " (" + plural.Count(n, "skill") + ")", Quiet: true}
 	},
 	"agent_listing_delta":    delta("agent listing", "addedTypes", "removedTypes"),
 	"deferred_tools_delta":   delta("deferred tools", "addedNames", "removedNames"),
@@ -362,7 +364,7 @@ func todos(what string) func(map[string]any) Attachment {
 				done++
 			}
 		}
-		a := Attachment{What: what, More: " (" + count(len(items), "item", "items"), Quiet: len(items) == 0}
+		a := Attachment{What: what, More: " (" + plural.Count(len(items), "item"), Quiet: len(items) == 0}
 		if done > 0 {
 			a.More += fmt.Sprintf(", %d done", done)
 		}
@@ -522,9 +524,4 @@ func lineCount(s string) int {
 		return 0
 	}
 	return strings.Count(strings.TrimSuffix(s, "\n"), "\n") + 1
-}
-
-// count is "1 line", "3 lines".
-func count(n int, one, more string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, one, more))
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/show"
@@ -53,6 +54,27 @@ type Options struct {
 	// Attachments says how attachment entries are shown: AttachSummary
 	// (the default, also ""), AttachAll or AttachNone.
 	Attachments string
+	// Redact, when set, takes secrets out of what is written: every
+	// record goes through its Line as it is read (what --format jsonl
+	// writes and what md and html render), titles and prompts kept
+	// elsewhere through its Text (cfix export --redact, cfix mcp).
+	Redact Redactor
+}
+
+// Redactor is what Options.Redact does: secrets.Redactor.
+type Redactor interface {
+	Line(raw []byte) ([]byte, int)
+	Text(s string) (string, int)
+}
+
+// redactText is s through opts.Redact, if set.
+func (o Options) redactText(s string) string {
+	if o.Redact == nil {
+		return s
+	}
+	out, _ := o.Redact.Text(s)
+	return out
+
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -89,6 +111,17 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return err
 	}
 	defer t.close()
+	if opts.Redact != nil {
+		// Prompts are matched in their redacted form, as the calls that
+		// name them are read.
+		t.redact = opts.Redact
+		roots := map[string][]int{}
+		for k, v := range t.roots {
+			k = opts.redactText(k)
+			roots[k] = append(roots[k], v...)
+		}
+		t.roots = roots
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if opts.Format == "jsonl" {
 		for _, i := range t.sel {
@@ -121,7 +154,9 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if opts.Anchors && opts.Format == "md" && !opts.Branches && !agent && !t.loose {
 		x.anchored = t
 	}
-	r.begin(x.header(t))
+	h := x.header(t)
+	h.Title, h.Name = opts.redactText(h.Title), opts.redactText(h.Name)
+	r.begin(h)
 	if err := x.conversation(t, 0); err != nil {
 		return err
 	}
@@ -223,6 +258,8 @@ type transcript struct {
 	// fork is a forked subagent's fork-context-ref: its context is its
 	// session's conversation, which its transcript does not copy.
 	fork *session.ForkRef
+	// redact, when set, takes the secrets out of each record read.
+	redact Redactor
 }
 
 func (t *transcript) close() { t.fh.Close() }
@@ -235,7 +272,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		return nil, err
 	}
 	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string][]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent}
+		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent, redact: x.opts.Redact}
 	c := validate.NewChainReader()
 	seen := 0
 	prompt := map[int]bool{} // graph node → starts a turn (trim.PromptLine)
@@ -341,6 +378,9 @@ func (t *transcript) raw(i int) ([]byte, error) {
 	buf := make([]byte, n.Len)
 	if _, err := t.fh.ReadAt(buf, n.Off); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
+	}
+	if t.redact != nil {
+		buf, _ = t.redact.Line(buf)
 	}
 	return buf, nil
 }
@@ -505,7 +545,10 @@ func promptText(c any) string {
 // header is what the top of an export says.
 type header struct {
 	Title, Session, Path, What string
-	Facts                      [][2]string
+	// Name is what names the page (HTML's <title>): the session's title
+	// as cfix ls and the /resume picker show it, else Title.
+	Name  string
+	Facts [][2]string
 }
 
 func (x *exporter) header(t *transcript) header {
@@ -539,15 +582,25 @@ func (x *exporter) header(t *transcript) header {
 			h.Title = t.path
 		}
 	}
+	h.Name = h.Title
+	if x.fam.Layout != nil {
+		for _, f := range x.fam.Layout.Files {
+			if f.Path == t.path && f.Kind == store.KindSession {
+				if name := strings.Join(strings.Fields(store.TitleOf(f)), " "); name != "" {
+					h.Name = name
+				}
+			}
+		}
+	}
 	switch {
 	case t.loose:
 		h.What = "Not a resumable session: " + x.fam.Why + "."
 	case t.agent && !x.opts.Branches:
-		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("A subagent's conversation: the chain its transcript holds (%d %s; %s, loader %s).", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	case x.opts.Branches:
-		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural(t.loaded, "entry", "entries"))
+		h.What = fmt.Sprintf("Every branch of the transcript in file order; entries a resume does not load are marked (a resume by %s, loader %s, loads %d %s).", orNone(t.version), t.loader, t.loaded, plural.Of(t.loaded, "entry"))
 	default:
-		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural(t.loaded, "entry", "entries"), orNone(t.version), t.loader)
+		h.What = fmt.Sprintf("The chain a resume loads (%d %s; %s, loader %s), after the history its compactions summarized.", t.loaded, plural.Of(t.loaded, "entry"), orNone(t.version), t.loader)
 	}
 	if t.cut {
 		h.What += " The chain is cut at a parent the file does not hold."
@@ -576,7 +629,7 @@ func (x *exporter) header(t *transcript) header {
 // forkNote says what a fork-context-ref gives a subagent's load.
 func forkNote(f *session.ForkRef) string {
 	return fmt.Sprintf("This subagent was forked from the conversation of session %s: a load of it first reads that session's transcript up to entry %s (%d %s of context when it was forked, line %d of this file) and puts them before what follows. They are not repeated here: the session's export holds them.",
-		f.ParentSession, f.ParentLast, f.Length, plural(f.Length, "message", "messages"), f.Line)
+		f.ParentSession, f.ParentLast, f.Length, plural.Of(f.Length, "message"), f.Line)
 }
 
 func orNone(v string) string {
@@ -673,7 +726,7 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 		if e.Subtype == "compact_boundary" {
 			s := "Conversation compacted"
 			if e.CompactMetadata.Trigger != "" {
-				s += fmt.Sprintf(" (%s, %d tokens before)", e.CompactMetadata.Trigger, e.CompactMetadata.PreTokens)
+				s += fmt.Sprintf(" (%s, %s before)", e.CompactMetadata.Trigger, plural.Count(e.CompactMetadata.PreTokens, "token"))
 			}
 			r.compaction(s, when(e.Timestamp))
 			return nil
@@ -978,7 +1031,7 @@ func (x *exporter) subagent(t *transcript, b block, depth int, c *toolCall) func
 // entries, in file order) as a conversation of their own.
 func (x *exporter) inline(t *transcript, sel []int, depth int) error {
 	st := &transcript{path: t.path, fh: t.fh, g: t.g, results: map[string]int{}, agentOf: t.agentOf, roots: map[string][]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel}
+		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel, redact: t.redact}
 	if x.inlined == nil {
 		x.inlined = map[int]bool{}
 	}
@@ -1008,7 +1061,7 @@ func (x *exporter) strays(t *transcript) error {
 	if len(rest) > 0 {
 		x.last = ""
 		x.r.endMessage()
-		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural(len(rest), "entry", "entries"))}
+		c := toolCall{Name: "subagents", Summary: fmt.Sprintf("%d inline subagent %s that no call on the transcript started", len(rest), plural.Of(len(rest), "entry"))}
 		if err := x.r.tool(c, func() error { return x.inline(t, rest, 1) }); err != nil {
 			return err
 		}
@@ -1045,13 +1098,6 @@ func (x *exporter) subagentCall(f store.File, summary string) error {
 	})
 }
 
-func plural(n int, one, more string) string {
-	if n == 1 {
-		return one
-	}
-	return more
-}
-
 // agents indexes the family's subagent transcripts (not side files) for
 // finding the one a call started: by agent id, and, read once each when
 // first needed, by the call their .meta.json names and by their first
@@ -1061,13 +1107,14 @@ type agents struct {
 	byAgent        map[string][]int
 	calls, prompts map[string][]int
 	candidates     []int
+	redact         func(string) string // prompts are matched redacted
 }
 
 func (x *exporter) agentIndex() *agents {
 	if x.agents != nil {
 		return x.agents
 	}
-	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}}
+	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}, redact: x.opts.redactText}
 	for k, f := range ix.files {
 		if f.Kind == store.KindSession || f.Side() {
 			continue
@@ -1097,7 +1144,7 @@ func (ix *agents) byPrompt() map[string][]int {
 	if ix.prompts == nil {
 		ix.prompts = map[string][]int{}
 		for _, k := range ix.candidates {
-			if p := firstPrompt(ix.files[k].Path); p != "" {
+			if p := ix.redact(firstPrompt(ix.files[k].Path)); p != "" {
 				ix.prompts[p] = append(ix.prompts[p], k)
 			}
 		}

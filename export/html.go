@@ -54,7 +54,11 @@ func esc(s string) string { return html.EscapeString(s) }
 func (h *htmlOut) begin(hd header) {
 	fmt.Fprintf(h.w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(h.w, "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n")
-	fmt.Fprintf(h.w, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>%s</h1>\n<dl>\n", esc(hd.Title), css, esc(hd.Title))
+	name := hd.Name
+	if name == "" {
+		name = hd.Title
+	}
+	fmt.Fprintf(h.w, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<header>\n<h1>%s</h1>\n<dl>\n", esc(name), css, esc(hd.Title))
 	if hd.Session != "" {
 		fmt.Fprintf(h.w, "<dt>session</dt><dd>%s</dd>\n", esc(hd.Session))
 	}

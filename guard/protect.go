@@ -11,6 +11,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -72,7 +73,8 @@ func (p Protection) Archives(mtime time.Time, live bool) bool {
 func Mark(ss []store.SessionInfo, p Protection) (n int, bytes int64) {
 	for i := range ss {
 		s := &ss[i]
-		s.Guarded = p.Archives(s.ModTime, s.Live)
+		// Archive leaves a session that holds no message to the sweep.
+		s.Guarded = p.Archives(s.ModTime, s.Live) && !s.NoMessage()
 		if s.Guarded {
 			n++
 			bytes += s.Size + s.SubagentBytes
@@ -94,7 +96,7 @@ func (p Protection) Footer(n int, bytes int64, swept int) string {
 		return fmt.Sprintf("cfix guard is installed; cleanupPeriodDays %d leaves no time to archive before the sweep", p.PeriodDays)
 	case p.Installed && n > 0:
 		return fmt.Sprintf("cfix guard archives %s (%s, marked guard) at the next start of a session, before Claude Code's sweep: into %s",
-			count(n, "session"), changeset.Size(bytes), home(p.Dir))
+			plural.Count(n, "session"), changeset.Size(bytes), home(p.Dir))
 	case p.Installed:
 		return fmt.Sprintf("cfix guard is installed: a session whose transcript was last written more than %dd ago is archived at the next start, before Claude Code's sweep, into %s",
 			p.OlderThan, home(p.Dir))
@@ -121,8 +123,6 @@ func (p Protection) Archived() (int, error) {
 	}
 	return n, nil
 }
-
-func count(n int, w string) string { return fmt.Sprintf("%d %s", n, plural(n, w)) }
 
 // home writes a path below the home folder with ~.
 func home(p string) string {

@@ -27,14 +27,24 @@ type Entry struct {
 	Env     map[string]string `json:"env"`
 }
 
-// DefaultEntry is the entry install writes.
-var DefaultEntry = Entry{Type: "stdio", Command: "cfix", Args: []string{"mcp"}, Env: map[string]string{}}
+// EntryFor is the entry install writes for the cfix binary at bin, an
+// absolute path: Claude Code starts the server with the PATH it was
+// started with, which may not hold the folder cfix was installed into
+// (~/go/bin), as cfix guard's hooks name their binary.
+func EntryFor(bin string) Entry {
+	return Entry{Type: "stdio", Command: bin, Args: []string{"mcp"}, Env: map[string]string{}}
+}
 
-// PlanInstall plans adding the cfix server to the user configuration of
-// the store at root (its .claude.json, as Claude Code picks it), or with
-// remove taking it out. Only the bytes of the cfix member change. A plan
-// with no op and a note says there is nothing to do.
-func PlanInstall(root string, remove bool) (*changeset.ChangeSet, error) {
+// PlanInstall plans adding the cfix server that runs the binary at bin
+// (an absolute path) to the user configuration of the store at root (its
+// .claude.json, as Claude Code picks it), or with remove taking it out.
+// Only the bytes of the cfix member change; an entry of another command
+// (a cfix moved, or one found on PATH) is replaced. A plan with no op and
+// a note says there is nothing to do.
+func PlanInstall(root, bin string, remove bool) (*changeset.ChangeSet, error) {
+	if !remove && !filepath.IsAbs(bin) {
+		return nil, fmt.Errorf("the server's command %q is not an absolute path", bin)
+	}
 	command := "mcp install"
 	if remove {
 		command = "mcp uninstall"
@@ -61,7 +71,7 @@ func PlanInstall(root string, remove bool) (*changeset.ChangeSet, error) {
 	if remove {
 		out, reason, err = removeEntry(raw)
 	} else {
-		out, reason, err = setEntry(raw, DefaultEntry)
+		out, reason, err = setEntry(raw, EntryFor(bin))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

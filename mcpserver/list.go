@@ -3,17 +3,17 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
 
-const listDescription = `List the user's past Claude Code sessions, newest first: session id, title, project path, when it started and was last active, how many messages, and its health ("ok", or errors and warnings that session_health explains).
+const listDescription = `List the user's past Claude Code sessions, newest first (stubs, which hold no conversation, last): session id, title, project path, when it started and was last active, how many messages, and its health ("ok", or errors and warnings that session_health explains).
 
 By default it lists the client's current project when the store has sessions of it, else every project; project "all" lists every project. Give a session id to read_session to read it.`
 
@@ -65,7 +65,8 @@ func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInpu
 	// The sessions listed are all in the scope's folders, which their
 	// sessions name the paths of.
 	paths := projectPaths(sc.layout, ss)
-	sort.SliceStable(ss, func(i, j int) bool { return ss[i].LastActive.After(ss[j].LastActive) })
+	// Newest first, the stubs last, as every listing has them.
+	catalog.SortSessions(ss, "last")
 	limit := clamp(in.Limit, 50, 500)
 	out.Sessions = []SessionRow{}
 	for i := range ss {
@@ -77,7 +78,7 @@ func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInpu
 		if len(out.Sessions) >= limit {
 			continue
 		}
-		r := SessionRow{Session: si.Session, Title: clip(si.Title, 200), Project: paths[si.Project], Started: stamp(si.Started),
+		r := SessionRow{Session: si.Session, Title: clip(s.redactText(si.Title), 200), Project: paths[si.Project], Started: stamp(si.Started),
 			LastActive: stamp(si.LastActive), Health: healthWords(si.Errors(), si.Warnings()), Live: si.Live}
 		if si.MessagesKnown {
 			n := si.Messages
@@ -143,7 +144,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	out.Files = rep.FilesChecked
 	out.Findings = []HealthFinding{}
 	for _, f := range rep.Findings {
-		h := HealthFinding{Code: string(f.Code), Severity: f.Severity.String(), File: f.Path, Line: f.Line, Message: f.Message, Fix: f.Hint}
+		h := HealthFinding{Code: string(f.Code), Severity: f.Severity.String(), File: f.Path, Line: f.Line, Message: s.redactText(f.Message), Fix: f.Hint}
 		if info, ok := validate.Lookup(f.Code); ok {
 			h.OnResume = info.Meaning
 		}
@@ -154,7 +155,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	}
 	out.Health = healthWords(rep.Counts["error"], rep.Counts["warning"])
 	if n := rep.Counts["notice"]; n > 0 {
-		out.Health += fmt.Sprintf(" (%s)", plural(n, "notice"))
+		out.Health += fmt.Sprintf(" (%s)", plural.Count(n, "notice"))
 	}
 	return nil, out, nil
 }

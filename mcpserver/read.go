@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/export"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/show"
 )
 
@@ -137,7 +138,11 @@ func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in Read
 	} else {
 		f := &filter{from: in.FromTurn, to: in.ToTurn, thinking: in.IncludeThinking, output: in.IncludeToolOutput, subagents: in.IncludeSubagents}
 		r = s.pager.start(key, f, w, func(f *filter) error {
-			if err := export.Write(f, fam, export.Options{Format: "md", Index: s.opts.Index, Attachments: in.Attachments}); err != nil {
+			eo := export.Options{Format: "md", Index: s.opts.Index, Attachments: in.Attachments}
+			if s.opts.Redact != nil {
+				eo.Redact = s.opts.Redact
+			}
+			if err := export.Write(f, fam, eo); err != nil {
 				return err
 			}
 			return f.flush()
@@ -165,7 +170,7 @@ func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in Read
 	case res.turnsSeen == 0 && in.FromTurn > 1:
 		out.Note = "the session has no numbered turns: read it without from_turn"
 	case in.FromTurn > res.last && in.FromTurn > 0:
-		out.Note = fmt.Sprintf("the session has %d turns: turn %d is past the end", res.last, in.FromTurn)
+		out.Note = fmt.Sprintf("the session has %s: turn %d is past the end", plural.Count(res.last, "turn"), in.FromTurn)
 	}
 	return out, nil
 }

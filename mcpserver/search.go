@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/search"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -89,6 +90,9 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	conf := store.NewConfine(s.opts.Root)
 	so := search.Options{Root: s.opts.Root, Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase, Role: in.Role, Tool: in.Tool,
 		Skip: func(path string) bool { _, out := conf.Outside(path); return out }}
+	if s.opts.Redact != nil {
+		so.Redact = s.opts.Redact.Bytes
+	}
 	now := time.Now()
 	if in.Since != "" {
 		if so.Since, err = search.ParseTime(in.Since, now, false); err != nil {
@@ -168,8 +172,9 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	// A project's hits are all in its folder: its sessions name its path.
 	paths := projectPaths(sc.layout, ss)
 	titles := map[string]string{}
-	for _, si := range ss {
-		if si.Title != "" {
+	for i := range ss {
+		ss[i].Title, ss[i].FirstPrompt = s.redactText(ss[i].Title), s.redactText(ss[i].FirstPrompt)
+		if si := ss[i]; si.Title != "" {
 			titles[si.Session] = si.Title
 		}
 	}
@@ -181,7 +186,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			return false
 		}
 		if used+len(b) > budget {
-			out.Cut = fmt.Sprintf("stopped at %d characters (max_chars %d) after %d hits; raise max_chars, or narrow the search (project, role, tool, since)", used, budget, len(out.Hits))
+			out.Cut = fmt.Sprintf("stopped at %d characters (max_chars %d) after %s; raise max_chars, or narrow the search (project, role, tool, since)", used, budget, plural.Count(len(out.Hits), "hit"))
 			return false
 		}
 		used += len(b)
@@ -241,7 +246,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 
 // limitCut says that the answer stopped at limit hits.
 func limitCut(limit int) string {
-	return fmt.Sprintf("stopped at limit %d hits; raise limit, or narrow the search (project, role, tool, since)", limit)
+	return fmt.Sprintf("stopped at limit %s; raise limit, or narrow the search (project, role, tool, since)", plural.Count(limit, "hit"))
 }
 
 // where says where in a transcript a content hit is.

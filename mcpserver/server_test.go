@@ -220,6 +220,14 @@ func TestListSessions(t *testing.T) {
 	if len(out.Sessions) != 2 || out.Total != 5 || out.Cut == "" {
 		t.Errorf("limit 2: %+v", out)
 	}
+	// A stub written last (a summary line, no conversation) is listed after
+	// every session with one, as cfix ls and cfix browse list it.
+	stub := filepath.Join(root, "projects", "-home-dev-work-alpha", "55555555-5555-4555-8555-555555555555.jsonl")
+	damage.WriteLines(t, stub, [][]byte{[]byte(`{"type":"summary","summary":"a stub's title","leafUuid":"00000000-0000-4000-8000-000000000000"}`)}, true)
+	call(t, cs, "list_sessions", map[string]any{"project": "all"}, &out)
+	if len(out.Sessions) != 6 || out.Sessions[5].Session != "55555555-5555-4555-8555-555555555555" {
+		t.Errorf("the stub is not last: %+v", out.Sessions)
+	}
 }
 
 // readAll reads a session with read_session a page at a time.
@@ -515,11 +523,18 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
-// TestInstall plans the entry as `claude mcp add --scope user cfix -- cfix
+// TestInstall plans the entry as `claude mcp add --scope user cfix -- BIN
 // mcp` of Claude Code 2.1.332 writes it, byte for byte (testdata holds what
-// it wrote into the corpus's .claude.json), and its removal as `claude mcp
-// remove --scope user cfix` does.
+// it wrote into the corpus's .claude.json for BIN cfix; it writes the
+// command as given), its command the absolute path of the binary, and its
+// removal as `claude mcp remove --scope user cfix` does. An entry whose
+// command is cfix (found on PATH, which Claude Code may start without
+// ~/go/bin) is replaced by the path.
 func TestInstall(t *testing.T) {
+	const bin = "/home/dev/go/bin/cfix"
+	at := func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"command": "cfix"`), []byte(`"command": "`+bin+`"`))
+	}
 	home := t.TempDir()
 	root := damage.CopyStoreTo(t, "2.1.332", home)
 	conf := filepath.Join(home, ".claude.json")
@@ -527,14 +542,15 @@ func TestInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, _ := os.ReadFile("testdata/claude-mcp-add.json")
+	pathAdded, _ := os.ReadFile("testdata/claude-mcp-add.json")
+	added := at(pathAdded)
 	removed, _ := os.ReadFile("testdata/claude-mcp-remove.json")
 	plan := func(content []byte, remove bool) *changeset.ChangeSet {
 		t.Helper()
 		if err := os.WriteFile(conf, content, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cs, err := PlanInstall(root, remove)
+		cs, err := PlanInstall(root, bin, remove)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -547,6 +563,13 @@ func TestInstall(t *testing.T) {
 	if cs := plan(added, false); len(cs.Ops) != 0 || !strings.Contains(cs.Notes[0], "installed already") {
 		t.Errorf("installed twice: %+v", cs)
 	}
+	if cs := plan(pathAdded, false); len(cs.Ops) != 1 || string(cs.Ops[0].Data) != string(added) ||
+		!strings.Contains(cs.Ops[0].Reason, `replace the cfix MCP server's entry`) {
+		t.Errorf("an entry running cfix from PATH is not replaced by the path: %+v", cs.Ops)
+	}
+	if _, err := PlanInstall(root, "cfix", false); err == nil || !strings.Contains(err.Error(), "not an absolute path") {
+		t.Errorf("a command that is not an absolute path: %v", err)
+	}
 	cs = plan(added, true)
 	if len(cs.Ops) != 1 || string(cs.Ops[0].Data) != string(removed) {
 		t.Fatalf("uninstall: %+v", cs.Ops)
@@ -557,7 +580,7 @@ func TestInstall(t *testing.T) {
 	// Beside another server: added last, taken out to the byte.
 	other := []byte("{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    }\n  }\n}\n")
 	cs = plan(other, false)
-	want := "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    },\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n"
+	want := "{\n  \"a\": 1,\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"x\"\n    },\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"/home/dev/go/bin/cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}\n"
 	if string(cs.Ops[0].Data) != want {
 		t.Fatalf("beside another:\n%s", cs.Ops[0].Data)
 	}
@@ -571,17 +594,17 @@ func TestInstall(t *testing.T) {
 	if cs := plan(first, false); !strings.Contains(cs.Ops[0].Reason, `replace the cfix MCP server's entry {"command": "old"}`) {
 		t.Errorf("replace: %+v", cs.Ops[0])
 	}
-	if cs := plan([]byte("{}"), false); string(cs.Ops[0].Data) != "{\n  \"mcpServers\": {\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}" {
+	if cs := plan([]byte("{}"), false); string(cs.Ops[0].Data) != "{\n  \"mcpServers\": {\n    \"cfix\": {\n      \"type\": \"stdio\",\n      \"command\": \"/home/dev/go/bin/cfix\",\n      \"args\": [\n        \"mcp\"\n      ],\n      \"env\": {}\n    }\n  }\n}" {
 		t.Errorf("into {}:\n%s", cs.Ops[0].Data)
 	}
 
 	// Errors: a file that is not JSON, one that is not there.
 	os.WriteFile(conf, []byte("{oops"), 0o600)
-	if _, err := PlanInstall(root, false); err == nil || !strings.Contains(err.Error(), conf+" is not valid JSON") {
+	if _, err := PlanInstall(root, bin, false); err == nil || !strings.Contains(err.Error(), conf+" is not valid JSON") {
 		t.Errorf("not JSON: %v", err)
 	}
 	os.Remove(conf)
-	if _, err := PlanInstall(root, false); err == nil || !strings.Contains(err.Error(), "start claude once") {
+	if _, err := PlanInstall(root, bin, false); err == nil || !strings.Contains(err.Error(), "start claude once") {
 		t.Errorf("no file: %v", err)
 	}
 }

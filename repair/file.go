@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -340,7 +341,7 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		if !x.allow(validate.LineTorn) {
 			return lineResult{skip: true}
 		}
-		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", len(ln.Raw)), removed: true, notJSON: true}
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %s cut off mid-write, kept in the backup", plural.Count(len(ln.Raw), "byte")), removed: true, notJSON: true}
 	case pr.Err != nil:
 		if !x.allow(validate.JSONInvalid) {
 			return lineResult{skip: true}
@@ -373,13 +374,13 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		if pr.Surrogates > 0 && x.allow(validate.SurrogateLone) {
 			if nr, n := session.FixSurrogates(rec); n > 0 {
 				r.recs[i], r.changed = nr, true
-				r.reasons = append(r.reasons, fmt.Sprintf("replace %d lone surrogate escape(s) with \\ufffd", n))
+				r.reasons = append(r.reasons, "replace "+plural.Count(n, "lone surrogate escape")+" with \\ufffd")
 			}
 		}
 		if pr.NULEscapes > 0 && x.allow(validate.NULEscape) {
 			if nr, n := session.FixNULEscapes(r.recs[i]); n > 0 {
 				r.recs[i], r.changed = nr, true
-				r.reasons = append(r.reasons, fmt.Sprintf("replace %d \\u0000 escape(s) with \\ufffd", n))
+				r.reasons = append(r.reasons, "replace "+plural.Count(n, "\\u0000 escape")+" with \\ufffd")
 			}
 		}
 		if pr.BadUTF8 >= 0 && x.allow(validate.UTF8Invalid) {
@@ -1025,7 +1026,7 @@ func (x *fixer) chain() error {
 			if evidence {
 				why = fmt.Sprintf("re-link to the entry before: its parent was on line %d, which was not JSON and goes", removed)
 				if passed > 0 {
-					why += fmt.Sprintf(" (the %d entries between are of other chains: a sidechain or another root)", passed)
+					why += fmt.Sprintf(" (the %s between %s of other chains: a sidechain or another root)", plural.Count(passed, "entry"), map[bool]string{true: "is", false: "are"}[passed == 1])
 				}
 			}
 			if evidence && prev != "" {
@@ -1045,7 +1046,7 @@ func (x *fixer) chain() error {
 	if err := x.leafOverLost(relinked); err != nil {
 		return err
 	}
-	if x.aggressive && x.allow(Progress) {
+	if x.aggressive && x.allow(Progress) && x.moreThanProgress() {
 		for i := range x.nodes {
 			if x.deleted[i] || x.nodes[i].Type != "progress" {
 				continue
@@ -1057,6 +1058,18 @@ func (x *fixer) chain() error {
 		}
 	}
 	return x.resumed()
+}
+
+// moreThanProgress reports whether a chain entry that is not progress
+// stays: a transcript of progress entries alone (a SessionStart hook's,
+// 2.1.7x) keeps them, or dropping them would leave it empty.
+func (x *fixer) moreThanProgress() bool {
+	for i := range x.nodes {
+		if !x.deleted[i] && x.nodes[i].Type != "progress" {
+			return true
+		}
+	}
+	return false
 }
 
 // resumed fixes tool pairing and thinking blocks on the chain the writing

@@ -333,7 +333,7 @@ func TestReviewNotJSONLAgreement(t *testing.T) {
 func TestReviewNotJSONLNoteCount(t *testing.T) {
 	root := rvStore(t, map[string]string{rvSessA + ".jsonl": "make: *** [all] Error 1\nbuild failed\n"})
 	cs := rvPlan(t, repair.Options{Root: root})
-	want := "1 " + string(validate.FileNotJSONL) + " finding(s) left"
+	want := "1 " + string(validate.FileNotJSONL) + " finding left"
 	if got := strings.Join(cs.Notes, "\n"); !strings.Contains(got, want) {
 		t.Errorf("notes lack %q for one file:\n%s", want, got)
 	}

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -58,7 +60,7 @@ func TestPruneRoundTrip(t *testing.T) {
 		filepath.Join(root, "session-env", id),
 		filepath.Join(root, "session-env", "44444444-4444-4444-8444-444444444444"),
 		filepath.Join(root, "file-history", "44444444-4444-4444-8444-444444444444"),
-		filepath.Join(root, "projects", "-home-dev-work-alpha", "21f963e8-f905-4724-a1da-7940b8080856.jsonl"),
+		filepath.Join(root, "projects", "-home-dev-work-delta", "8a6b6493-151e-4f50-87ee-141e4629e4fd.jsonl"),
 	} {
 		if _, ok := ops[want]; !ok {
 			t.Errorf("not planned: %s", want)
@@ -80,9 +82,19 @@ func TestPruneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l, err := store.Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := store.Subagents(l)
 	for _, f := range rep.Findings {
 		switch f.Code {
-		case validate.SessionEmpty, validate.OrphanTodos, validate.OrphanFileHist, validate.OrphanSessionEnv, validate.SessionEnvEmpty:
+		case validate.SessionEmpty:
+			// One whose Warmup subagents survive stays (TestPruneKeepsSubagentFamilies).
+			if agents[store.FolderSession(filepath.Base(filepath.Dir(f.Path)), strings.TrimSuffix(filepath.Base(f.Path), ".jsonl"))] == 0 {
+				t.Errorf("after prune: %s %s", f.Code, f.Path)
+			}
+		case validate.OrphanTodos, validate.OrphanFileHist, validate.OrphanSessionEnv, validate.SessionEnvEmpty:
 			t.Errorf("after prune: %s %s", f.Code, f.Path)
 		case validate.OrphanDebug:
 			if f.Path != latestTarget {
@@ -149,8 +161,12 @@ func TestPruneOlderThan(t *testing.T) {
 			t.Errorf("not planned: %s", want)
 		}
 	}
-	if len(ops) != 5 {
-		t.Errorf("planned %d ops, want 5: %v", len(ops), ops)
+	// The session was its project folder's only one: the folder goes too.
+	if dir := filepath.Join(root, "projects", damage.V88Project); ops[dir] != changeset.DeleteEmptyDir {
+		t.Errorf("%s: %q, want its removal", dir, ops[dir])
+	}
+	if len(ops) != 6 {
+		t.Errorf("planned %d ops, want 6: %v", len(ops), ops)
 	}
 	if _, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
@@ -190,5 +206,50 @@ func TestParseAge(t *testing.T) {
 	}
 	if _, err := repair.Prune(repair.PruneOptions{Root: t.TempDir(), What: []string{"nonsense"}}); err == nil {
 		t.Error("--what nonsense accepted")
+	}
+}
+
+// TestPruneEmptiedFolder: a project folder whose only session file prune
+// removes (a stub of queue operations) goes with it; undo makes it again
+// with its mode and mtime.
+func TestPruneEmptiedFolder(t *testing.T) {
+	root := damage.CopyStore(t, "2.1.330")
+	dir := filepath.Join(root, "projects", "-home-dev-work-omega")
+	stub := filepath.Join(dir, "66666666-6666-4666-8666-666666666666.jsonl")
+	if err := os.MkdirAll(dir, 0o751); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stub, []byte(`{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"66666666-6666-4666-8666-666666666666","content":"hi"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	age(t, root)
+	stamp := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(dir, stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
+	cs := prune(t, repair.PruneOptions{Root: root, What: []string{repair.PruneEmptySessions}})
+	if ops := planned(cs); ops[stub] != changeset.Delete || ops[dir] != changeset.DeleteEmptyDir {
+		t.Fatalf("the plan: %v", ops)
+	}
+	res, err := changeset.Apply(cs, changeset.ApplyOptions{JournalDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Fatalf("%s after prune: %v", dir, err)
+	}
+	u, err := changeset.Undo(res.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changeset.Apply(u, changeset.ApplyOptions{JournalDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o751 || !fi.ModTime().Equal(stamp) {
+		t.Fatalf("%s after undo: %v %v", dir, fi, err)
+	}
+	if _, err := os.Stat(stub); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -38,14 +39,9 @@ type Options struct {
 	Aggressive bool
 }
 
-// lineCodes are fixed by rewriting a transcript.
-var lineCodes = []validate.Code{
-	validate.JSONInvalid, validate.LineTorn, validate.NoFinalNewline, validate.LineGlued,
-	validate.NULBytes, validate.UTF8Invalid, validate.SurrogateLone, validate.LineEmpty,
-	validate.UUIDDuplicate, validate.ParentSelf, validate.ChainCycle, validate.ToolResultMiss,
-	validate.ToolUseMiss, validate.ThinkingUnsigned, validate.NULEscape, validate.UUIDReplayed,
-	validate.TextBlank, validate.ServerToolSplit, validate.AttachMalformed,
-}
+// lineCodes are fixed by rewriting a transcript: the list validate's
+// hints give cfix repair FILE for, so that the two agree.
+var lineCodes = validate.TranscriptFixes
 
 var indexCodes = []validate.Code{validate.IndexMissingFile, validate.IndexUnindexed, validate.IndexPath, validate.IndexDrift}
 
@@ -155,7 +151,8 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		results[i] = x
 	})
 	metaOnly := false
-	unfixed := map[validate.Code]int{}
+	unfixed := map[validate.Code]int{}     // findings no planner fixes
+	skipped := map[validate.Code]int{}     // findings repair fixes, left out by --only
 	leafMoved := map[string]map[int]bool{} // file → lines whose leafUuid a fixer points elsewhere
 	dropped := 0
 	for i := range files {
@@ -183,7 +180,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		}
 	}
 	if len(opts.Targets) == 0 || len(layout.Indexes) > 0 || metaOnly {
-		if err := storeLevel(opts, layout, allow, cs, unfixed, leafMoved); err != nil {
+		if err := storeLevel(opts, layout, allow, cs, unfixed, skipped, leafMoved); err != nil {
 			return nil, err
 		}
 	} else if allow(validate.TitleOutOfReach) {
@@ -207,21 +204,16 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	if err := touchedIndexes(opts.Root, allow, cs); err != nil {
 		return nil, err
 	}
-	fixable := map[validate.Code]bool{}
-	for _, c := range Fixable() {
-		fixable[c] = true
-	}
 	// A project folder linked out of the store is checked, not written.
 	cs.LeaveOutside(false)
 	if dropped > 0 {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss, plural.Of(dropped, "finding")))
+	}
+	for _, c := range sortedCodes(skipped) {
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left: not selected by --only; cfix repair without --only fixes them", skipped[c], c, plural.Of(skipped[c], "finding")))
 	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"
-		switch {
-		case fixable[c] && !allow(c):
-			hint = "not selected by --only; cfix repair without --only fixes them"
-		}
 		switch c {
 		case validate.ParentMissing:
 			if allow(c) {
@@ -233,15 +225,18 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			validate.OrphanUsageData, validate.OrphanPaste, validate.OrphanShellSnap:
 			hint = "cfix prune removes them"
 		}
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: %s", unfixed[c], c, hint))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left: %s", unfixed[c], c, plural.Of(unfixed[c], "finding"), hint))
 	}
 	return cs, nil
 }
 
 // storeLevel validates the targets and plans the fixes of stubs and
 // sessions-index.json; it counts what no planner fixes (a leaf-missing
-// whose leafUuid a fixer points at an entry, leafMoved, is fixed).
-func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bool, cs *changeset.ChangeSet, unfixed map[validate.Code]int, leafMoved map[string]map[int]bool) error {
+// whose leafUuid a fixer points at an entry, leafMoved, is fixed), and
+// what repair fixes but --only leaves out: the findings whose hint is
+// cfix repair (validate gives it where repair fixes the finding; the
+// fixers count the rest of their codes as unfixed).
+func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bool, cs *changeset.ChangeSet, unfixed, skipped map[validate.Code]int, leafMoved map[string]map[int]bool) error {
 	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
 	if err != nil {
 		return err
@@ -266,6 +261,10 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 		case f.Code == validate.LeafMissing && leafMoved[f.Path][f.Line]:
 		case f.Code == validate.ProjectSymlink:
 			// Said in the plan's note on the link, where it matters.
+		case !allow(f.Code) && strings.HasPrefix(f.Hint, "cfix repair ") && !strings.Contains(f.Hint, "--aggressive"):
+			if f.Severity > validate.Notice {
+				skipped[f.Code]++
+			}
 		case f.Severity > validate.Notice && !fixedByFixer(f.Code, opts.Aggressive):
 			unfixed[f.Code]++
 		}
@@ -537,7 +536,7 @@ func carryMetadata(cs *changeset.ChangeSet, path string, lines [][]byte) error {
 	if count == 0 {
 		return nil
 	}
-	return appendToEnd(cs, path, n, add, count, fmt.Sprintf("take over %d metadata line(s) of removed stub(s): the session's title", count), "take over the metadata of removed stubs")
+	return appendToEnd(cs, path, n, add, count, "take over "+plural.Count(count, "metadata line")+" of removed stubs: the session's title", "take over the metadata of removed stubs")
 }
 
 // appendToEnd appends lines (add, ending with a newline) to a transcript

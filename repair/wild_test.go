@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/validate"
@@ -124,5 +125,34 @@ func TestWildRepair(t *testing.T) {
 			age(t, root)
 			settled(t, root, "")
 		})
+	}
+}
+
+// TestOnlyNotes: repair --only index on a wild store says of the findings it
+// leaves what is true: "not selected by --only" of those repair fixes (a
+// stub), "no safe automatic fix" of those it never fixes (tool_use calls
+// whose result sits on a branch an old client does not load), never that
+// repair without --only fixes them.
+func TestOnlyNotes(t *testing.T) {
+	root := wild.Copy(t, "2.1.12-2.1.29")
+	damage.Age(t, root)
+	cs, err := repair.Plan(repair.Options{Root: root, Only: []string{"index"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trm, stub string
+	for _, n := range cs.Notes {
+		switch {
+		case strings.Contains(n, " tool-result-missing finding"):
+			trm = n
+		case strings.Contains(n, " session-stub finding"):
+			stub = n
+		}
+	}
+	if !strings.HasSuffix(trm, "left: no safe automatic fix; see cfix validate") {
+		t.Errorf("the note on tool-result-missing: %q", trm)
+	}
+	if !strings.HasSuffix(stub, "left: not selected by --only; cfix repair without --only fixes them") {
+		t.Errorf("the note on session-stub: %q", stub)
 	}
 }

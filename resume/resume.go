@@ -167,9 +167,13 @@ func byTitle(cat *catalog.Catalog, title string) (*store.Glance, error) {
 		return &found[0].Glance, nil
 	}
 	// found is newest first, as the catalog lists.
+	w := 0
+	for _, s := range found {
+		w = max(w, len(s.Short))
+	}
 	var lines []string
 	for _, s := range found {
-		lines = append(lines, fmt.Sprintf("  %s  %s  %s", s.Session[:8], s.LastActive.Local().Format("2006-01-02 15:04"), s.Title))
+		lines = append(lines, fmt.Sprintf("  %-*s  %s  %s", w, visible.String(s.Short), s.LastActive.Local().Format("2006-01-02 15:04"), visible.String(s.Title)))
 	}
 	return nil, &InputError{Msg: fmt.Sprintf("--title %q: %d sessions' titles hold it; name one by its id:\n%s", title, len(found), strings.Join(lines, "\n"))}
 }

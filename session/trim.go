@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 // TrimOptions say what TrimEntry takes out of an entry.
@@ -53,7 +55,7 @@ func ImageMarker(media string, n int64) string {
 func trimSize(n int64) string {
 	switch {
 	case n < 1024:
-		return fmt.Sprintf("%d bytes", n)
+		return plural.Count(n, "byte")
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KB", float64(n)/1024)
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
@@ -67,12 +68,12 @@ func Text(w io.Writer, r *Report) error {
 		row("time", span(r.First, r.Last))
 	}
 	if r.Resumable {
-		row("turns", fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural(r.Prompts, "prompt")))
+		row("turns", turnsWords(r))
 		for _, t := range r.Turns {
 			fmt.Fprintf(b, "%12s %4d  %s  %s\n", "", t.N, turnTime(t.Time), quotedWords(t.Words))
 		}
 	} else {
-		row("prompts", plural(r.Prompts, "prompt"))
+		row("prompts", plural.Count(r.Prompts, "prompt"))
 	}
 	row("entries", fmt.Sprintf("%d%s", r.Entries, types(r.Types)))
 	u := r.Usage
@@ -83,7 +84,7 @@ func Text(w io.Writer, r *Report) error {
 			continue
 		}
 		rs := f.Resume
-		s := fmt.Sprintf("%s (loader %s) loads %s", quoted(orNone(rs.Version)), rs.Loader, plural(rs.Loaded, "entry"))
+		s := fmt.Sprintf("%s (loader %s) loads %s", quoted(orNone(rs.Version)), rs.Loader, plural.Count(rs.Loaded, "entry"))
 		if rs.Leaf > 0 {
 			s += fmt.Sprintf(" up to line %d", rs.Leaf)
 		}
@@ -93,7 +94,7 @@ func Text(w io.Writer, r *Report) error {
 		}
 		more = append(more, fmt.Sprintf("%d on other branches", rs.Branches))
 		if rs.Progress > 0 {
-			more = append(more, fmt.Sprintf("%d progress entries beside it", rs.Progress))
+			more = append(more, plural.Count(rs.Progress, "progress entry")+" beside it")
 		}
 		if rs.Sidechain > 0 {
 			more = append(more, fmt.Sprintf("%d inline subagent entries", rs.Sidechain))
@@ -114,7 +115,7 @@ func Text(w io.Writer, r *Report) error {
 		row("resume", s)
 		for k, br := range rs.OtherBranches {
 			if k == 5 {
-				fmt.Fprintf(b, "%12s and %d more branches (show --json lists %d)\n", "", rs.BranchCount-k, len(rs.OtherBranches))
+				fmt.Fprintf(b, "%12s and %d more %s (show --json lists %d)\n", "", rs.BranchCount-k, plural.Of(rs.BranchCount-k, "branch"), len(rs.OtherBranches))
 				break
 			}
 			from := "a root of its own"
@@ -122,7 +123,7 @@ func Text(w io.Writer, r *Report) error {
 				from = fmt.Sprintf("off line %d", br.Fork)
 			}
 			fmt.Fprintf(b, "%12s branch %s, %s: %s, %s, last %s: cfix fork --at %s\n", "", br.Lines(), from,
-				plural(br.Entries, "entry"), plural(br.Messages, "message"), turnTime(br.Last), shell.Quote(br.Leaf))
+				plural.Count(br.Entries, "entry"), plural.Count(br.Messages, "message"), turnTime(br.Last), shell.Quote(br.Leaf))
 		}
 	}
 	b.WriteString("\n")
@@ -152,7 +153,7 @@ func Text(w io.Writer, r *Report) error {
 				shown[k] = 0
 			}
 		}
-		fmt.Fprintf(b, "validate: %s, %s, %s\n", plural(r.Counts["error"], "error"), plural(r.Counts["warning"], "warning"), plural(r.Counts["notice"], "notice"))
+		fmt.Fprintf(b, "validate: %s, %s, %s\n", plural.Count(r.Counts["error"], "error"), plural.Count(r.Counts["warning"], "warning"), plural.Count(r.Counts["notice"], "notice"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -222,14 +223,32 @@ func types(m map[string]int) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+// turnsWords is the turns row: the turns of the history a resume loads,
+// the prompts of the whole transcript, and why the two differ: the turns
+// that start at what the client wrote (an interruption, a command's
+// output), the prompts behind compactions or on other branches.
+func turnsWords(r *Report) string {
+	s := fmt.Sprintf("%d on the history a resume loads (cfix fork --turn N), %s in all", len(r.Turns), plural.Count(r.Prompts, "prompt"))
+	var marks []string
+	for _, t := range r.Turns {
+		if notPrompt(t.Words) {
+			marks = append(marks, strconv.Itoa(t.N))
+		}
 	}
-	if strings.HasSuffix(word, "y") {
-		return fmt.Sprintf("%d %sies", n, word[:len(word)-1])
+	var why []string
+	switch {
+	case len(marks) == 1:
+		why = append(why, "turn "+marks[0]+" starts at what the client wrote (an interruption or a command's output), not at a prompt")
+	case len(marks) > 1:
+		why = append(why, "turns "+strings.Join(marks, ", ")+" start at what the client wrote (an interruption or a command's output), not at a prompt")
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	if n := r.Prompts - (len(r.Turns) - len(marks)); n > 0 {
+		why = append(why, plural.Count(n, "prompt")+" behind compactions or on other branches")
+	}
+	if len(why) > 0 {
+		s += ": " + strings.Join(why, "; ")
+	}
+	return s
 }
 
 func rel(root, p string) string {
@@ -277,14 +296,14 @@ func (f *File) label() string {
 		what += fmt.Sprintf(": %q", f.Description)
 	}
 	s := f.Stats
-	what += ", " + plural(s.Entries, "entry")
+	what += ", " + plural.Count(s.Entries, "entry")
 	if f.Kind != "main" && f.Kind != "loose" {
 		if t := s.Usage.Total(); t > 0 {
-			what += fmt.Sprintf(", %d tokens", t)
+			what += ", " + plural.Count(t, "token")
 		}
 	}
 	if s.NotJSON > 0 {
-		what += ", " + plural(s.NotJSON, "line") + " not JSON"
+		what += ", " + plural.Count(s.NotJSON, "line") + " not JSON"
 	}
 	return what + ", " + changeset.Size(f.Size)
 }
@@ -295,7 +314,7 @@ func (s *Sidecar) label() string {
 		parts = append(parts, s.Kind)
 	}
 	if s.Dir {
-		parts = append(parts, plural(s.Files, "file"))
+		parts = append(parts, plural.Count(s.Files, "file"))
 	}
 	return strings.Join(append(parts, changeset.Size(s.Size)), ", ")
 }

@@ -41,6 +41,13 @@ func MarkSwept(ss []SessionInfo, sw Sweep) (n int, bytes int64) {
 	return n, bytes
 }
 
+// NoMessage reports whether the session's transcript holds no message
+// (an empty file, or one read whole with no user or assistant entry) and
+// it has no subagent: nothing cfix archive --older-than keeps.
+func (s *SessionInfo) NoMessage() bool {
+	return s.Subagents == 0 && (s.Empty || s.MessagesKnown && s.Messages == 0)
+}
+
 // Hidden reports whether a listing leaves the session out unless asked
 // for all: an empty file, or a Warmup probe.
 func (s *SessionInfo) Hidden() bool { return s.Empty || s.Warmup }
@@ -197,6 +204,10 @@ type ProjectInfo struct {
 	// nothing else (its last session removed or archived). Its real path
 	// cannot be known: no entry names it.
 	MemoryOnly bool
+	// Empty: the folder holds nothing, or only a sessions-index.json that
+	// lists no session (its sessions removed or archived by another tool,
+	// or by a cfix that left such folders).
+	Empty bool
 }
 
 // ProjectsOf sums up the project folders of l from its sessions (from
@@ -212,8 +223,11 @@ func ProjectsOf(l *Layout, sessions []SessionInfo) []ProjectInfo {
 	parallel(len(out), func(_ *glancer, i int) {
 		dir := filepath.Join(ProjectsDir(l.Root), out[i].Folder)
 		out[i].Size = treeSize(dir, known, l.listed)
-		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 && len(p.Paths) == 0 {
-			p.MemoryOnly = memoryOnly(dir)
+		if p := &out[i]; p.Sessions == 0 && p.Hidden == 0 && p.Subagents == 0 {
+			if len(p.Paths) == 0 {
+				p.MemoryOnly = memoryOnly(dir)
+			}
+			p.Empty = emptyFolder(dir)
 		}
 	})
 	return out
@@ -393,6 +407,28 @@ func hasKey(m map[string]int64, k string) bool {
 
 // memoryOnly reports whether the folder dir holds a memory/ folder and
 // nothing else.
+// emptyFolder reports whether the project folder dir holds nothing, or
+// only a sessions-index.json that lists no session.
+func emptyFolder(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case err != nil || len(ents) > 1:
+		return false
+	case len(ents) == 0:
+		return true
+	case ents[0].Name() != "sessions-index.json" || !ents[0].Type().IsRegular():
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ents[0].Name()))
+	if err != nil {
+		return false
+	}
+	var v struct {
+		Entries []json.RawMessage `json:"entries"`
+	}
+	return json.Unmarshal(b, &v) == nil && len(v.Entries) == 0
+}
+
 func memoryOnly(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	if err != nil || len(ents) != 1 {

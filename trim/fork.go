@@ -3,9 +3,11 @@ package trim
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -21,6 +23,8 @@ type ForkOptions struct {
 	// Title is the fork's title; "" gives it the source's title with
 	// " (fork)".
 	Title string
+	// Now is the time the new session's files get (time.Now when zero).
+	Now time.Time
 }
 
 // ForkPlan is a fork's change set and where its history ends.
@@ -46,7 +50,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	case o.At != "" && o.Turn != 0:
 		return nil, inputErr("--at and --turn: give one of them")
 	case o.Turn < 0:
-		return nil, inputErr("--turn %d: turns count from 1", o.Turn)
+		return nil, inputErr("--turn %d: turns count from 1 (cfix show SESSION lists them)", o.Turn)
 	}
 	l, err := store.Scan(o.Root)
 	if err != nil {
@@ -94,7 +98,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 			}
 		}
 		if o.Turn > len(prompts) {
-			return nil, inputErr("--turn %d: the history session %s resumes has %d %s", o.Turn, src.Session, len(prompts), plural(len(prompts), "turn"))
+			return nil, inputErr("--turn %d: the history session %s resumes has %s", o.Turn, src.Session, plural.Count(len(prompts), "turn"))
 		}
 		end := len(ld.Chain) - 1
 		if o.Turn < len(prompts) {
@@ -145,7 +149,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	if lines == nil {
 		lines = []changeset.LineTrim{} // a copy, but through the fork's path
 	}
-	p, err := clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines,
+	p, err := clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now,
 		Saved: saved, Removed: len(lines), Command: "fork", What: what, Title: copyTitle(src, o.Title, "fork")})
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 )
@@ -139,7 +140,7 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 	// that a line edit cannot keep apart: the planners refuse it.
 	if n := bytes.Count(l.Raw, []byte{0}); n > 0 {
 		if res := p.Parse(bytes.ReplaceAll(l.Raw, []byte{0}, nil)); res.Err == nil {
-			r.damage = fmt.Sprintf("holds %d NUL %s", n, plural(n, "byte"))
+			r.damage = "holds " + plural.Count(n, "NUL byte")
 		}
 		return r
 	}

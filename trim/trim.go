@@ -3,9 +3,11 @@ package trim
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -29,6 +31,8 @@ type Options struct {
 	// Title is the new session's title; "" gives it the source's title
 	// with " (trimmed)" (not for InPlace).
 	Title string
+	// Now is the time the new session's files get (time.Now when zero).
+	Now time.Time
 }
 
 // Figures are what a trim takes out.
@@ -124,7 +128,7 @@ func Trim(o Options) (*Plan, error) {
 			EntriesRemoved: fig.Entries, Reason: what + " in place" + describe(fig)})
 		p = &clone.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}
 	} else {
-		p, err = clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Title: copyTitle(src, o.Title, "trimmed"),
+		p, err = clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now, Title: copyTitle(src, o.Title, "trimmed"),
 			Saved: fig.Bytes, Removed: fig.Entries, Command: "trim", What: what + describe(fig)})
 		if err != nil {
 			return nil, err
@@ -138,45 +142,47 @@ func Trim(o Options) (*Plan, error) {
 func describe(f Figures) string {
 	var parts []string
 	if f.Thinking > 0 {
-		parts = append(parts, count(f.Thinking, "thinking block"))
+		parts = append(parts, plural.Count(f.Thinking, "thinking block"))
 	}
 	if f.ToolOutputs > 0 {
-		parts = append(parts, count(f.ToolOutputs, "tool output"))
+		parts = append(parts, plural.Count(f.ToolOutputs, "tool output"))
 	}
 	if f.Images > 0 {
-		parts = append(parts, count(f.Images, "image"))
+		parts = append(parts, plural.Count(f.Images, "image"))
 	}
 	if f.Progress > 0 {
-		parts = append(parts, count(f.Progress, "progress entry"))
+		parts = append(parts, plural.Count(f.Progress, "progress entry"))
 	}
 	if f.Emptied > 0 {
-		parts = append(parts, count(f.Emptied, "entry left empty"))
+		parts = append(parts, plural.Count(f.Emptied, "entry")+" left empty")
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	switch {
-	case strings.HasSuffix(what, "entry left empty"):
-		what = strings.Replace(what, "entry", "entries", 1)
-	case strings.HasSuffix(what, "y"):
-		what = what[:len(what)-1] + "ies"
-	default:
-		what += "s"
-	}
-	return fmt.Sprintf("%d %s", n, what)
-}
-
 func requestNote(f Figures) string {
+	if why := f.NoGain(); why != "" {
+		return fmt.Sprintf("the transcript loses %s, but %s", changeset.Size(f.Bytes), why)
+	}
 	how := "estimated as bytes/4: the session's message.usage gives no scale"
 	if f.TokenEstimate == "usage" {
 		how = "estimated from message.usage"
 	}
-	return fmt.Sprintf("the transcript loses %d bytes; a resume's request loses %d bytes of message content, about %d tokens (%s)",
-		f.Bytes, f.RequestBytes, f.Tokens, how)
+	return fmt.Sprintf("the transcript loses %s; a resume's request loses %s of message content, about %s (%s)",
+		changeset.Size(f.Bytes), changeset.Size(f.RequestBytes), plural.Count(f.Tokens, "token"), how)
+}
+
+// NoGain says why a trim leaves the request of a resume as it is: what
+// it takes out is none of the history a resume sends (it lies behind a
+// compaction, on another branch or in subagents); "" when the request
+// loses something.
+func (f Figures) NoGain() string {
+	if f.RequestBytes > 0 {
+		return ""
+	}
+	if f.Bytes == 0 {
+		return "nothing is taken out"
+	}
+	return "a resume's request stays as it is: none of that is in the history a resume sends (it lies behind a compaction, on another branch or in a subagent)"
 }
 
 func keptNote(f Figures) string {
@@ -187,13 +193,6 @@ func keptNote(f Figures) string {
 		return fmt.Sprintf("; the last turn (from line %d) is left as it is", f.KeptFrom)
 	}
 	return fmt.Sprintf("; the last %d turns (from line %d) are left as they are", f.KeptTurns, f.KeptFrom)
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 // plan works out the line edits of a trim, and its figures.

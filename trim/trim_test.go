@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -399,6 +400,35 @@ func TestTrimTokens(t *testing.T) {
 	}
 	if f := p.Figures; f.TokenEstimate != "bytes/4" || f.Tokens != f.RequestBytes/4 {
 		t.Errorf("figures without usage %+v: want bytes/4", f)
+	}
+	// The note gives sizes as listings do, not a count of bytes.
+	note := p.ChangeSet.Notes[len(p.ChangeSet.Notes)-1]
+	if !regexp.MustCompile(`^the transcript loses [0-9.]+ KB; a resume's request loses [0-9.]+ KB of message content, about [0-9]+ tokens \(estimated as bytes/4`).MatchString(note) || p.Figures.NoGain() != "" {
+		t.Errorf("note %q, no gain %q", note, p.Figures.NoGain())
+	}
+}
+
+// TestTrimNoGain: a trim whose every cut lies where a resume does not
+// send it (here, behind the compaction of the 2.1.88 corpus session) says
+// so in its note (it said "loses 0 bytes" of the request), and NoGain says
+// why; cfix browse offers no such trim.
+func TestTrimNoGain(t *testing.T) {
+	root := copyStore(t, filepath.Join("..", "testdata", "corpus", "2.1.88", ".claude"))
+	p, err := Trim(Options{Root: root, Session: "3ba86ea1", Thinking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := p.Figures
+	if f.Bytes == 0 || f.RequestBytes != 0 || f.Thinking == 0 {
+		t.Fatalf("figures %+v: want thinking taken out and none of the request", f)
+	}
+	why := f.NoGain()
+	if !strings.Contains(why, "a resume's request stays as it is") {
+		t.Errorf("NoGain: %q", why)
+	}
+	note := p.ChangeSet.Notes[len(p.ChangeSet.Notes)-1]
+	if !strings.HasPrefix(note, "the transcript loses "+changeset.Size(f.Bytes)+", but "+why) || strings.Contains(note, "0 bytes") {
+		t.Errorf("note %q", note)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/schemas"
 	"github.com/cfix-dev/cfix/session"
@@ -154,7 +155,7 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 			add(NULBytes, "line holds only NUL bytes (%d)", n)
 			return r
 		}
-		add(NULBytes, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
+		add(NULBytes, "line holds %s (first at column %d)", plural.Count(n, "NUL byte"), bytes.IndexByte(raw, 0)+1)
 		raw = clean
 	}
 	pr := p.Parse(raw)
@@ -168,7 +169,7 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 	}
 	if pr.Err != nil {
 		if !ln.Terminated {
-			add(LineTorn, "last line is cut off after %d bytes (%s)", len(raw), pr.Err.Msg)
+			add(LineTorn, "last line is cut off after %s (%s)", plural.Count(len(raw), "byte"), pr.Err.Msg)
 		} else {
 			add(JSONInvalid, "invalid JSON at column %d: %s", pr.Err.Offset+1, pr.Err.Msg)
 			// A torn record with complete ones glued after it: the line
@@ -187,14 +188,14 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 		add(UTF8Invalid, "invalid UTF-8 at column %d", pr.BadUTF8+1)
 	}
 	if pr.Surrogates > 0 {
-		add(SurrogateLone, "%d lone surrogate escape(s), the first at column %d", pr.Surrogates, pr.SurrogateOff+1)
+		add(SurrogateLone, "%s, the first at column %d", plural.Count(pr.Surrogates, "lone surrogate escape"), pr.SurrogateOff+1)
 	}
 	if pr.NULEscapes > 0 {
 		// Measured: every client, resuming such a line or writing it in a
 		// live session (Bash output holding NUL bytes), sends the escape
 		// as it is and the request is accepted; #94055's cut body was not
 		// reproduced. Hence a warning.
-		add(NULEscape, "%d \\u0000 escape(s), the first at column %d", pr.NULEscapes, pr.NULEscapeOff+1)
+		add(NULEscape, "%s, the first at column %d", plural.Count(pr.NULEscapes, "\\u0000 escape"), pr.NULEscapeOff+1)
 	}
 	values := append([]any{pr.Value}, pr.More...)
 	for _, v := range values {
@@ -392,10 +393,11 @@ func (c *checker) check(f store.File) *fileResult {
 	sort.Strings(types)
 	for _, t := range types {
 		u := unknown[t]
-		res.add(TypeUnknown, u[0], "entry type %q has no schema in this version of cfix (%d entries)", t, u[1])
+		res.add(TypeUnknown, u[0], "entry type %q has no schema in this version of cfix (%s)", t, plural.Count(u[1], "entry"))
 	}
 	if cwdOther > 0 {
-		fd := res.add(CWDMismatch, firstOther, "%d of %d entries have a cwd that does not encode to folder %s", cwdOther, cwdOther+cwdMatch, f.Project)
+		have := map[bool]string{true: "has", false: "have"}[cwdOther == 1]
+		fd := res.add(CWDMismatch, firstOther, "%d of %s %s a cwd that does not encode to folder %s", cwdOther, plural.Count(cwdOther+cwdMatch, "entry"), have, f.Project)
 		if cwdMatch > 0 {
 			fd.Severity = Notice
 			fd.Message += " (the session continued from another directory)"
@@ -435,7 +437,7 @@ func notJSONL(res *fileResult) bool {
 		return false // a lone torn line: the file was cut while its first line was written
 	}
 	res.findings = kept
-	res.add(FileNotJSONL, 1, "none of the file's %d lines is JSON: this is not a Claude Code transcript (written over by another program?); cfix leaves it alone", res.lines)
+	res.add(FileNotJSONL, 1, "none of the file's %s is JSON: this is not a Claude Code transcript (written over by another program?); cfix leaves it alone", plural.Count(res.lines, "line"))
 	return true
 }
 
@@ -564,7 +566,8 @@ func checkChain(res *fileResult, g *session.Graph) {
 		for i := range on {
 			onList[i] = true
 		}
-		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume by Claude Code %s starts from line %d and loads %d entries; %d messages sit on other branches: %s", l.Name, g.Nodes[ld.Leaf].Line, len(ld.Chain), off,
+		sit := map[bool]string{true: "sits", false: "sit"}[off == 1]
+		res.add(ChainForks, g.Nodes[ld.Leaf].Line, "a resume by Claude Code %s starts from line %d and loads %s; %s %s on other branches: %s", l.Name, g.Nodes[ld.Leaf].Line, plural.Count(len(ld.Chain), "entry"), plural.Count(off, "message"), sit,
 			describeBranches(g, onList, reach, isOff))
 	}
 
@@ -634,6 +637,9 @@ func checkChain(res *fileResult, g *session.Graph) {
 		}
 		fd := res.add(ToolResultMiss, used[id], "tool_use %s", id)
 		if at, ok := resultAt[id]; ok {
+			// Repair keeps a call whose result the file holds: it adds a
+			// result only where there is none.
+			fd.unfixed = true
 			fd.Message += fmt.Sprintf(": its tool_result on line %d is on a branch Claude Code %s does not load", at, l.Name)
 			if !l.RecoverParallel {
 				fd.Message += " (versions from 2.1.80 on re-attach a parallel call's result by message.id)"
@@ -674,7 +680,7 @@ func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
 		if space > 0 {
 			what = append(what, fmt.Sprintf("%d whitespace-only", space))
 		}
-		res.add(TextBlank, n.Line, "%s text block(s) in this %s entry; Claude Code %s sends them and the API answers 400 (text content blocks must be non-empty, or must contain non-whitespace text) on every resume", strings.Join(what, " and "), n.Type, s.Name)
+		res.add(TextBlank, n.Line, "%s %s in this %s entry; Claude Code %s sends them and the API answers 400 (text content blocks must be non-empty, or must contain non-whitespace text) on every resume", strings.Join(what, " and "), plural.Of(empty+space, "text block"), n.Type, s.Name)
 	}
 	for _, i := range ld.Chain {
 		if n := &g.Nodes[i]; n.Type == "attachment" && n.Attach != 0 {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -83,7 +84,7 @@ func HasConversation(path string) bool {
 // a file by its title, and opens it empty.
 func (s *storeCheck) unwritten(r *fileResult) {
 	title, types := MetaTitle(r.file.Path)
-	what := fmt.Sprintf("%d metadata line(s) (%s)", r.lines, strings.Join(types, ", "))
+	what := fmt.Sprintf("%s (%s)", plural.Count(r.lines, "metadata line"), strings.Join(types, ", "))
 	if len(r.leafs) > 0 {
 		what += " whose leafUuid is found nowhere"
 	}
@@ -169,8 +170,8 @@ func (s *storeCheck) husks() {
 		if transcripts {
 			continue
 		}
-		s.add(SessionHusk, d.Path, 0, "session folder of %s, which has no transcript anywhere in the store: %d file(s), %d bytes (%s) used by nothing",
-			d.Session, files, size, strings.Join(top, ", "))
+		s.add(SessionHusk, d.Path, 0, "session folder of %s, which has no transcript anywhere in the store: %s, %s (%s) used by nothing",
+			d.Session, plural.Count(files, "file"), plural.Count(size, "byte"), strings.Join(top, ", "))
 	}
 }
 
@@ -268,8 +269,8 @@ func (s *storeCheck) folders() {
 				}
 				r.findings = kept
 			}
-			s.add(ProjectDirNamed, dir, 0, "project folder %s is named by CLAUDE_CODE_PROJECT_DIR_NAME, not by a working directory: its %d session(s) ran in %s",
-				folder, sessions, strings.Join(quoted(list), ", "))
+			s.add(ProjectDirNamed, dir, 0, "project folder %s is named by CLAUDE_CODE_PROJECT_DIR_NAME, not by a working directory: its %s ran in %s",
+				folder, plural.Count(sessions, "session"), strings.Join(quoted(list), ", "))
 			continue
 		}
 		// Working directories that encode to this very folder.

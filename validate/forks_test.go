@@ -55,7 +55,7 @@ func TestForksBesideCompactedParallel(t *testing.T) {
 		forks string // the message, "" for no chain-forks finding
 	}{
 		{"parallel results only", nil, ""},
-		{"and a retried prompt", []string{entry("user", "u1b", "u1", user("abandoned"))}, "1 messages sit on other branches"},
+		{"and a retried prompt", []string{entry("user", "u1b", "u1", user("abandoned"))}, "1 message sits on other branches"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := filepath.Join(t.TempDir(), ".claude")

@@ -2,20 +2,37 @@ package validate
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cfix-dev/cfix/internal/shell"
 )
 
+// TranscriptFixes are the codes cfix repair fixes in the transcript a
+// finding names, by rewriting it (its line and chain fixers). The repair
+// planner fixes these codes and no other in a transcript (repair.Fixable
+// is built from this list), and their findings' hint is cfix repair FILE,
+// unless the check that made a finding knows the fixer leaves that one
+// (Finding.unfixed): a hint is given only where running it fixes the
+// finding.
+var TranscriptFixes = []Code{
+	JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid, SurrogateLone, LineEmpty,
+	UUIDDuplicate, ParentSelf, ChainCycle, ToolResultMiss, ToolUseMiss, ThinkingUnsigned, NULEscape,
+	UUIDReplayed, TextBlank, ServerToolSplit, AttachMalformed,
+}
+
 // hintFor returns the cfix command that fixes a finding, or "" when no
 // command can fix it safely.
 func hintFor(f *Finding) string {
 	q := shell.Quote(f.Path)
+	if f.unfixed {
+		return ""
+	}
+	if slices.Contains(TranscriptFixes, f.Code) {
+		return "cfix repair --apply " + q
+	}
 	switch f.Code {
-	case JSONInvalid, LineTorn, NoFinalNewline, LineGlued, NULBytes, UTF8Invalid,
-		SurrogateLone, LineEmpty, UUIDDuplicate, ParentSelf, ChainCycle,
-		ToolResultMiss, ToolUseMiss, ThinkingUnsigned, SessionStub, TitleOutOfReach,
-		NULEscape, UUIDReplayed, TextBlank, ServerToolSplit, AttachMalformed:
+	case SessionStub, TitleOutOfReach:
 		return "cfix repair --apply " + q
 	case ParentMissing:
 		return "cfix repair --aggressive --only parent-missing --apply " + q
@@ -54,12 +71,6 @@ func hintFor(f *Finding) string {
 		if f.Severity > Notice && !subagentFile(f.Path) {
 			return "cfix move " + q + " --to DIR"
 		}
-	case SessionName:
-		// A clone gets a UUID; move would keep the name.
-		if subagentFile(f.Path) {
-			break
-		}
-		return "cfix clone " + q + " --to DIR"
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -16,16 +17,30 @@ type leftRef struct {
 	session string
 }
 
-// agentsOf counts the subagent transcripts of session id (side runs, such
-// as compactions, left out).
+// agentsOf counts the subagent transcripts of session id in every
+// project folder (side runs, such as compactions, left out).
 func (s *storeCheck) agentsOf(id string) int {
 	n := 0
-	for _, f := range s.all().Files {
-		if f.Kind == store.KindAgent && f.Session == id && !f.Side() {
-			n++
+	for k, c := range s.agentCountsOf() {
+		if strings.HasSuffix(k, "/"+id) {
+			n += c
 		}
 	}
 	return n
+}
+
+// agentsIn counts the subagent transcripts of session id in project
+// folder folder: under its session folder, or flat beside it (2.0.x)
+// with its sessionId.
+func (s *storeCheck) agentsIn(folder, id string) int {
+	return s.agentCountsOf()[store.FolderSession(folder, id)]
+}
+
+func (s *storeCheck) agentCountsOf() map[string]int {
+	if s.agentCounts == nil {
+		s.agentCounts = store.Subagents(s.all())
+	}
+	return s.agentCounts
 }
 
 // lost reports a metadata-only main transcript whose subagent transcripts
@@ -34,8 +49,8 @@ func (s *storeCheck) agentsOf(id string) int {
 // subagents would be left an agent-orphan.
 func (s *storeCheck) lost(r *fileResult) {
 	_, types := MetaTitle(r.file.Path)
-	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %d metadata line(s) (%s) and no message, while its subagents ran; /resume opens it empty",
-		r.file.Session, r.lines, strings.Join(types, ", "))
+	s.add(TranscriptLost, r.file.Path, 0, "the conversation of session %s is lost: its transcript holds %s (%s) and no message, while its subagents ran; /resume opens it empty",
+		r.file.Session, plural.Count(r.lines, "metadata line"), strings.Join(types, ", "))
 	s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, r.file.Session})
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/schemas"
 	"github.com/cfix-dev/cfix/session"
 )
@@ -35,13 +36,13 @@ func fullWork(p *session.Parser, validate func(typ string, v any) error, ln sess
 			add(NULBytes, "line holds only NUL bytes (%d)", n)
 			return r
 		}
-		add(NULBytes, "line holds %d NUL bytes (first at column %d)", n, bytes.IndexByte(raw, 0)+1)
+		add(NULBytes, "line holds %s (first at column %d)", plural.Count(n, "NUL byte"), bytes.IndexByte(raw, 0)+1)
 		raw = clean
 	}
 	pr := p.Parse(raw)
 	if pr.Err != nil {
 		if !ln.Terminated {
-			add(LineTorn, "last line is cut off after %d bytes (%s)", len(raw), pr.Err.Msg)
+			add(LineTorn, "last line is cut off after %s (%s)", plural.Count(len(raw), "byte"), pr.Err.Msg)
 		} else {
 			add(JSONInvalid, "invalid JSON at column %d: %s", pr.Err.Offset+1, pr.Err.Msg)
 		}
@@ -57,7 +58,7 @@ func fullWork(p *session.Parser, validate func(typ string, v any) error, ln sess
 		add(UTF8Invalid, "invalid UTF-8 at column %d", pr.BadUTF8+1)
 	}
 	if pr.Surrogates > 0 {
-		add(SurrogateLone, "%d lone surrogate escape(s), the first at column %d", pr.Surrogates, pr.SurrogateOff+1)
+		add(SurrogateLone, "%s, the first at column %d", plural.Count(pr.Surrogates, "lone surrogate escape"), pr.SurrogateOff+1)
 	}
 	values := append([]any{pr.Value}, pr.More...)
 	for _, v := range values {

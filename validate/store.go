@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/schemas"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -31,9 +33,10 @@ type storeCheck struct {
 	uuidFile map[string]*fileResult   // chain uuid → file holding it
 	byPath   map[string]*fileResult
 
-	allLayout  *store.Layout  // the whole store, for a targeted run (see all)
-	runningIDs map[string]int // session id → pid of the running process holding it
-	leftRefs   []leftRef      // findings of sessions whose conversation is gone
+	allLayout   *store.Layout  // the whole store, for a targeted run (see all)
+	agentCounts map[string]int // subagent transcripts by folder and session (see subagents)
+	runningIDs  map[string]int // session id → pid of the running process holding it
+	leftRefs    []leftRef      // findings of sessions whose conversation is gone
 }
 
 func (s *storeCheck) add(code Code, path string, line int, format string, args ...any) *Finding {
@@ -89,9 +92,21 @@ func (s *storeCheck) sessionFiles() {
 			continue
 		}
 		if !store.IsUUID(f.Session) {
-			s.add(SessionName, f.Path, 0, "file name %q is not a session UUID: /resume does not list it", f.Session+".jsonl")
+			// No command renames it in place (move keeps the name): a
+			// clone is a copy /resume lists, the file stays, so the
+			// finding names the clone and gives no hint.
+			fd := s.add(SessionName, f.Path, 0, "file name %q is not a session UUID: /resume does not list it", f.Session+".jsonl")
+			if !subagentFile(f.Path) {
+				fd.Message += fmt.Sprintf("; cfix clone %s --to DIR copies it under a session id /resume lists (the file stays)", shell.Quote(f.Path))
+			}
 		}
 		if f.Size == 0 {
+			if s.agentsIn(f.Project, f.Session) > 0 {
+				// Prune leaves it: its subagents would be left agent-orphan.
+				s.add(SessionEmpty, f.Path, 0, "session file is empty (0 bytes) while its subagents ran")
+				s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, f.Session})
+				continue
+			}
 			s.add(SessionEmpty, f.Path, 0, "session file is empty (0 bytes)")
 		}
 	}
@@ -144,14 +159,14 @@ func (s *storeCheck) leafs() {
 			}
 		}
 		if where != "" {
-			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; the transcript lives in %s", r.lines, where)
+			s.add(SessionStub, r.file.Path, 0, "stub: %s and no conversation; the transcript lives in %s", plural.Count(r.lines, "metadata line"), where)
 			continue
 		}
 		if o := s.conversationOf(r); o != "" {
-			s.add(SessionStub, r.file.Path, 0, "stub: %d metadata line(s) and no conversation; session %s has its transcript in %s", r.lines, r.file.Session, o)
+			s.add(SessionStub, r.file.Path, 0, "stub: %s and no conversation; session %s has its transcript in %s", plural.Count(r.lines, "metadata line"), r.file.Session, o)
 			continue
 		}
-		if s.agentsOf(r.file.Session) > 0 {
+		if s.agentsIn(r.file.Project, r.file.Session) > 0 {
 			s.lost(r)
 			continue
 		}
@@ -182,7 +197,7 @@ func (s *storeCheck) parents() {
 				if d.cut && d.before > 0 {
 					// Claude Code wrote the link, but a resume reads one
 					// file: it stops here.
-					fd := s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file: a resume by Claude Code %s reads this file only, stops here and loads %d entries, leaving out the %d written before", d.parent, rel, r.loader.Name, d.loaded, d.before)
+					fd := s.add(ParentElsewhere, r.file.Path, d.line, "parentUuid %s is an entry of %s, not of this file: a resume by Claude Code %s reads this file only, stops here and loads %s, leaving out the %d written before", d.parent, rel, r.loader.Name, plural.Count(d.loaded, "entry"), d.before)
 					fd.Severity = Warning
 					continue
 				}
@@ -190,13 +205,13 @@ func (s *storeCheck) parents() {
 				continue
 			}
 			if d.cut && d.before > 0 {
-				s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: a resume loads %d entries and stops here, leaving out the %d written before", d.parent, d.loaded, d.before)
+				s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: a resume loads %s and stops here, leaving out the %d written before", d.parent, plural.Count(d.loaded, "entry"), d.before)
 				continue
 			}
 			if d.cut {
 				// Nothing of this file is left out: the history it
 				// continued is gone (a file cleaned up, say).
-				fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: the history this file continues is gone; a resume loads all %d entries of the chain", d.parent, d.loaded)
+				fd := s.add(ParentMissing, r.file.Path, d.line, "parentUuid %s is written nowhere in the store: the history this file continues is gone; a resume loads all %s of the chain", d.parent, plural.Count(d.loaded, "entry"))
 				fd.Severity = Warning
 				continue
 			}
@@ -336,12 +351,14 @@ func (s *storeCheck) indexes() {
 			if e.FileMtime != 0 && e.FileMtime != fi.ModTime().UnixMilli() {
 				s.add(IndexDrift, path, 0, "entry %d: session %s: fileMtime %d, file modified %d", i+1, e.SessionID, e.FileMtime, fi.ModTime().UnixMilli())
 			} else if r := s.resultFor(want); r != nil && e.MessageCount != 0 && e.MessageCount != r.messages {
-				s.add(IndexDrift, path, 0, "entry %d: session %s: messageCount %d, file has %d messages", i+1, e.SessionID, e.MessageCount, r.messages)
+				s.add(IndexDrift, path, 0, "entry %d: session %s: messageCount %d, file has %s", i+1, e.SessionID, e.MessageCount, plural.Count(r.messages, "message"))
 			}
 		}
 		for _, r := range s.results {
 			f := r.file
-			if f.Kind != store.KindSession || f.Project != folder || listed[f.Session] || !store.IsUUID(f.Session) || r.metaOnly || f.Size == 0 {
+			// A session with no message /resume does not list, indexed or
+			// not (repair's rebuild leaves it out of the index).
+			if f.Kind != store.KindSession || f.Project != folder || listed[f.Session] || !store.IsUUID(f.Session) || r.metaOnly || r.messages == 0 || f.Size == 0 {
 				continue
 			}
 			s.add(IndexUnindexed, f.Path, 0, "session %s is not in %s: /resume may not list it", f.Session, path)

@@ -19,6 +19,9 @@ type Finding struct {
 	Line     int      `json:"line"` // 1-based; 0 when no line applies
 	Message  string   `json:"message"`
 	Hint     string   `json:"hint"` // the cfix command that fixes it, or ""
+	// unfixed is set by a check that knows the planner of its code
+	// leaves this finding as it is: it gets no hint.
+	unfixed bool
 }
 
 // MarshalText renders a severity as its name.

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/shell"
 )
 
 func newApplyCmd() *cobra.Command {
@@ -37,7 +38,7 @@ Exit status:
 			if err := cs.CheckStore("plan "+args[0], root); err != nil {
 				return usageError(err)
 			}
-			f.apply = true
+			f.apply, f.asked = true, "apply "+shell.Quote(args[0])
 			return runPlan(f, cs)
 		},
 	}
@@ -45,5 +46,7 @@ Exit status:
 	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "apply without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan and the result as JSON")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
+	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan without its diff")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen)")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 )
@@ -48,12 +49,14 @@ $XDG_DATA_HOME/cfix/archive, else ~/.local/share/cfix/archive. --older-than
 (30d, 2w, 36h) picks every session whose last activity (the newest mtime of
 its files) lies longer ago (with --by-transcript: whose main transcript's
 mtime does, as Claude Code's cleanup ages it); --except ID leaves that session
-in the store. --list lists the archives: session, title,
-project, first and last dates, size.
+in the store, and so does a session that holds no message (the plan names the
+prune that removes those of metadata only). A project folder left empty goes
+too (undo and restore make it again). --list lists the archives: session,
+title, project, first and last dates, size.
 
-A dry run reads no file's bytes; --apply compresses the sessions (on every
-core), then applies the plan. A live session is refused (skipped by
---older-than).
+A dry run reads no file's bytes (but those of transcripts without a message);
+--apply compresses the sessions (on every core), then applies the plan. A live
+session is refused (skipped by --older-than).
 
 ` + plannerExitStatus,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -111,19 +114,18 @@ func runArchive(opts *archiveOptions, args []string) error {
 		return planError(err)
 	}
 	defer p.Cleanup()
-	opts.show = func(w io.Writer, cs *changeset.ChangeSet) error { return showArchive(w, cs, p) }
+	opts.differ = func(w io.Writer, cs *changeset.ChangeSet, o changeset.DiffOptions) error {
+		return archiveDiff(w, cs, p, o)
+	}
 	return runPlan(&opts.planFlags, p.ChangeSet)
 }
 
-// showArchive shows an archive plan: the summary (which lists every
-// removal), then what goes into each archive file (its members, not its
-// compressed bytes), then the other changes (index rewrites).
-func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
-	changeset.Summary(w, cs)
-	if cs.Empty() {
-		return nil
-	}
-	fmt.Fprintln(w)
+// archiveDiff writes the diff of an archive plan: what goes into each
+// archive file (its members, not its compressed bytes: with Full, each
+// member; else their count and size), then the other changes (index
+// rewrites). The files removed are in their archive, listed by the
+// summary: their lines are not lost, and not shown.
+func archiveDiff(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan, o changeset.DiffOptions) error {
 	byPath := map[string]archive.Archived{}
 	for _, a := range p.Archives {
 		byPath[a.Path] = a
@@ -133,8 +135,6 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 	bw := bufio.NewWriter(w)
 	for _, op := range cs.Ops {
 		if op.Action == changeset.Delete || op.Action == changeset.DeleteDir {
-			// Each file removed is listed in its archive above (the summary
-			// lists the removals): its lines are in the archive, not lost.
 			continue
 		}
 		a, ok := byPath[op.Path]
@@ -142,23 +142,31 @@ func showArchive(w io.Writer, cs *changeset.ChangeSet, p *archive.Plan) error {
 			rest.Ops = append(rest.Ops, op)
 			continue
 		}
-		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %d %s, %s @@ %s\n", visible.String(op.Path), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), visible.String(op.Reason))
-		n := 0
-		for _, f := range a.Manifest.Files {
-			if f.Dir {
-				continue
+		fmt.Fprintf(bw, "--- /dev/null\n+++ %s\n@@ %s @@\n", visible.String(op.Path), visible.String(op.Reason))
+		if !o.Full {
+			fmt.Fprintf(bw, "+ new archive: %d %s, %s\n", a.Files, plural.Of(a.Files, "file"), changeset.Size(a.Bytes))
+		} else {
+			n := 0
+			for _, f := range a.Manifest.Files {
+				if f.Dir {
+					continue
+				}
+				if n++; n > 40 {
+					fmt.Fprintf(bw, "+… %d more files\n", a.Files-40)
+					break
+				}
+				fmt.Fprintf(bw, "+%s (%s, %s)\n", visible.String(f.Path), changeset.Size(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
 			}
-			if n++; n > 40 {
-				fmt.Fprintf(bw, "+… %d more files\n", a.Files-40)
-				break
-			}
-			fmt.Fprintf(bw, "+%s (%s, %s)\n", visible.String(f.Path), changeset.Size(f.Size), f.ModTime.Local().Format("2006-01-02 15:04:05"))
+		}
+		// What does not fit on the screen stops here.
+		if err := bw.Flush(); err != nil {
+			return err
 		}
 	}
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	return changeset.Diff(w, &rest)
+	return changeset.DiffWith(w, &rest, o)
 }
 
 // archiveJSON is one archive in --list --json.
@@ -228,7 +236,7 @@ func listArchives(opts *archiveOptions, dir string) error {
 				project = visible.String(strings.Join(a.Projects, ", "))
 			}
 			fmt.Fprintf(opts.out, "%s  %s\n  %s\n  %s to %s, %d %s, %s (%s compressed)\n", visible.String(a.Session), title, project,
-				visible.String(day(a.First)), visible.String(day(a.Last)), a.Files, pluralWord(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
+				visible.String(day(a.First)), visible.String(day(a.Last)), a.Files, plural.Of(a.Files, "file"), changeset.Size(a.Bytes), changeset.Size(a.Size))
 		}
 		for _, p := range badPaths {
 			fmt.Fprintf(opts.errOut, "cfix: %v\n", bad[p])

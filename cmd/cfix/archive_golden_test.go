@@ -26,6 +26,12 @@ func TestArchiveGolden(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	root := damage.CopyStoreTo(t, damage.V330, dir)
 	damage.Age(t, root)
+	// The project folder the session is alone in: archive removes it, and
+	// restore makes it again with its mode and this mtime.
+	stamp := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(filepath.Join(root, "projects", "-home-dev-work-alpha"), stamp, stamp); err != nil {
+		t.Fatal(err)
+	}
 	adir := filepath.Join(dir, "archive")
 	t.Setenv("CFIX_JOURNAL_DIR", filepath.Join(dir, "journal"))
 	norm := func(s string) string {

@@ -107,6 +107,10 @@ func runBrowse(o *resumeOptions, extra []string) error {
 			if err != nil {
 				return nil, err
 			}
+			// A trim a resume would not feel is not offered.
+			if why := p.Figures.NoGain(); why != "" && p.Figures.Bytes > 0 {
+				return nil, fmt.Errorf("no trim: the transcript would lose %s, but %s", changeset.Size(p.Figures.Bytes), why)
+			}
 			return sessionPlanned(root, p.Plan), nil
 		},
 	})
@@ -155,7 +159,12 @@ func browsePlan(root string, a browse.Action, path string) (*browse.Planned, err
 		p.Cleanup()
 		// The archive files are built when it is applied: planned again,
 		// as cfix archive --apply plans it.
-		return &browse.Planned{ChangeSet: p.ChangeSet, Show: func(w io.Writer) error { return showArchive(w, p.ChangeSet, p) }, Apply: func() (string, error) {
+		return &browse.Planned{ChangeSet: p.ChangeSet, Show: func(w io.Writer) error {
+			_, err := changeset.View{Diff: func(w io.Writer, cs *changeset.ChangeSet, o changeset.DiffOptions) error {
+				return archiveDiff(w, cs, p, o)
+			}}.Write(w, p.ChangeSet)
+			return err
+		}, Apply: func() (string, error) {
 			o := &archiveOptions{planFlags: applyFlags(root)}
 			err := runArchive(o, []string{path})
 			return o.out.(*bytes.Buffer).String(), err

@@ -192,6 +192,13 @@ func TestBrowseInATerminal(t *testing.T) {
 					t.Errorf("with NO_COLOR, the screen has colours:\n%q", esc)
 				}
 			}
+			// The keys of the first screen act at once: / opens the search
+			// (Esc back to the list), not the filter.
+			tm.waitFor("the first screen's keys", "type to filter", "/: search every session", "q: quit")
+			tm.keys("/")
+			tm.waitFor("the search at once", "search: ▏", "enter: search")
+			tm.keys("Escape")
+			tm.waitFor("the list again", "filter: ▏", "type to filter")
 			tm.typed("hello")
 			s := tm.waitFor("the filtered list", "1/5", "PLANTED-IN-THE-PREVIEW", "hello, first session")
 			if strings.Contains(s, "a fresh one in gamma") || m == "" && !strings.Contains(s, "1E") {
@@ -235,7 +242,9 @@ func TestBrowseInATerminal(t *testing.T) {
 					t.Errorf("the fork at a message inside a turn is planned as one at a turn:\n%s", s)
 				}
 				tm.keys("y")
-				s = tm.waitFor("the fork", "resume it with:", "claude --resume")
+				// The plan's note names the new session too: the apply's
+				// own lines are waited for.
+				s = tm.waitFor("the fork", "undo with: cfix undo", "resume it with:", "[enter] close")
 				fork := regexp.MustCompile(`claude --resume ([0-9a-f-]{36})`).FindStringSubmatch(s)
 				if fork == nil {
 					t.Fatalf("the fork's id is not on the screen:\n%s", s)
@@ -269,7 +278,7 @@ func TestBrowseInATerminal(t *testing.T) {
 				// a: the archive of the second project's session, planned,
 				// declined, then applied.
 				tm.keys("C-f")
-				tm.waitFor("the filter", "esc: actions")
+				tm.waitFor("the filter", "type to filter")
 				tm.typed("second project")
 				tm.waitFor("the filtered list", "1/6")
 				tm.keys("Escape")
@@ -281,7 +290,8 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("a")
 				tm.waitFor("the archive dialog", "cfix archive session faa4037a: the plan")
 				tm.keys("y")
-				tm.waitFor("the archive", "applied 2 changes")
+				// The session, and the project folder it leaves empty.
+				tm.waitFor("the archive", "applied 3 changes")
 				tm.keys("Enter")
 				tm.waitFor("the list after the archive", "0/5")
 				if m, _ := filepath.Glob(filepath.Join(tmp, "archive", "*")); len(m) == 0 {
@@ -292,7 +302,7 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.keys("Escape")
 				tm.waitFor("the whole list", "5/5")
 				tm.keys("C-f")
-				tm.waitFor("the filter", "esc: actions")
+				tm.waitFor("the filter", "type to filter")
 				tm.typed(filepath.Base(work))
 				tm.waitFor("the clone", "1/5", "a fresh one in gamma", work)
 				tm.keys("Enter")
@@ -356,6 +366,12 @@ func TestBrowseWildInATerminal(t *testing.T) {
 		}
 	}
 	slices.SortStableFunc(ss, func(a, b store.SessionInfo) int {
+		if a.MetaOnly != b.MetaOnly { // the stubs last
+			if a.MetaOnly {
+				return 1
+			}
+			return -1
+		}
 		if c := b.LastActive.Compare(a.LastActive); c != 0 {
 			return c
 		}
@@ -365,7 +381,7 @@ func TestBrowseWildInATerminal(t *testing.T) {
 	tmp := t.TempDir()
 	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"), "CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
 	tm := newTmux(t, 60, 24, env, fmt.Sprintf("%s browse --root %s", bin, shell.Quote(root)))
-	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8], "esc actions · tab scope · enter resume · ? keys")
+	tm.waitFor("the list", fmt.Sprintf("%d/%d", count, count), "> "+newest.Session[:8], "type to filter · enter resume · / search · ? keys · q quit")
 	// The mouse wheel (as the terminal sends it, SGR) over the list, down
 	// a row and up again.
 	tm.typed("\x1b[<65;10;3M")
@@ -432,8 +448,16 @@ func TestBrowseForkIsTheCommandsFork(t *testing.T) {
 					t.Fatal(err)
 				}
 				out, code := cli(t, "fork", path, "--at", at, "--root", root)
-				// The command says after the plan that it wrote nothing.
-				if rest, ok := strings.CutPrefix(out, plan.String()); code != exitOK || !ok || strings.Count(rest, "\n") > 2 || !strings.Contains(rest, "dry run: nothing was written") {
+				// The command says after the plan that it wrote nothing. A
+				// plan longer than its screen it shows up to its diff, which
+				// browse's dialog scrolls through.
+				want := plan.String()
+				if head, _, cut := strings.Cut(out, "\n(the diff is longer than a screen: --diff prints it)\n"); cut {
+					if summary, _, ok := strings.Cut(want, "\n\n"); ok && head == summary+"\n" {
+						want = head
+					}
+				}
+				if rest, ok := strings.CutPrefix(out, want); code != exitOK || !ok || strings.Count(rest, "\n") > 4 || !strings.Contains(rest, "dry run: nothing was written") {
 					t.Errorf("f at %s: browse's plan is not cfix fork --at's (status %d):\n%s\n--- cfix fork --at:\n%s", at, code, plan.String(), out)
 				}
 				if n, ok := lastOf[at]; ok {

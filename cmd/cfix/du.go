@@ -12,6 +12,7 @@ import (
 
 	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
@@ -235,7 +236,7 @@ func runDu(opts *duOptions) error {
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes)+".")
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, ss)+".")
 	}
 	if project == "" && jn.Reclaimable > 0 {
 		fmt.Fprintf(w, "cfix journal prune would free %s of the journals in %s (those applies could no longer be undone).\n", changeset.Size(jn.Reclaimable), visible.String(jn.Dir))
@@ -248,7 +249,7 @@ func runDu(opts *duOptions) error {
 	if opts.olderThan != "" {
 		cmd += " --older-than " + opts.olderThan
 	}
-	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), plural(ops, "removal"))
+	fmt.Fprintf(w, "%s would reclaim %s (%s); it shows its plan and writes only with --apply.\n", cmd, changeset.Size(reclaimTotal), plural.Count(ops, "removal"))
 	return nil
 }
 

@@ -84,7 +84,7 @@ const hostile = "\x1b]0;PWNED\x07\x1b]52;c;cHduZWQ=\x07\x1b[?1049h\x1b[2J\u009b3
 // terminal (a pseudo-terminal), with a store whose folder names, session
 // names, titles, prompts, replies, tool calls, working directories and a
 // hook's session id hold escape sequences: the terminal gets none of them,
-// only their escapes, and none but cfix's own (search's highlight,
+// only their escapes, and none but cfix's own (search's highlight and headings,
 // validate's progress line).
 func TestEscapes(t *testing.T) {
 	work := t.TempDir()
@@ -137,7 +137,7 @@ func TestEscapes(t *testing.T) {
 		t.Fatalf("repair: %v\n%s", err, out)
 	}
 	// What cfix writes itself to a terminal.
-	own := regexp.MustCompile(`\x1b\[1;31m|\x1b\[0m|\r\x1b\[K`)
+	own := regexp.MustCompile(`\x1b\[1;31m|\x1b\[1m|\x1b\[0m|\r\x1b\[K`)
 	bad := regexp.MustCompile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f]")
 	for _, c := range []struct {
 		args []string

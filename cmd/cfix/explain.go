@@ -57,23 +57,15 @@ the finding names). docs/codes.md lists every code.`,
 	return cmd
 }
 
-// closeCodes suggests the codes that share a word with a, for an unknown
-// code.
+// closeCodes suggests the codes a mistyped one was likely meant as.
 func closeCodes(a string) string {
-	var near []string
-	for _, c := range validate.Codes {
-		for _, w := range strings.Split(strings.ToLower(a), "-") {
-			if len(w) >= 3 && strings.Contains(string(c.Code), w) {
-				near = append(near, string(c.Code))
-				break
-			}
-		}
-	}
+	near := validate.Near(a)
 	if len(near) == 0 {
 		return "; cfix validate prints the codes, docs/codes.md lists them"
 	}
-	if len(near) > 6 {
-		near = append(near[:6], "...")
+	words := make([]string, len(near))
+	for i, c := range near {
+		words[i] = string(c)
 	}
-	return "; did you mean " + strings.Join(near, ", ") + "?"
+	return "; did you mean " + strings.Join(words, " or ") + "?"
 }

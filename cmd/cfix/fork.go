@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/trim"
@@ -42,6 +44,10 @@ undo takes it back.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.opts.Session = args[0]
 			o.streams(cmd)
+			if cmd.Flags().Changed("turn") && o.opts.Turn == 0 {
+				// Turn 0 is also what no --turn leaves.
+				return usageError(errors.New("--turn 0: turns count from 1 (cfix show SESSION lists them)"))
+			}
 			return runFork(o)
 		},
 		ValidArgsFunction: completeFirstSession,

@@ -40,7 +40,9 @@ func TestRepairGolden(t *testing.T) {
 	damage.WriteLines(t, main, append(ls[:12:12], append([][]byte{ls[11]}, ls[12:]...)...), false)
 	damage.Age(t, root)
 
-	out, code := cli(t, "repair", "--root", root, "--exit-code")
+	// The diff of each change, whole (--diff: the plan is longer than a
+	// screen, and the default shows its summary alone).
+	out, code := cli(t, "repair", "--root", root, "--exit-code", "--diff")
 	if code != exitChanges {
 		t.Errorf("dry run with --exit-code: status %d, want %d", code, exitChanges)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,8 +20,8 @@ var groups = []struct {
 	commands  []string
 }{
 	{"open", "Open a session:", []string{"browse", "resume"}},
-	{"look", "Look at the store (never writes):", []string{"ls", "show", "search", "du", "usage", "export", "validate", "explain"}},
-	{"change", "Change the store (a dry run unless --apply; cfix undo takes it back):", []string{"repair", "prune", "trim", "fork", "clone", "move", "move-project", "rm", "archive", "restore"}},
+	{"look", "Look at the store (never writes):", []string{"ls", "show", "search", "du", "usage", "export", "validate", "secrets", "explain"}},
+	{"change", "Change the store (a dry run unless --apply; cfix undo takes it back):", []string{"repair", "prune", "trim", "fork", "clone", "move", "move-project", "rm", "archive", "restore", "redact"}},
 	{"journal", "Plans and journals:", []string{"apply", "undo", "journal"}},
 	{"guard", "Set and forget (Claude Code runs cfix from its hooks):", []string{"guard", "hook", "statusline"}},
 	{"other", "Other commands:", []string{"mcp", "version"}},
@@ -95,6 +96,41 @@ func friendlyArgs(root *cobra.Command) {
 			}
 			return requiredFlags(cmd)
 		}
+	}
+}
+
+// groupCommands makes each command that only groups others (cfix guard,
+// cfix journal, cfix mcp) refuse a word that names none of them, with
+// the command it was likely meant as (exit 2); cobra printed the group's
+// help and exited 0, so a mistyped cfix guard instal looked done.
+// Without a word, the help is printed, as before.
+func groupCommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		groupCommands(sub)
+	}
+	if !c.HasParent() || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.DisableFlagsInUseLine = true
+	c.SuggestionsMinimumDistance = 2
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("%s has no command %s", cmd.CommandPath(), shell.Quote(args[0]))
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf(": did you mean %s %s?", cmd.CommandPath(), strings.Join(s, " or "))
+		} else {
+			var names []string
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			msg += fmt.Sprintf(" (its commands: %s)", strings.Join(names, ", "))
+		}
+		return usageError(errors.New(msg))
 	}
 }
 

@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/repair"
 )
@@ -91,7 +93,7 @@ prune never removes it.`,
 				}
 			}
 			fmt.Fprintf(out, "\n%d %s in %s: %s, %s only they hold (cfix journal prune removes old ones)\n",
-				len(list), pluralWord(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
+				len(list), plural.Of(len(list), "journal"), base, changeset.Size(total.Bytes), changeset.Size(total.Frees))
 			return nil
 		},
 	}
@@ -104,6 +106,7 @@ func newJournalPruneCmd() *cobra.Command {
 	var root, olderThan string
 	var keep int
 	var apply, yes, asJSON bool
+	var named []string
 	def := changeset.DefaultRetention
 	cmd := &cobra.Command{
 		Use:   "prune",
@@ -115,10 +118,15 @@ is never removed. It is a dry run unless --apply: the list says what goes and
 how many bytes that frees. What it removes can no longer be undone: the bytes
 that prune, rm and archive took out of the store are gone with their journal.
 A damaged journal (its log.jsonl no longer names all its backups) is never
-removed either: remove it by hand once you know you do not need it.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
+removed either: remove it by hand once you know you do not need it.
+
+--journal ID removes that journal (its folder, or the folder's name, as apply
+prints it), whatever its age: the journal of cfix redact holds the secrets it
+took out of the store.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
 		Example: `  cfix journal prune
   cfix journal prune --apply
-  cfix journal prune --older-than 0 --keep 0 --apply --yes`,
+  cfix journal prune --older-than 0 --keep 0 --apply --yes
+  cfix journal prune --journal 20261126T201620.894Z-redact-69ec0f --apply`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, base, err := journalBase(root)
@@ -139,9 +147,20 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 				}
 				ret.KeepFor = d
 			}
-			js, err := changeset.PruneJournals(base, r, ret, time.Now())
-			if err != nil {
-				return &exitError{code: exitFound, err: err}
+			var js []changeset.JournalInfo
+			if len(named) > 0 {
+				if cmd.Flags().Changed("keep") || olderThan != "" {
+					return usageError(errors.New("--journal names the journals to remove: --keep and --older-than do not go with it"))
+				}
+				js, err = namedJournals(base, r, named)
+				if err != nil {
+					return err
+				}
+			} else {
+				js, err = changeset.PruneJournals(base, r, ret, time.Now())
+				if err != nil {
+					return &exitError{code: exitFound, err: err}
+				}
 			}
 			out := cmd.OutOrStdout()
 			list := []journalJSON{}
@@ -152,15 +171,15 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 				list = append(list, journalJSON{j, s})
 			}
 			if !asJSON {
-				for _, j := range list {
-					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
-						j.State, j.Ops, pluralWord(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
-				}
 				if len(list) == 0 {
-					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %d journals and those of the last %s)\n", ret.Keep, age(ret.KeepFor))
+					fmt.Fprintf(out, "cfix journal prune: nothing to do (keeping the newest %s and those of the last %s)\n", plural.Count(ret.Keep, "journal"), age(ret.KeepFor))
 					return nil
 				}
-				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), pluralWord(len(list), "journal"), changeset.Size(frees))
+				fmt.Fprintf(out, "cfix journal prune: %d %s, frees %s; the applies they journal can no longer be undone\n", len(list), plural.Of(len(list), "journal"), changeset.Size(frees))
+				for _, j := range list {
+					fmt.Fprintf(out, "  remove  %s  %s %s, %d %s, frees %s (%s)\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command,
+						j.State, j.Ops, plural.Of(j.Ops, "change"), changeset.Size(j.Frees), shell.Quote(j.Dir))
+				}
 			}
 			if !apply {
 				if asJSON {
@@ -178,14 +197,14 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 			removed := 0
 			for _, j := range list {
 				if err := changeset.RemoveJournal(base, j.Dir); err != nil {
-					return &exitError{code: exitFound, err: fmt.Errorf("%w (%d of %d journals removed)", err, removed, len(list))}
+					return &exitError{code: exitFound, err: fmt.Errorf("%w (%d of %s removed)", err, removed, plural.Count(len(list), "journal"))}
 				}
 				removed++
 			}
 			if asJSON {
 				return printJSON(out, map[string]any{"journals": list, "frees": frees, "applied": true})
 			}
-			fmt.Fprintf(out, "\nremoved %d %s\n", removed, pluralWord(removed, "journal"))
+			fmt.Fprintf(out, "\nremoved %d %s\n", removed, plural.Of(removed, "journal"))
 			return nil
 		},
 	}
@@ -195,7 +214,36 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 	cmd.Flags().BoolVar(&apply, "apply", false, "remove the journals (the default is a dry run that lists them)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the journals removed as JSON")
+	cmd.Flags().StringArrayVar(&named, "journal", nil, "remove this journal (its folder or the folder's name), whatever its age; repeatable")
 	return cmd
+}
+
+// namedJournals returns the journals of the store that --journal names,
+// each by its folder or the folder's name. A name that is no journal of
+// the store, or one whose apply did not end, is refused.
+func namedJournals(base, root string, names []string) ([]changeset.JournalInfo, error) {
+	all, err := changeset.ListJournals(base, root)
+	if err != nil {
+		return nil, &exitError{code: exitFound, err: err}
+	}
+	var out []changeset.JournalInfo
+	for _, n := range names {
+		found := false
+		for _, j := range all {
+			if j.Dir == n || filepath.Base(j.Dir) == n || filepath.Clean(n) == j.Dir {
+				if j.State == "incomplete" {
+					return nil, usageError(fmt.Errorf("--journal %s: its apply did not end (it may be all that can put its files back); run cfix undo first", n))
+				}
+				out = append(out, j)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, usageError(fmt.Errorf("--journal %s: no journal of store %s in %s (cfix journal list lists them)", n, root, base))
+		}
+	}
+	return out, nil
 }
 
 // journalBase resolves --root and the journal folder.

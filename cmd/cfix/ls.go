@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/guard"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -51,7 +53,8 @@ whole transcript.
 Without an argument: one line per project folder, with its real path (the
 cwd its entries name, else the originalPath of its sessions-index.json, never
 decoded from the folder's name; a folder holding several lists them all),
-sessions, subagents, size, last activity and health; then the transcripts
+sessions, subagents, size, last activity and health (an empty folder, or one
+holding only memory/, is counted and listed with --all); then the transcripts
 Claude Code keeps outside projects/ and never resumes (transcripts/ and
 pre-compact-session-histories/; cfix ls transcripts lists them).
 
@@ -86,7 +89,7 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
 	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(catalog.SessionSorts, ", ")+"; projects "+strings.Join(catalog.ProjectSorts, ", "))
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
-	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions and Warmup probes")
+	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions, Warmup probes and empty project folders")
 	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
 	return cmd
 }
@@ -191,7 +194,8 @@ func extrasDir(root, arg string) (store.ExtraKind, bool) {
 	for _, k := range []store.ExtraKind{store.ExtraExport, store.ExtraPreCompact} {
 		dir := filepath.Join(root, k.Dir())
 		if arg == k.Dir() {
-			if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			// Also when the store has no such folder: it holds none.
+			if fi, err := os.Stat(dir); err != nil || fi.IsDir() {
 				return k, true
 			}
 		}
@@ -217,7 +221,7 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 	if err != nil {
 		return usageError(err)
 	}
-	ps, shown, total, sessions, hidden, memory := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly
+	ps, shown, total, sessions, hidden, memory, empty := v.Listed, v.Shown, v.Size, v.Sessions, v.Hidden, v.MemoryOnly, v.Empty
 	// The extras are glanced at for --json only.
 	extras, glances, err := cat.Extras(opts.json)
 	if err != nil {
@@ -272,37 +276,35 @@ func lsStore(opts *lsOptions, cat *catalog.Catalog) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural(len(ps), "project"), plural(sessions, "session"), changeset.Size(total))
+	fmt.Fprintf(w, "\n%s, %s, %s in projects/", plural.Count(len(ps), "project"), plural.Count(sessions, "session"), changeset.Size(total))
 	if len(shown) < len(ps) {
 		fmt.Fprintf(w, " (%d listed)", len(shown))
 	}
 	if hidden > 0 && !opts.all {
-		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not counted (--all counts them)", plural.Count(hidden, "empty or Warmup session"))
 	}
 	if memory > 0 {
 		verb := "hold"
 		if memory == 1 {
 			verb = "holds"
 		}
-		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural(memory, "folder"), verb)
+		fmt.Fprintf(w, "; %s %s only Claude Code's memory/ and no session, not listed (--all lists them; prune keeps them)", plural.Count(memory, "folder"), verb)
+	}
+	if empty > 0 {
+		fmt.Fprintf(w, "; %s, not listed (--all lists them)", plural.Count(empty, "empty folder"))
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, st.Sessions))
 	}
-	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+	if l := prot.Footer(guarded, guardedBytes, sweptKept(st.Sessions)); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	return nil
 }
 
 // extraCount is n extras of kind k, in words.
-func extraCount(n int, k store.ExtraKind) string {
-	if n != 1 && k == store.ExtraPreCompact {
-		return fmt.Sprintf("%d pre-compact histories", n)
-	}
-	return plural(n, k.String())
-}
+func extraCount(n int, k store.ExtraKind) string { return plural.Count(n, k.String()) }
 
 // --- one project -------------------------------------------------------------
 
@@ -343,20 +345,24 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 	w := opts.out
 	fmt.Fprintf(w, "%s  (%s)\n", catalog.PathWords(p), visible.String(filepath.Join(store.ProjectsDir(root), t.Project)))
 	if len(shown) > 0 {
-		printSessions(w, shown, opts.width)
+		ids, err := cat.ShortIDs()
+		if err != nil {
+			return usageError(err)
+		}
+		printSessions(w, shown, ids, opts.width)
 	}
-	fmt.Fprintf(w, "\n%s", plural(len(shown), "session"))
+	fmt.Fprintf(w, "\n%s", plural.Count(len(shown), "session"))
 	if more > 0 {
 		fmt.Fprintf(w, " listed, %d more (--limit)", more)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural(hidden, "empty or Warmup session"))
+		fmt.Fprintf(w, "; %s not listed (--all lists them)", plural.Count(hidden, "empty or Warmup session"))
 	}
 	fmt.Fprintln(w)
 	if swept > 0 {
-		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes))
+		fmt.Fprintln(w, sweepLine(sweep, swept, sweptBytes, pl.Sessions))
 	}
-	if l := prot.Footer(guarded, guardedBytes, swept); l != "" {
+	if l := prot.Footer(guarded, guardedBytes, sweptKept(pl.Sessions)); l != "" {
 		fmt.Fprintln(w, l)
 	}
 	return nil
@@ -364,25 +370,55 @@ func lsProject(opts *lsOptions, cat *catalog.Catalog, t *store.Target) error {
 
 // sweepLine says how many sessions (of how many bytes) Claude Code's next
 // sweep deletes, and how to keep them.
-func sweepLine(sw store.Sweep, n int, bytes int64) string {
+func sweepLine(sw store.Sweep, n int, bytes int64, ss []store.SessionInfo) string {
 	when := "next start"
 	if !sw.NotBefore.IsZero() {
 		when = "first start from " + stamp(sw.NotBefore) + " (.last-cleanup)"
 	}
-	them, be := "them", "sessions"
+	be := "sessions"
 	if n == 1 {
-		them, be = "it", "session"
+		be = "session"
 	}
-	return fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d): cfix archive --older-than %dd --by-transcript keeps %s",
-		n, be, changeset.Size(bytes), when, sw.PeriodDays, sw.PeriodDays, them)
+	line := fmt.Sprintf("%d %s (%s) will be deleted by Claude Code's %s (cleanupPeriodDays %d)", n, be, changeset.Size(bytes), when, sw.PeriodDays)
+	// Archive keeps those that hold a message, and leaves the others.
+	kept := sweptKept(ss)
+	switch {
+	case kept == 0 && n == 1:
+		return line + "; it holds no message"
+	case kept == 0:
+		return line + "; none holds a message"
+	case kept == 1 && n == 1:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps it", sw.PeriodDays)
+	case kept == n:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps them", sw.PeriodDays)
+	case kept == 1:
+		return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps the one that holds a message", sw.PeriodDays)
+	}
+	return line + fmt.Sprintf(": cfix archive --older-than %dd --by-transcript keeps the %d that hold a message", sw.PeriodDays, kept)
+}
+
+// sweptKept counts the sessions of ss marked swept that archive keeps:
+// those that hold a message.
+func sweptKept(ss []store.SessionInfo) int {
+	n := 0
+	for i := range ss {
+		if ss[i].Swept && !ss[i].NoMessage() {
+			n++
+		}
+	}
+	return n
 }
 
 // printSessions prints the session table. A terminal narrower than 110
 // columns leaves out STARTED, VERSION and SUB, and shows the marks before
 // the title; the title takes the rest of the width.
-func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
+func printSessions(w io.Writer, ss []store.SessionInfo, ids store.ShortIDs, width int) {
 	wide := width == 0 || width >= 110
-	head := fmt.Sprintf("%-8s  ", "ID")
+	idw := store.ShortLen
+	for i := range ss {
+		idw = max(idw, len(ids.Of(ss[i].Session)))
+	}
+	head := fmt.Sprintf("%-*s  ", idw, "ID")
 	if wide {
 		head += fmt.Sprintf("%-16s  ", "STARTED")
 	}
@@ -397,7 +433,7 @@ func printSessions(w io.Writer, ss []store.SessionInfo, width int) {
 	fmt.Fprintln(w, head+"TITLE")
 	for i := range ss {
 		s := &ss[i]
-		line := fmt.Sprintf("%-8s  ", short(s.Session))
+		line := fmt.Sprintf("%-*s  ", idw, visible.String(ids.Of(s.Session)))
 		if wide {
 			line += fmt.Sprintf("%-16s  ", stamp(s.Started))
 		}
@@ -462,7 +498,8 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 		return jsonOut(opts.out, doc)
 	}
 	w := opts.out
-	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", filepath.Join(root, k.Dir()), k)
+	dir := filepath.Join(root, k.Dir())
+	fmt.Fprintf(w, "%s (%s: listed, never resumed)\n", dir, plural.Of(2, k.String()))
 	if len(idx) > 0 {
 		fmt.Fprintf(w, "%-16s  %5s  %8s  %-10s  %s\n", "LAST ACTIVE", "MSGS", "SIZE", "HEALTH", "NAME  FIRST PROMPT")
 	}
@@ -483,7 +520,11 @@ func lsExtras(opts *lsOptions, cat *catalog.Catalog, k store.ExtraKind) error {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line+title, " "))
 	}
-	fmt.Fprintf(w, "\n%s\n", extraCount(len(xs), k))
+	fmt.Fprintf(w, "\n%s", extraCount(len(xs), k))
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(w, " (the store has no %s/ folder)", k.Dir())
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 
@@ -504,23 +545,15 @@ func stamp(t time.Time) string {
 	return t.Local().Format("2006-01-02 15:04")
 }
 
-// short is the first 8 characters of a session id.
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
-}
-
 // health is the HEALTH column: "ok", or the errors and warnings.
 func health(errs, warns int) string {
 	switch {
 	case errs == 0 && warns == 0:
 		return "ok"
 	case warns == 0:
-		return plural(errs, "error")
+		return plural.Count(errs, "error")
 	case errs == 0:
-		return plural(warns, "warning")
+		return plural.Count(warns, "warning")
 	}
 	return fmt.Sprintf("%dE %dW", errs, warns)
 }

@@ -20,7 +20,8 @@ func writeLsStore(t *testing.T, folder, cwd, version string, titles ...string) s
 		t.Fatal(err)
 	}
 	for i, title := range titles {
-		id := "aaaaaaaa-0000-4000-8000-00000000000" + string(rune('1'+i))
+		// aaaaaaaa-…1, bbbbbbbb-…2: ids whose first 8 characters tell them apart.
+		id := strings.Repeat(string(rune('a'+i)), 8) + "-0000-4000-8000-00000000000" + string(rune('1'+i))
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
 		enc.Encode(map[string]any{"type": "user", "sessionId": id, "cwd": cwd, "uuid": "u1", "parentUuid": nil,
@@ -79,7 +80,7 @@ func TestLsWidth(t *testing.T) {
 	}
 	rows := 0
 	for _, line := range strings.Split(out, "\n") {
-		if !strings.HasPrefix(line, "aaaaaaaa") {
+		if len(line) < 9 || line[8] != ' ' || strings.Trim(line[:8], line[:1]) != "" {
 			continue
 		}
 		rows++

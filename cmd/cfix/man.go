@@ -25,7 +25,8 @@ func newManCmd() *cobra.Command {
 			root := cmd.Root()
 			root.DisableAutoGenTag = true
 			escapeStars(root)
-			header := &doc.GenManHeader{Title: "CFIX", Section: "1", Source: "cfix " + versionLine()}
+			// No title: each page takes its command's (CFIX-SHOW for cfix show).
+			header := &doc.GenManHeader{Section: "1", Source: "cfix " + versionLine()}
 			if err := doc.GenManTree(root, header, dir); err != nil {
 				return fmt.Errorf("man %s: %w", dir, err)
 			}

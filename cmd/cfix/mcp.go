@@ -15,6 +15,7 @@ import (
 
 func newMCPCmd() *cobra.Command {
 	var root string
+	var noRedact bool
 	cmd := &cobra.Command{
 		Use: "mcp",
 		Example: `  cfix mcp
@@ -41,7 +42,10 @@ store. Its tools:
                    with it, and the command that fixes it
 
 "This project" is the directory the client starts the server in (Claude Code
-starts it in the project's directory). cfix mcp install adds the server to
+starts it in the project's directory). Every answer is redacted: each secret
+cfix secrets finds (but those .cfix-secrets-ignore names) is replaced by
+[REDACTED:<rule>] before it is sent (--no-redact sends them as they are).
+cfix mcp install adds the server to
 Claude Code's user configuration, as claude mcp add --scope user cfix --
 cfix mcp does; cfix mcp uninstall takes it out. Other clients: the command
 is "cfix" with the arguments ["mcp"].`,
@@ -57,24 +61,35 @@ is "cfix" with the arguments ["mcp"].`,
 			if c := store.CacheDir(); c != "" {
 				index = filepath.Join(c, "export")
 			}
-			if err := mcpserver.Serve(context.Background(), mcpserver.Options{Root: r, Version: v, Dir: wd, Index: index}, os.Stdin, os.Stdout); err != nil {
+			mo := mcpserver.Options{Root: r, Version: v, Dir: wd, Index: index}
+			if !noRedact {
+				if mo.Redact, err = redactFilter(r); err != nil {
+					return err
+				}
+			}
+			if err := mcpserver.Serve(context.Background(), mo, os.Stdin, os.Stdout); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.Flags().BoolVar(&noRedact, "no-redact", false, "send secrets as they are (the default replaces each by [REDACTED:rule])")
 	cmd.AddCommand(newMCPInstallCmd(false), newMCPInstallCmd(true))
 	return cmd
 }
 
 func newMCPInstallCmd(remove bool) *cobra.Command {
 	opts := &planFlags{}
+	cfixBin := ""
 	name, short := "install", "Plan (and with --apply, make) the entry that adds cfix mcp to Claude Code's user configuration"
 	long := `Mcp install adds the cfix server to the mcpServers of Claude Code's user
 configuration (~/.claude.json beside ~/.claude, $CLAUDE_CONFIG_DIR/.claude.json)
-as claude mcp add --scope user cfix -- cfix mcp does: {"type": "stdio",
-"command": "cfix", "args": ["mcp"], "env": {}}.`
+as claude mcp add --scope user cfix -- /path/to/cfix mcp does: {"type": "stdio",
+"command": "/path/to/cfix", "args": ["mcp"], "env": {}}. The command is the
+absolute path of this cfix binary (--cfix names another), as cfix guard's
+hooks name theirs: Claude Code starts the server with the PATH it was
+started with, which may not hold ~/go/bin.`
 	if remove {
 		name, short = "uninstall", "Plan (and with --apply, make) taking cfix mcp out of Claude Code's user configuration"
 		long = `Mcp uninstall takes the cfix server out of the mcpServers of Claude Code's
@@ -97,7 +112,13 @@ makes it with a backup that cfix undo restores.
 			if err != nil {
 				return err
 			}
-			cs, err := mcpserver.PlanInstall(root, remove)
+			bin := ""
+			if !remove {
+				if bin, err = hookBinary(cfixBin); err != nil {
+					return usageError(fmt.Errorf("the path of this cfix: %w", err))
+				}
+			}
+			cs, err := mcpserver.PlanInstall(root, bin, remove)
 			if err != nil {
 				return planError(err)
 			}
@@ -105,5 +126,8 @@ makes it with a backup that cfix undo restores.
 		},
 	}
 	opts.register(cmd, false)
+	if !remove {
+		cmd.Flags().StringVar(&cfixBin, "cfix", "", "the cfix binary the server runs (default: this one)")
+	}
 	return cmd
 }

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
@@ -26,17 +28,41 @@ type planFlags struct {
 	exitCode bool
 	force    bool
 	stat     bool
+	diff     bool
 	planOut  string
 	// trim and fork, when set, go into the --json document as such.
 	trim, fork any
 	in         io.Reader
 	out        io.Writer
 	errOut     io.Writer
-	// show, when set, shows the plan instead of changeset.Show.
-	show func(io.Writer, *changeset.ChangeSet) error
+	// differ, when set, writes the plan's diff instead of
+	// changeset.DiffWith (archive and restore).
+	differ func(io.Writer, *changeset.ChangeSet, changeset.DiffOptions) error
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
+	// kept, when set, runs once the plan is applied (what a command
+	// keeps of its own, outside the store); its error is a warning.
+	kept func() error
+	// asked is what asked for the apply, as the user typed it ("":
+	// --apply): the words of the message that asks for --yes.
+	asked string
+
+	// redact, when set, goes into the --json document as such.
+	redact any
+	// applied, when set, is called after a successful apply with its
+	// journal: it may remove the journal (cfix redact --no-backup), and
+	// returns what to say instead of the undo line ("" says it).
+	applied func(journal string) (say string, removed bool, err error)
+}
+
+// needsYes is the error of an apply asked for off a terminal without --yes.
+func (f *planFlags) needsYes() error {
+	asked := f.asked
+	if asked == "" {
+		asked = "--apply"
+	}
+	return usageError(fmt.Errorf("%s needs --yes when stdin is not a terminal; nothing was written", asked))
 }
 
 func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
@@ -47,6 +73,7 @@ func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
 	cmd.Flags().BoolVar(&f.exitCode, "exit-code", false, "exit with status 3 when a dry run finds changes to make")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
 	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan (each change, bytes added and removed) without its diff")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen), with the lines of each file copied or removed")
 	if withPlanOut {
 		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
 	}
@@ -64,15 +91,20 @@ const plannerExitStatus = `Exit status:
 
 // planJSON is the --json view of a plan and its result.
 type planJSON struct {
-	Command string       `json:"command"`
-	Root    string       `json:"root"`
-	Changes []changeJSON `json:"changes"`
-	Notes   []string     `json:"notes"`
-	Applied bool         `json:"applied"`
-	Journal string       `json:"journal,omitempty"`
-	Error   string       `json:"error,omitempty"`
-	Trim    any          `json:"trim,omitempty"`
-	Fork    any          `json:"fork,omitempty"`
+	Command  string       `json:"command"`
+	Root     string       `json:"root"`
+	Sessions int          `json:"sessions"`
+	Changes  []changeJSON `json:"changes"`
+	Notes    []string     `json:"notes"`
+	Applied  bool         `json:"applied"`
+	Journal  string       `json:"journal,omitempty"`
+	Error    string       `json:"error,omitempty"`
+	Trim     any          `json:"trim,omitempty"`
+	Fork     any          `json:"fork,omitempty"`
+	Redact   any          `json:"redact,omitempty"`
+	// JournalRemoved says the journal was removed after the apply
+	// (cfix redact --no-backup): nothing can undo it.
+	JournalRemoved bool `json:"journal_removed,omitempty"`
 }
 
 type changeJSON struct {
@@ -95,7 +127,7 @@ type editJSON struct {
 }
 
 func toJSON(cs *changeset.ChangeSet) planJSON {
-	pj := planJSON{Command: cs.Command, Root: cs.Root, Changes: []changeJSON{}, Notes: cs.Notes}
+	pj := planJSON{Command: cs.Command, Root: cs.Root, Sessions: changeset.Sessions(cs), Changes: []changeJSON{}, Notes: cs.Notes}
 	if pj.Notes == nil {
 		pj.Notes = []string{}
 	}
@@ -114,17 +146,20 @@ func toJSON(cs *changeset.ChangeSet) planJSON {
 
 // runPlan shows a change set and, with --apply, applies it.
 func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
+	if f.stat && f.diff {
+		return usageError(errors.New("--stat prints the summary alone, --diff the whole diff: give one of them"))
+	}
 	if f.planOut != "" {
 		if err := cs.Save(f.planOut); err != nil {
 			return &exitError{code: exitFound, err: fmt.Errorf("plan %s: %w", f.planOut, err)}
 		}
 	}
 	pj := toJSON(cs)
-	pj.Trim, pj.Fork = f.trim, f.fork
+	pj.Trim, pj.Fork, pj.Redact = f.trim, f.fork, f.redact
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
-		return usageError(errors.New("--apply needs --yes when stdin is not a terminal; nothing was written"))
+		return f.needsYes()
 	}
 	if !cs.Empty() {
 		lv, err := liveSessions(cs.Root)
@@ -140,14 +175,12 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	if !f.json {
-		show := changeset.Show
-		if f.stat {
-			show = func(w io.Writer, cs *changeset.ChangeSet) error { changeset.Summary(w, cs); return nil }
-		} else if f.show != nil {
-			show = f.show
-		}
+		v := changeset.View{Lines: screenLines(f.out), Stat: f.stat, Full: f.diff, Diff: f.differ}
 		out, done := pager(f.out)
-		err := show(out, cs)
+		cut, err := v.Write(out, cs)
+		if cut {
+			fmt.Fprintf(out, "\n(the diff is longer than a screen: --diff prints it)\n")
+		}
 		done()
 		if err != nil {
 			return &exitError{code: exitFound, err: err}
@@ -204,14 +237,51 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
+	if f.kept != nil {
+		if err := f.kept(); err != nil {
+			fmt.Fprintf(f.errOut, "cfix: warning: %v\n", err)
+		}
+	}
+	say := ""
+	if f.applied != nil {
+		s, removed, err := f.applied(res.Journal)
+		if removed {
+			pj.Journal, pj.JournalRemoved = "", true
+		}
+		if err != nil {
+			return planFailed(f, pj, err)
+		}
+		say = s
+	}
 	if f.json {
 		return printJSON(f.out, pj)
 	}
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
 	}
-	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, pluralWord(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
+	if say != "" {
+		fmt.Fprintf(f.out, "\napplied %d %s; %s\n", res.Applied, plural.Of(res.Applied, "change"), say)
+		return nil
+	}
+	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, plural.Of(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
 	return nil
+}
+
+// planScreen is the height of the screen a plan is shown on when its
+// output is not a terminal (a pipe, a file, a tool's output read by
+// Claude): a plan longer than that shows its summary, and --diff the
+// rest.
+const planScreen = 60
+
+// screenLines is the height of the screen a plan printed to w is read on:
+// the terminal's, else planScreen.
+func screenLines(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		if _, h, err := term.GetSize(int(f.Fd())); err == nil && h > 0 {
+			return h
+		}
+	}
+	return planScreen
 }
 
 // stdinTerminal reports whether the plan's input is a terminal a question
@@ -293,9 +363,9 @@ func confirm(f *planFlags, n int) error {
 	}
 	in, ok := f.in.(*os.File)
 	if !ok || !isTerminal(in) {
-		return usageError(errors.New("--apply needs --yes when stdin is not a terminal"))
+		return f.needsYes()
 	}
-	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, pluralWord(n, "change"))
+	fmt.Fprintf(f.errOut, "apply %d %s? [y/N] ", n, plural.Of(n, "change"))
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 		return &exitError{code: exitFound, err: errors.New("not applied")}
@@ -322,13 +392,6 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-func pluralWord(n int, w string) string {
-	if n == 1 {
-		return w
-	}
-	return w + "s"
 }
 
 // resolveRoot resolves --root for a planner (a usage error when missing).

@@ -69,7 +69,7 @@ func runRestore(opts *restoreOptions, args []string) error {
 		return planError(err)
 	}
 	defer p.Cleanup()
-	opts.show = p.Show
+	opts.differ = p.Diff
 	return runPlan(&opts.planFlags, p.ChangeSet)
 }
 

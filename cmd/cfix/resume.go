@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/shell"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
@@ -159,7 +160,10 @@ func (o *resumeOptions) bringHere(root string, t *resume.Target, dir string) (st
 		return "", planError(err)
 	}
 	f := o.planFlags
-	f.apply, f.out = true, o.errOut
+	f.apply, f.out, f.asked = true, o.errOut, "--here (it moves the session into this directory's project folder)"
+	if o.copy {
+		f.asked = "--here --copy (it clones the session into this directory's project folder)"
+	}
 	if err := runPlan(&f, p.ChangeSet); err != nil {
 		return "", err
 	}
@@ -241,7 +245,7 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	for _, f := range found {
 		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
 	}
-	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %d findings (cfix resume --repair repairs it first)", t.Session, len(found))}
+	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %s (cfix resume --repair repairs it first)", t.Session, plural.Count(len(found), "finding"))}
 }
 
 // checkResume is resume.Check with the collector set as validate sets it

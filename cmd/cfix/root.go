@@ -78,11 +78,13 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newUsageCmd(), newStatusLineCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newBrowseCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
+	root.AddCommand(newSecretsCmd(), newRedactCmd())
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
 	setGroups(root)
 	friendlyArgs(root)
+	groupCommands(root)
 	return root
 }
 

@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfix-dev/cfix/catalog"
 	"github.com/cfix-dev/cfix/search"
 )
 
 // TestSearchGolden: the hits of a corpus store written by 2.1.330, as a
-// terminal shows them (highlighted) and as --json gives them.
+// terminal shows them (highlighted, grouped by session), as a pipe gets
+// them (one line each) and as --json gives them.
 func TestSearchGolden(t *testing.T) {
 	defer func(l *time.Location) { time.Local = l }(time.Local)
 	time.Local = time.UTC
@@ -19,7 +21,7 @@ func TestSearchGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, code := cli(t, "search", "--root", root, "--color", "always", "the")
+	out, code := cli(t, "search", "--root", root, "--color", "always", "--heading", "the")
 	if code != exitOK {
 		t.Errorf("search the: status %d", code)
 	}
@@ -63,9 +65,13 @@ func TestFormatHitVisible(t *testing.T) {
 	esc := "\x1b]0;title\a\x1b[2J"
 	h := &search.Hit{Source: search.SourceSubagent, Session: "ses" + esc, Agent: "a" + esc, Role: "tool" + esc,
 		Tool: "Bash" + esc, Kind: search.KindToolInput, Field: "command" + esc, Match: "needle"}
-	out := formatHit(h, false)
+	a := catalog.About{Short: h.Session, ProjectPath: "/w" + esc, Title: "title" + esc}
+	out := formatHit(h, a, false)
 	if strings.ContainsAny(out, "\x1b\a") {
 		t.Errorf("formatHit: control characters in %q", out)
+	}
+	if head := headingLine(a, false, 0); strings.ContainsAny(head, "\x1b\a") || !strings.Contains(head, `/w\x1b]0;title`) {
+		t.Errorf("headingLine: %q", head)
 	}
 	if !strings.Contains(out, `Bash\x1b]0;title\x07\x1b[2J`) || !strings.Contains(out, `[subagent a\x1b`) || !strings.Contains(out, `input command\x1b`) {
 		t.Errorf("formatHit: %q", out)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/usage"
 )
@@ -101,10 +102,10 @@ func transcriptHealth(root, path string) string {
 	h := catalog.HealthOf(&g)
 	var words []string
 	if h.Errors > 0 {
-		words = append(words, plural(h.Errors, "error"))
+		words = append(words, plural.Count(h.Errors, "error"))
 	}
 	if h.Warnings > 0 {
-		words = append(words, plural(h.Warnings, "warning"))
+		words = append(words, plural.Count(h.Warnings, "warning"))
 	}
 	if len(words) == 0 {
 		return "ok"

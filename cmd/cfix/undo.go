@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 )
 
 type undoOptions struct {
@@ -81,7 +82,7 @@ func runUndo(opts *undoOptions, args []string) error {
 			fmt.Fprintf(opts.out, "no journal for store %s in %s\n", root, base)
 		}
 		for _, j := range js {
-			fmt.Fprintf(opts.out, "%s  %-7s %3d %s  %s\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command, j.Ops, pluralWord(j.Ops, "change"), j.State)
+			fmt.Fprintf(opts.out, "%s  %-7s %3d %s  %s\n", j.Created.Local().Format("2006-01-02 15:04:05"), j.Command, j.Ops, plural.Of(j.Ops, "change"), j.State)
 			fmt.Fprintf(opts.out, "    %s\n", j.Dir)
 			if j.Damage != "" {
 				fmt.Fprintf(opts.out, "    damaged: %s\n", j.Damage)

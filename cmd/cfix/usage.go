@@ -11,6 +11,7 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/catalog"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/usage"
@@ -185,7 +186,7 @@ func runUsage(opts *usageOptions) error {
 			return usageError(err)
 		}
 		fmt.Fprintf(opts.out, "wrote %s: %s over %s, %s\n", visible.String(opts.html), usage.CostWords(&rep.Total),
-			plural(len(days.Rows), "day"), nWords(rep.Total.Replies, "reply", "replies"))
+			plural.Count(len(days.Rows), "day"), nWords(rep.Total.Replies, "reply", "replies"))
 	case opts.heatmap:
 		view.Heatmap(opts.out, rep)
 	default:
@@ -201,7 +202,7 @@ func runUsage(opts *usageOptions) error {
 		fmt.Fprintf(opts.errOut, "cfix usage: %s (the next report reads the transcripts again)\n", visible.String(set.CacheErr.Error()))
 	}
 	if len(set.Warnings) > 0 {
-		return &exitError{code: exitFound, err: fmt.Errorf("%s could not be read; the report counts the rest", plural(len(set.Warnings), "file"))}
+		return &exitError{code: exitFound, err: fmt.Errorf("%s could not be read; the report counts the rest", plural.Count(len(set.Warnings), "file"))}
 	}
 	return nil
 }
@@ -212,7 +213,7 @@ func usageFooter(w io.Writer, set *usage.Set, rep *usage.Report, opts *usageOpti
 	var notes []string
 	if rep.Archived > 0 {
 		notes = append(notes, fmt.Sprintf("%s of %s from cfix's archive (history the sweep would have deleted)",
-			nWords(rep.Archived, "reply", "replies"), plural(rep.ArchivedSessions, "session")))
+			nWords(rep.Archived, "reply", "replies"), plural.Count(rep.ArchivedSessions, "session")))
 	}
 	if len(rep.Total.UnpricedModels) > 0 {
 		notes = append(notes, "no price for "+visible.String(strings.Join(rep.Total.UnpricedModels, ", ")))
@@ -222,8 +223,8 @@ func usageFooter(w io.Writer, set *usage.Set, rep *usage.Report, opts *usageOpti
 		src += " from " + visible.String(opts.prices)
 	}
 	notes = append(notes, src)
-	fmt.Fprintf(w, "\n%s in %s, %s; %s.\n", nWords(rep.Total.Replies, "reply", "replies"), plural(set.Files, "transcript"),
-		plural(set.Archives, "archive"), strings.Join(notes, "; "))
+	fmt.Fprintf(w, "\n%s in %s, %s; %s.\n", nWords(rep.Total.Replies, "reply", "replies"), plural.Count(set.Files, "transcript"),
+		plural.Count(set.Archives, "archive"), strings.Join(notes, "; "))
 }
 
 // projectPaths names project folders by their real paths, as cfix ls does.

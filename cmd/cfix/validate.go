@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
@@ -130,11 +131,7 @@ func newFindingFilter(opts *validateOptions) (findingFilter, error) {
 				continue
 			}
 			if !known[validate.Code(c)] {
-				var names []string
-				for _, k := range validate.Codes {
-					names = append(names, string(k.Code))
-				}
-				return f, fmt.Errorf("--code %s: no such code; the codes are: %s", c, strings.Join(names, ", "))
+				return f, fmt.Errorf("--code %s: no such code%s", c, closeCodes(c))
 			}
 			if f.codes == nil {
 				f.codes = map[validate.Code]bool{}
@@ -241,10 +238,10 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 		fmt.Fprintln(w)
 	}
 	printCodeCounts(w, rep, table)
-	fmt.Fprintf(w, "%d files checked: %s, %s, %s", rep.FilesChecked,
-		plural(rep.Counts["error"], "error"), plural(rep.Counts["warning"], "warning"), plural(rep.Counts["notice"], "notice"))
+	fmt.Fprintf(w, "%s checked: %s, %s, %s", plural.Count(rep.FilesChecked, "file"),
+		plural.Count(rep.Counts["error"], "error"), plural.Count(rep.Counts["warning"], "warning"), plural.Count(rep.Counts["notice"], "notice"))
 	if n := rep.Counts["notice"]; filter.notices && n > 0 && shown == len(rep.Findings)-n {
-		fmt.Fprintf(w, " (--severity notice lists the %s)", pluralWord(n, "notice"))
+		fmt.Fprintf(w, " (--severity notice lists the %s)", plural.Of(n, "notice"))
 	} else if shown < len(rep.Findings) {
 		fmt.Fprintf(w, " (%d shown)", shown)
 	}
@@ -299,13 +296,6 @@ func printCodeCounts(w io.Writer, rep *validate.Report, table bool) {
 		fmt.Fprintf(w, "%-*s  %-8s  %6d\n", width, r.code, r.sev, r.n)
 	}
 	fmt.Fprintln(w)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // isTerminal reports whether w is a terminal.
