@@ -117,9 +117,9 @@ func browseResume(t *testing.T, version string) {
 	tm.slash("exit")
 	// The pane ends with the client (cfix exec'd it): nothing of the test
 	// goes while it still writes.
-	s = tm.waitUntil("the end of the client", time.Minute, func(string) bool { return tm.exitStatus() != "" })
+	s, st := tm.waitEnd("/exit", 2*time.Minute)
 	t.Logf("after /exit:\n%s", s)
-	if st := tm.exitStatus(); st != "0" {
+	if st != "0" {
 		t.Errorf("the client exited %s:\n%s", st, s)
 	}
 	if !strings.Contains(s, "claude --resume "+id) {

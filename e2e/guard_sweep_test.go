@@ -222,9 +222,12 @@ func sessionFiles(t *testing.T, claude, id string) map[string]string {
 }
 
 // interactiveEnv is the environment of an interactive client in tmux:
-// the Env's, a terminal that has colours, and no session-quality survey
-// (the client shows it at random after a reply, under the prompt, where
-// it takes keys typed for the prompt).
+// the Env's, a terminal that has colours, no session-quality survey (the
+// client shows it at random after a reply, under the prompt, where it
+// takes keys typed for the prompt), and no install of the official plugin
+// marketplace (at its start 2.1.332 runs git and ssh to clone
+// anthropics/claude-plugins-official from GitHub: children that wait on
+// the machine's network and DNS).
 func interactiveEnv(env *Env) []string {
 	var tenv []string
 	for _, kv := range env.environ() {
@@ -233,7 +236,7 @@ func interactiveEnv(env *Env) []string {
 		}
 		tenv = append(tenv, kv)
 	}
-	return append(tenv, "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1")
+	return append(tenv, "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1")
 }
 
 // interactiveConfig sets what lets an interactive client start straight
