@@ -120,7 +120,7 @@ func secretsRoundTrip(t *testing.T, version string) {
 		{"github-pat", "transcript", "prompt"},
 		{"aws-access-token", "transcript", "tool output"},
 		{"slack-bot-token", "transcript", "tool output"},
-		{"generic-api-key", "transcript", "tool output"},
+		{"aws-secret-access-key", "transcript", "tool output"},
 		{"private-key", "", "tool output"},
 		{"stripe-access-token", "transcript", "thinking"},
 	}

@@ -37,6 +37,9 @@ func TestSameAsGitleaks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n, withFindings := 0, 0
 	for _, r := range e.rules {
+		if cfixRule(r.id) {
+			continue // cfix's own (extraRules): gitleaks has no such rule
+		}
 		g, err := reggen.NewGenerator(r.re.String())
 		if err != nil {
 			t.Fatalf("%s: %v", r.id, err)
@@ -50,7 +53,11 @@ func TestSameAsGitleaks(t *testing.T) {
 				for _, f := range d.DetectString(text) {
 					want = append(want, f.RuleID+" "+f.Secret)
 				}
-				e.Find(text, func(m Match) { got = append(got, m.Rule+" "+text[m.Start:m.End]) })
+				e.Find(text, func(m Match) {
+					if !cfixRule(m.Rule) {
+						got = append(got, m.Rule+" "+text[m.Start:m.End])
+					}
+				})
 				sort.Strings(want)
 				sort.Strings(got)
 				n++
@@ -68,3 +75,6 @@ func TestSameAsGitleaks(t *testing.T) {
 		t.Errorf("only %d of %d texts hold a finding: the generated secrets do not test much", withFindings, n)
 	}
 }
+
+// cfixRule reports whether id names a rule of extraRules.
+func cfixRule(id string) bool { return strings.Contains(extraRules, `id = "`+id+`"`) }

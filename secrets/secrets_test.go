@@ -53,7 +53,7 @@ func TestScanFindsPlanted(t *testing.T) {
 	for _, f := range all {
 		rules[f.Rule] = true
 	}
-	for _, r := range []string{"github-pat", "aws-access-token", "slack-bot-token", "anthropic-api-key", "private-key", "stripe-access-token", "generic-api-key"} {
+	for _, r := range []string{"github-pat", "aws-access-token", "slack-bot-token", "anthropic-api-key", "private-key", "stripe-access-token", "aws-secret-access-key"} {
 		if !rules[r] {
 			t.Errorf("no finding of rule %s; rules found: %v", r, rules)
 		}
