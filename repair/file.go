@@ -600,7 +600,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		seen[e.UUID] = len(x.nodes)
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
 			Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
-			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated, BlankOnly: session.BlankOnly(e.Blocks),
+			Requested: e.RequestID != "", Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated, BlankOnly: session.BlankOnly(e.Blocks),
 			BlankString: e.BlankString, EmptyString: e.EmptyString}
 		for _, b := range e.Blocks {
 			if session.KeepBlock(b) {
@@ -1079,6 +1079,10 @@ func (x *fixer) resumed() error {
 	orphan := map[int][]string{} // node → tool_use_ids without a tool_use
 	thinking := map[int]bool{}   // node → has a bad thinking block
 	useNode := map[string]int{}  // tool_use id → node
+	// Thinking is sent as the validator models it: not Claude Code's own
+	// entries from 2.1.29 on, and another provider's API takes it
+	// unsigned.
+	sends, foreign := validate.SendsOf(x.version), validate.ProviderOf(g).Foreign
 	for _, gi := range ld.Chain {
 		i := idx[gi]
 		for _, b := range x.nodes[i].Blocks {
@@ -1107,7 +1111,11 @@ func (x *fixer) resumed() error {
 				// omitted thinking, and a model that is not Anthropic's
 				// never signs: only an empty signature of Claude's own is
 				// broken.
-				if b.EmptySig && !validate.ThirdPartyModel(x.nodes[i].Model) && x.allow(validate.ThinkingUnsigned) {
+				model := x.nodes[i].Model
+				if model == validate.SyntheticModel && !sends.Synthetic || foreign {
+					continue
+				}
+				if b.EmptySig && !validate.ThirdPartyModel(model) && x.allow(validate.ThinkingUnsigned) {
 					thinking[i] = true
 				}
 			}

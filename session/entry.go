@@ -36,6 +36,7 @@ type Entry struct {
 	LogicalParent string // logicalParentUuid (compact boundaries)
 	Timestamp     string
 	Version       string // the Claude Code version that wrote the entry
+	RequestID     string // requestId: the API request an assistant entry answers
 	SessionID     string
 	CWD           string
 	AgentID       string
@@ -59,7 +60,7 @@ func (e *Entry) IsChain() bool { return e.UUID != "" && e.HasParent }
 
 // HeaderKeys are the top-level fields HeaderOf reads.
 var HeaderKeys = []string{"type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
-	"timestamp", "version", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message"}
+	"timestamp", "version", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message", "requestId"}
 
 // HeaderOf extracts the entry header from a light tree. It returns false
 // when v is not a JSON object.
@@ -79,6 +80,7 @@ func HeaderOf(v any, e *Entry) bool {
 	e.LogicalParent = str(m["logicalParentUuid"])
 	e.Timestamp = str(m["timestamp"])
 	e.Version = str(m["version"])
+	e.RequestID = str(m["requestId"])
 	e.SessionID = str(m["sessionId"])
 	e.CWD = str(m["cwd"])
 	e.AgentID = str(m["agentId"])

@@ -581,7 +581,10 @@ func checkChain(res *fileResult, g *session.Graph) {
 			}
 		}
 	}
-	// Tool pairing and thinking blocks along the loaded chain.
+	// Tool pairing and thinking blocks along the loaded chain, as the
+	// client sends them to the API the session talks to.
+	s := SendsOf(res.version)
+	prov := ProviderOf(g)
 	used := make(map[string]int)      // tool_use id → line
 	answered := make(map[string]bool) // tool_use ids with a result
 	var order []string
@@ -601,7 +604,11 @@ func checkChain(res *fileResult, g *session.Graph) {
 					continue
 				}
 				if first, dup := used[b.ID]; dup {
-					res.add(ToolUseDuplicate, n.Line, "tool_use id %s was already used on line %d", b.ID, first)
+					fd := res.add(ToolUseDuplicate, n.Line, "tool_use id %s was already used on line %d", b.ID, first)
+					if prov.Foreign {
+						fd.Severity = Notice
+						fd.Message += fmt.Sprintf("; the session's replies came from another provider than Anthropic (%s), whose ids restart in each message and whose API took them; the Anthropic API rejects a request holding both (tool_use ids must be unique)", prov.Why)
+					}
 					continue
 				}
 				used[b.ID] = n.Line
@@ -620,9 +627,14 @@ func checkChain(res *fileResult, g *session.Graph) {
 				}
 				answered[b.ToolUseID] = true
 			case "thinking":
+				if n.Model == SyntheticModel && !s.Synthetic {
+					continue // Claude Code's own entry: never sent
+				}
 				switch {
 				case b.EmptySig && ThirdPartyModel(n.Model):
 					res.add(ThinkingForeign, n.Line, "thinking block of model %s has no signature (that provider does not sign thinking); resuming this session against the Anthropic API would be rejected", n.Model)
+				case b.EmptySig && prov.Foreign:
+					res.add(ThinkingForeign, n.Line, "thinking block with no signature, in a session whose replies came from another provider than Anthropic (%s); Claude Code %s sends it to that API, which does not check signatures; resuming this session against the Anthropic API would be rejected", prov.Why, s.Name)
 				case b.EmptySig:
 					res.add(ThinkingUnsigned, n.Line, "thinking block with an empty signature")
 				case b.EmptyText:

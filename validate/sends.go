@@ -43,6 +43,12 @@ type Sends struct {
 	// on (2.1.280 not) the client moves them out of an assistant message's
 	// way.
 	Attachments bool
+	// Synthetic: an assistant entry of Claude Code's own making (model
+	// <synthetic>: an API error's message, or an interrupted turn's partial
+	// reply, which can hold unsigned thinking) is sent as a message. 1.0.128
+	// and 2.0.77 send it; 2.1.29 and later leave it out (measured up to
+	// 2.1.332 on an interrupted turn's entry, resumed by each).
+	Synthetic bool
 	// AttachCrash: the session.AttachRules whose breaking makes the client
 	// throw while it turns the attachment into a message, and exit 1
 	// before any request (see attachCrash).
@@ -139,6 +145,7 @@ const (
 	attachmentsFrom    = "2.0.0"
 	attachmentsTo      = "2.1.281"
 	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
+	syntheticTo        = "2.1.29"
 )
 
 // SendsOf returns the model of the client version that wrote a file (the
@@ -156,6 +163,7 @@ func SendsOf(version string) Sends {
 		BlankUserText:      before(blankUserFrom),
 		LocalCommands:      !before(localCommandFrom),
 		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
+		Synthetic:          before(syntheticTo),
 		AttachCrash:        attachCrashOf(version),
 	}
 }
@@ -182,7 +190,7 @@ func attachCrashOf(version string) session.AttachFaults {
 func (s Sends) BlankSent(n *session.Node) (empty, space int) {
 	switch n.Type {
 	case "assistant":
-		if n.BlankOnly && !s.BlankAssistant {
+		if n.Model == SyntheticModel && !s.Synthetic || n.BlankOnly && !s.BlankAssistant {
 			return 0, 0
 		}
 		for _, b := range n.Blocks {
