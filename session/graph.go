@@ -16,11 +16,11 @@ type Node struct {
 	Subtype    string // of a system entry
 	Sidechain  bool
 	MsgID      string
-	Model      string  // message.model of an assistant entry
+	Model      string // message.model of an assistant entry
 	// Requested: the entry names the API request it answers (requestId),
 	// as replies of Anthropic's API do.
 	Requested bool
-	Blocks     []Block // the blocks KeepBlock keeps
+	Blocks    []Block // the blocks KeepBlock keeps
 	// BlankOnly: message.content is a list of text blocks, each of them
 	// blank (empty or whitespace only).
 	BlankOnly bool

@@ -63,6 +63,7 @@ type fileResult struct {
 	messages  int    // user and assistant entries
 	metaOnly  bool   // has lines, all of them metadata entries
 	sessionID string // first sessionId seen
+	otherID   string // the one session id every entry carries, when not the file's own
 	cwd       string // first cwd seen
 	firstLine int    // line of the first chain entry
 	version   string // version of the last chain entry: the client that wrote it last
@@ -236,7 +237,7 @@ func (c *checker) check(f store.File) *fileResult {
 	var cwdMatch, cwdOther int
 	lastCWD, lastMatch := "", false
 	firstOther := 0
-	idOther := 0
+	var ids idTally
 	agentOther, agentSessOther := 0, 0
 
 	commit := func(ln session.Line, r lineResult) error {
@@ -287,7 +288,7 @@ func (c *checker) check(f store.File) *fileResult {
 				if e.LeafUUID != "" {
 					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})
 				}
-				c.entryIDs(res, e, ln.N, &idOther, &agentOther, &agentSessOther)
+				c.entryIDs(res, e, ln.N, &ids, &agentOther, &agentSessOther)
 				continue
 			}
 			res.chain++
@@ -355,7 +356,7 @@ func (c *checker) check(f store.File) *fileResult {
 					cwdOther++
 				}
 			}
-			c.entryIDs(res, e, ln.N, &idOther, &agentOther, &agentSessOther)
+			c.entryIDs(res, e, ln.N, &ids, &agentOther, &agentSessOther)
 		}
 		return nil
 	}
@@ -382,6 +383,7 @@ func (c *checker) check(f store.File) *fileResult {
 		res.add(ReadFailed, res.lines, "read stopped: %v", readErr)
 	}
 	res.metaOnly = entries > 0 && metaLines == entries
+	idFindings(res, ids)
 	if notJSONL(res) {
 		return res
 	}
@@ -442,16 +444,23 @@ func notJSONL(res *fileResult) bool {
 }
 
 // entryIDs checks sessionId and agentId against the file.
-func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, idOther, agentOther, agentSessOther *int) {
+func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, ids *idTally, agentOther, agentSessOther *int) {
 	f := &res.file
 	switch f.Kind {
 	case store.KindSession:
-		if e.SessionID != "" && e.SessionID != f.Session && store.IsUUID(f.Session) {
-			*idOther++
-			if *idOther == 1 {
-				res.add(SessionIDWrong, line, "entry's sessionId %s differs from the file's session id %s", e.SessionID, f.Session)
-			}
+		if e.SessionID == "" || !store.IsUUID(f.Session) {
+			return
 		}
+		if e.SessionID == f.Session {
+			ids.own++
+			return
+		}
+		if ids.other == 0 {
+			ids.first, ids.line = e.SessionID, line
+		}
+		ids.other++
+		ids.afterOwn = ids.afterOwn || ids.own > 0
+		ids.mixed = ids.mixed || e.SessionID != ids.first
 	case store.KindAgent, store.KindAgentFlat:
 		if e.AgentID != "" && e.AgentID != f.Agent {
 			*agentOther++
@@ -469,6 +478,41 @@ func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, idOther,
 		if *agentSessOther == 1 {
 			res.add(AgentSessionDiff, line, "sessionId %s differs from the parent session %s", e.SessionID, f.Session)
 		}
+	}
+}
+
+// idTally counts the sessionIds of a main transcript's entries against the
+// session id of its name.
+type idTally struct {
+	own, other int
+	first      string // the first other id
+	line       int    // where it is
+	afterOwn   bool   // an other id comes after an entry of the file's own
+	mixed      bool   // more than one other id
+}
+
+// idFindings reports the entries of a main transcript that carry another
+// session's id. A fork Claude Desktop makes starts its file with the
+// parent's lines under the parent's id and goes on under its own; Claude
+// Code loads the whole file whatever the ids (measured with 2.1.177 on
+// the wild 2.1.161-2.1.170 fork), so that shape is a notice. A file all of
+// whose entries carry one other session's id is left to the store checks
+// (a copy of that session's first lines, see storeCheck.leafs).
+func idFindings(res *fileResult, ids idTally) {
+	if ids.other == 0 {
+		return
+	}
+	res.otherID = ""
+	if ids.own == 0 && !ids.mixed {
+		res.otherID = ids.first
+		if res.metaOnly {
+			return
+		}
+	}
+	fd := res.add(SessionIDWrong, ids.line, "entry's sessionId %s differs from the file's session id %s", ids.first, res.file.Session)
+	if ids.own > 0 && !ids.afterOwn && !ids.mixed {
+		fd.Severity = Notice
+		fd.Message = fmt.Sprintf("the first %s carry session %s's id, the rest this file's: a fork that starts with its parent's history under the parent's id, as Claude Desktop writes forks; Claude Code loads the whole file as this session's history", plural.Count(ids.other, "entry"), ids.first)
 	}
 }
 
