@@ -35,7 +35,8 @@ type fixer struct {
 	f          store.File
 	allow      func(validate.Code) bool
 	aggressive bool
-	noChain    bool // not a transcript: line repairs only
+	noChain    bool   // not a transcript: line repairs only
+	client     string // the version of the resuming client ("": the writer's)
 	file       *os.File
 	fixes      map[int]*lineFix
 	order      []int // lines with fixes, in first-fixed order
@@ -1060,11 +1061,20 @@ func (x *fixer) chain() error {
 	return x.resumed()
 }
 
-// resumed fixes tool pairing and thinking blocks on the chain the writing
-// version's client loads on resume (validate's model of it).
+// judge returns the version whose resume the chain repairs fix: the
+// resuming client's, else the one that wrote the file last.
+func (x *fixer) judge() string {
+	if x.client != "" {
+		return x.client
+	}
+	return x.version
+}
+
+// resumed fixes tool pairing and thinking blocks on the chain the resuming
+// client loads (validate's model of it).
 func (x *fixer) resumed() error {
 	g, idx := x.graph()
-	l := session.LoaderFor(x.version)
+	l := session.LoaderFor(x.judge())
 	ld := g.Load(l, x.f.Kind != store.KindSession)
 	// A tool_use whose result is anywhere in the file is never given
 	// another one: the real result would be shadowed.
@@ -1082,7 +1092,7 @@ func (x *fixer) resumed() error {
 	// Thinking is sent as the validator models it: not Claude Code's own
 	// entries from 2.1.29 on, and another provider's API takes it
 	// unsigned.
-	sends, foreign := validate.SendsOf(x.version), validate.ProviderOf(g).Foreign
+	sends, foreign := validate.SendsOf(x.judge()), validate.ProviderOf(g).Foreign
 	for _, gi := range ld.Chain {
 		i := idx[gi]
 		for _, b := range x.nodes[i].Blocks {

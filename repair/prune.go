@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"

@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ type checker struct {
 	slugs  bool            // read the plan slugs user entries name (see Run)
 	vals   []valueResult   // work's values of the line before, reused
 	attach *session.Parser // reads attachment entries (AttachmentFaults)
+	client string          // the version of the resuming client ("": the writer's)
 }
 
 func newChecker() *checker {
@@ -53,26 +55,28 @@ type leafRef struct {
 // fileResult is what checking one transcript yields for the store-level
 // checks, beside its own findings.
 type fileResult struct {
-	file      store.File
-	findings  []Finding
-	uuids     []string  // chain entry uuids
-	leafs     []leafRef // leafUuids of metadata entries not found in this file
-	cwds      []string  // the distinct cwds of its entries (a file has a few)
-	lines     int
-	chain     int    // chain entries
-	messages  int    // user and assistant entries
-	metaOnly  bool   // has lines, all of them metadata entries
-	sessionID string // first sessionId seen
-	otherID   string // the one session id every entry carries, when not the file's own
-	cwd       string // first cwd seen
-	firstLine int    // line of the first chain entry
-	version   string // version of the last chain entry: the client that wrote it last
-	loader    session.Loader
-	dangling  []dangling     // entries whose parent is not in the file
-	jsonLines int            // lines that parsed as JSON
-	resultAt  map[string]int // tool_use id → first line holding a tool_result for it
-	titles    []titleLine    // custom-title and ai-title lines, in file order
-	slugs     []string       // plan slugs the entries name (see store.Plans)
+	file       store.File
+	findings   []Finding
+	uuids      []string  // chain entry uuids
+	leafs      []leafRef // leafUuids of metadata entries not found in this file
+	cwds       []string  // the distinct cwds of its entries (a file has a few)
+	lines      int
+	chain      int       // chain entries
+	messages   int       // user and assistant entries
+	metaOnly   bool      // has lines, all of them metadata entries
+	sessionID  string    // first sessionId seen
+	otherID    string    // the one session id every entry carries, when not the file's own
+	cwd        string    // first cwd seen
+	firstLine  int       // line of the first chain entry
+	version    string    // version of the last chain entry: the client that wrote it last
+	judge      string    // the version whose resume the chain checks model
+	writerOnly []Finding // findings the writer's client gives and the judge's does not
+	loader     session.Loader
+	dangling   []dangling     // entries whose parent is not in the file
+	jsonLines  int            // lines that parsed as JSON
+	resultAt   map[string]int // tool_use id → first line holding a tool_result for it
+	titles     []titleLine    // custom-title and ai-title lines, in file order
+	slugs      []string       // plan slugs the entries name (see store.Plans)
 }
 
 // add records a finding with the code's default severity.
@@ -413,8 +417,63 @@ func (c *checker) check(f store.File) *fileResult {
 		}
 	}
 	res.leafs = kept
-	checkChain(res, g)
+	judgeChain(res, g, c.client)
 	return res
+}
+
+// judgeChain runs the chain checks as the client that will resume the
+// file (client, "" for the version that wrote it) loads and sends it, and
+// keeps the writing version's verdict where it differs: on each finding
+// (Finding.Writer), and in writerOnly for the findings only it gives.
+func judgeChain(res *fileResult, g *session.Graph, client string) {
+	res.judge = res.version
+	if client != "" {
+		res.judge = client
+	}
+	if res.judge == res.version || res.version == "" || sameModels(res.judge, res.version) {
+		checkChain(res, g)
+		return
+	}
+	w := &fileResult{file: res.file, version: res.version, judge: res.version, resultAt: maps.Clone(res.resultAt)}
+	checkChain(w, g)
+	start := len(res.findings)
+	checkChain(res, g)
+	type key struct {
+		code Code
+		line int
+	}
+	writer := make(map[key]*Finding, len(w.findings))
+	for i := range w.findings {
+		writer[key{w.findings[i].Code, w.findings[i].Line}] = &w.findings[i]
+	}
+	for i := range res.findings[start:] {
+		f := &res.findings[start+i]
+		k := key{f.Code, f.Line}
+		wf, ok := writer[k]
+		delete(writer, k)
+		switch {
+		case !ok:
+			f.Writer = &WriterVerdict{Version: res.version, Severity: "none"}
+		case wf.Severity != f.Severity:
+			f.Writer = &WriterVerdict{Version: res.version, Severity: wf.Severity.String()}
+		}
+	}
+	for i := range w.findings {
+		f := w.findings[i]
+		if _, left := writer[key{f.Code, f.Line}]; left {
+			f.Writer = &WriterVerdict{Version: res.version, Severity: f.Severity.String()}
+			res.writerOnly = append(res.writerOnly, f)
+		}
+	}
+}
+
+// sameModels reports whether versions a and b load and send a chain alike
+// (session.LoaderFor and SendsOf give the same model).
+func sameModels(a, b string) bool {
+	la, lb := session.LoaderFor(a), session.LoaderFor(b)
+	sa, sb := SendsOf(a), SendsOf(b)
+	la.Name, lb.Name, sa.Name, sb.Name = "", "", "", ""
+	return la == lb && sa == sb
 }
 
 // notJSONL replaces the line findings of a file of which no line is JSON
@@ -557,7 +616,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 	}
 
 	agentFile := res.file.Kind != store.KindSession
-	l := session.LoaderFor(res.version)
+	l := session.LoaderFor(res.judge)
 	res.loader = l
 	ld := g.Load(l, agentFile)
 	on := make(map[int]bool, len(ld.Chain))
@@ -627,7 +686,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 	}
 	// Tool pairing and thinking blocks along the loaded chain, as the
 	// client sends them to the API the session talks to.
-	s := SendsOf(res.version)
+	s := SendsOf(res.judge)
 	prov := ProviderOf(g)
 	used := make(map[string]int)      // tool_use id → line
 	answered := make(map[string]bool) // tool_use ids with a result
@@ -722,7 +781,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 // version's client sends that the API rejects: blank text blocks, server
 // tool results sent apart from their call.
 func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
-	s := SendsOf(res.version)
+	s := SendsOf(res.judge)
 	for _, i := range ld.Chain {
 		n := &g.Nodes[i]
 		empty, space := s.BlankSent(n)
