@@ -43,14 +43,14 @@ func synthVariant(t *testing.T, version string) (root, path string) {
 }
 
 // TestSyntheticThinkingKept: repair strips the unsigned thinking of a
-// <synthetic> entry only for a client that sends it (2.0.77); 2.1.29 and
-// later leave the entry out of the request, and repair leaves it in the
-// file.
+// <synthetic> entry only for a client that sends it (2.0.77, 2.1.6); 2.1.7
+// and later leave the entry out of the request, and repair leaves it in
+// the file.
 func TestSyntheticThinkingKept(t *testing.T) {
 	for _, c := range []struct {
 		version string
 		strip   bool
-	}{{"2.1.152", false}, {"2.1.29", false}, {"2.0.77", true}} {
+	}{{"2.1.152", false}, {"2.1.7", false}, {"2.1.6", true}, {"2.0.77", true}} {
 		t.Run(c.version, func(t *testing.T) {
 			root, path := synthVariant(t, c.version)
 			cs, err := repair.Plan(repair.Options{Root: root})

@@ -74,10 +74,11 @@ func at(rep *validate.Report, path string, n int) []validate.Finding {
 }
 
 // TestSyntheticThinking: the <synthetic> entry an interrupted turn leaves,
-// holding its partial unsigned thinking, is sent by 1.0.128 and 2.0.77
-// (the API rejects its empty signature) and left out by 2.1.29 and later
-// (measured with 1.0.128, 2.0.77, 2.1.29, 2.1.39, 2.1.73, 2.1.87, 2.1.152,
-// 2.1.219 and 2.1.332 resuming this session). A session whose replies came
+// holding its partial unsigned thinking, is sent by 1.0.128, 2.0.77 and
+// 2.1.0 to 2.1.6 (the API rejects its empty signature) and left out by
+// 2.1.7 and later (measured with 1.0.128, 2.0.77, 2.1.0, 2.1.3 to 2.1.7,
+// 2.1.10, 2.1.14, 2.1.29, 2.1.39, 2.1.73, 2.1.87, 2.1.152, 2.1.219 and
+// 2.1.332 resuming this session). A session whose replies came
 // from another provider sends it to that provider, which took it.
 func TestSyntheticThinking(t *testing.T) {
 	const line = 127
@@ -90,7 +91,8 @@ func TestSyntheticThinking(t *testing.T) {
 	}{
 		{"deepseek, 2.1.152 (left out)", id, "", 0},
 		{"anthropic, 2.1.152 (left out)", asAnthropic, "", 0},
-		{"anthropic, 2.1.29 (left out)", func(l string) string { return withVersion("2.1.29")(asAnthropic(l)) }, "", 0},
+		{"anthropic, 2.1.7 (left out)", func(l string) string { return withVersion("2.1.7")(asAnthropic(l)) }, "", 0},
+		{"anthropic, 2.1.6 (sent, rejected)", func(l string) string { return withVersion("2.1.6")(asAnthropic(l)) }, validate.ThinkingUnsigned, validate.Error},
 		{"anthropic, 2.0.77 (sent, rejected)", func(l string) string { return withVersion("2.0.77")(asAnthropic(l)) }, validate.ThinkingUnsigned, validate.Error},
 		{"deepseek, 2.0.77 (sent to deepseek)", withVersion("2.0.77"), validate.ThinkingForeign, validate.Notice},
 	} {

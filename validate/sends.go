@@ -45,9 +45,10 @@ type Sends struct {
 	Attachments bool
 	// Synthetic: an assistant entry of Claude Code's own making (model
 	// <synthetic>: an API error's message, or an interrupted turn's partial
-	// reply, which can hold unsigned thinking) is sent as a message. 1.0.128
-	// and 2.0.77 send it; 2.1.29 and later leave it out (measured up to
-	// 2.1.332 on an interrupted turn's entry, resumed by each).
+	// reply, which can hold unsigned thinking) is sent as a message. 1.0.128,
+	// 2.0.77 and 2.1.0 to 2.1.6 send it; 2.1.7 and later leave it out
+	// (bisected, and measured up to 2.1.332, on an interrupted turn's entry
+	// of the wild 2.1.139-2.1.173 store).
 	Synthetic bool
 	// AttachCrash: the session.AttachRules whose breaking makes the client
 	// throw while it turns the attachment into a message, and exit 1
@@ -145,7 +146,7 @@ const (
 	attachmentsFrom    = "2.0.0"
 	attachmentsTo      = "2.1.281"
 	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
-	syntheticTo        = "2.1.29"
+	syntheticTo        = "2.1.7"
 )
 
 // SendsOf returns the model of the client version that wrote a file (the
