@@ -187,34 +187,12 @@ func (s *storeCheck) copyOf(r *fileResult) bool {
 			break
 		}
 	}
-	if parent == "" || !prefixOf(r.file.Path, parent) {
+	if parent == "" || !store.PrefixOf(r.file.Path, parent) {
 		return false
 	}
 	_, types := MetaTitle(r.file.Path)
 	s.add(SessionUnwritten, r.file.Path, 0, "session %s holds nothing of its own: its %s (%s) are the first lines of session %s's transcript %s, under that session's id (a fork Claude Desktop began and never continued); claude -r finds no conversation in it; prune removes it, and the transcript keeps the lines", r.file.Session, plural.Count(r.lines, "metadata line"), strings.Join(types, ", "), r.otherID, parent).Severity = Notice
 	return true
-}
-
-// prefixOf reports whether the lines of the file at path are the first
-// lines of the file at of, byte for byte (a file of at most 1000 lines).
-func prefixOf(path, of string) bool {
-	a, err := rfile.Open(path)
-	if err != nil {
-		return false
-	}
-	defer a.Close()
-	b, err := rfile.Open(of)
-	if err != nil {
-		return false
-	}
-	defer b.Close()
-	ra, rb := session.NewReader(a, nil), session.NewReader(b, nil)
-	for n := 0; ra.Next(); n++ {
-		if n == 1000 || !rb.Next() || !bytes.Equal(ra.Line().Raw, rb.Line().Raw) {
-			return false
-		}
-	}
-	return ra.Err() == nil
 }
 
 // parents looks up, in the other files of the store, the parents that are
