@@ -1,6 +1,9 @@
 package session
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Block is what the checks need of one message content block.
 type Block struct {
@@ -131,5 +134,20 @@ func HeaderOf(v any, e *Entry) bool {
 
 func str(v any) string {
 	s, _ := v.(string)
+	return s
+}
+
+// RelocatedCWD returns the relocatedCwd of a relocated entry's line: the
+// directory whose project folder Claude Code moved the session's transcript
+// into (a worktree entered or left, /cd), "" when the line names none.
+func RelocatedCWD(raw []byte) string {
+	start, end, ok := Find(raw, "relocatedCwd")
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw[start:end], &s) != nil {
+		return ""
+	}
 	return s
 }

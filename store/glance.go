@@ -514,6 +514,12 @@ func (gl *glancer) read(g *Glance) {
 		inTail := off >= size-GlanceReach
 		headOK := off+int64(len(raw)) <= GlanceReach
 		switch e.Type {
+		case "relocated":
+			// Claude Code moved the transcript into this folder (a worktree,
+			// /cd): the directory it lists and resumes the session from.
+			if c := session.RelocatedCWD(raw); c != "" {
+				g.addCWD(c)
+			}
 		case "custom-title", "ai-title", "summary":
 			var v struct {
 				CustomTitle string `json:"customTitle"`

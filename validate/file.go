@@ -66,6 +66,7 @@ type fileResult struct {
 	metaOnly   bool      // has lines, all of them metadata entries
 	sessionID  string    // first sessionId seen
 	otherID    string    // the one session id every entry carries, when not the file's own
+	relocated  string    // the relocatedCwd of the last relocated entry
 	cwd        string    // first cwd seen
 	firstLine  int       // line of the first chain entry
 	version    string    // version of the last chain entry: the client that wrote it last
@@ -286,6 +287,11 @@ func (c *checker) check(f store.File) *fileResult {
 			if !e.IsChain() {
 				g.Meta(e, ln.N)
 				metaLines++
+				if e.Type == "relocated" {
+					if cwd := session.RelocatedCWD(ln.Raw); cwd != "" {
+						res.relocated = cwd
+					}
+				}
 				if e.Type == "custom-title" || e.Type == "ai-title" {
 					res.titles = append(res.titles, titleLine{line: ln.N, off: ln.Offset, n: len(ln.Raw), custom: e.Type == "custom-title"})
 				}
@@ -404,7 +410,13 @@ func (c *checker) check(f store.File) *fileResult {
 	if cwdOther > 0 {
 		have := map[bool]string{true: "has", false: "have"}[cwdOther == 1]
 		fd := res.add(CWDMismatch, firstOther, "%d of %s %s a cwd that does not encode to folder %s", cwdOther, plural.Count(cwdOther+cwdMatch, "entry"), have, f.Project)
-		if cwdMatch > 0 {
+		switch {
+		case res.relocated != "" && store.FolderMatches(f.Project, res.relocated):
+			// Claude Code moved the transcript here itself (a worktree
+			// entered or left, /cd) and lists it under relocatedCwd.
+			fd.Severity = Notice
+			fd.Message += fmt.Sprintf(" (the session was relocated here: its relocated entry names %s, the directory Claude Code lists and resumes it from)", res.relocated)
+		case cwdMatch > 0:
 			fd.Severity = Notice
 			fd.Message += " (the session continued from another directory)"
 		}
