@@ -41,7 +41,8 @@
 # measures only the rows of hostile input (no big store is made); ROWS=catalog
 # only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
 # only the rows of cfix mcp (and cfix search of the same word); ROWS=usage only
-# the rows of cfix usage, beside ccusage (see usage_rows).
+# the rows of cfix usage, beside ccusage (see usage_rows); ROWS=secrets only
+# the rows of cfix secrets (and gitleaks, and cfix search of the common word).
 # MB here is 2^20 bytes, for sizes and RSS alike.
 #
 # To add a measurement: pick the files with `use_set`, then call
@@ -80,7 +81,7 @@ if go build -o bin/cfix ./cmd/cfix 2>"$LOGS/build.log" && bin/cfix validate --he
 	HAVE_CFIX=1
 fi
 
-if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp || $ROWS == usage ]]; then
+if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp || $ROWS == usage || $ROWS == secrets ]]; then
 # --- the store -----------------------------------------------------------------
 # The stamp names what the store was made from; a different one regenerates it.
 stamp="seed=$SEED size=$SIZE big=$BIG gen=$(
@@ -576,8 +577,56 @@ usage_verdicts() {
 	fi
 }
 
-# ROWS=catalog, ROWS=mcp or ROWS=usage: those rows alone.
-if [[ $ROWS == catalog || $ROWS == mcp || $ROWS == usage ]]; then
+# --- cfix secrets: the store scanned, next to a search and to gitleaks -----------
+# cfix secrets over the whole store (every file it reads: the transcripts,
+# the store's other files; the MB column counts the .jsonl files) beside
+# cfix search of the common word (bar: at most 2x its time), and over the
+# wild stores. gitleaks dir reads a transcript as text in chunks of 100 KB
+# and runs each rule its keywords call for over the whole chunk: about half
+# a MB a second on this machine, so it reads one project folder of the
+# store (the second biggest, a few dozen MB), once, beside cfix secrets of
+# the same folder. The gitleaks is built from the module version cfix's
+# go.mod names (go install, into bench/out/bin), with its default options.
+SECRETS_COMMON=the
+secrets_rows() {
+	local v proj runs=$RUNS
+	use_set "$ROOT"
+	if [[ -z ${WALL["cfix search $SECRETS_COMMON (store)"]:-} ]]; then
+		measure_cfix "cfix search $SECRETS_COMMON (store)" search --root "$ROOT" "$SECRETS_COMMON"
+	fi
+	measure_cfix "cfix secrets (store)" secrets --root "$ROOT"
+	use_set "$WILD/projects"
+	measure_cfix "cfix secrets (wild stores)" secrets --root "$WILD"
+	proj=$(du -s "$PROJECTS"/* | sort -n | tail -2 | head -1 | cut -f2)
+	use_set "$proj"
+	measure_cfix "cfix secrets (one project)" secrets --root "$ROOT" "$proj"
+	v=$(go list -m -f '{{.Version}}' github.com/zricethezav/gitleaks/v8 2>/dev/null || true)
+	if [[ -n $v ]] && GOBIN=$PWD/$OUT/bin GOFLAGS= go install "github.com/zricethezav/gitleaks/v8@$v" 2>"$LOGS/gitleaks-build.log"; then
+		RUNS=1 measure "gitleaks dir (one project)" "$OUT/bin/gitleaks" dir --no-banner --exit-code 0 --log-level error \
+			--report-path /dev/null --report-format json "$proj"
+		RUNS=$runs
+	else
+		row "gitleaks dir (one project)" "gitleaks: not built (see $LOGS/gitleaks-build.log)"
+	fi
+}
+secrets_verdicts() {
+	local cs=${WALL["cfix search $SECRETS_COMMON (store)"]:-} ss=${WALL["cfix secrets (store)"]:-} x v
+	local gp=${WALL["gitleaks dir (one project)"]:-} sp=${WALL["cfix secrets (one project)"]:-}
+	if [[ -n $cs && -n $ss ]]; then
+		x=$(awk -v s="$ss" -v c="$cs" 'BEGIN {if (c > 0) printf "%.1f", s/c; else print "inf"}')
+		if awk -v s="$ss" -v c="$cs" 'BEGIN {exit !(s <= 2 * c)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("cfix secrets of the store takes $ss s, ${x}x the time of cfix search $SECRETS_COMMON ($cs s) (bar: <= 2x): $v")
+	else
+		VERDICTS+=("cfix secrets vs cfix search $SECRETS_COMMON (bar: <= 2x): not measured")
+		STATUS=2
+	fi
+	if [[ -n $gp && -n $sp ]]; then
+		VERDICTS+=("  gitleaks dir of one project folder ($(awk -v b="${BYTES["gitleaks dir (one project)"]}" 'BEGIN {printf "%.0f", b/1048576}') MB) takes $gp s, cfix secrets of it $sp s ($(awk -v g="$gp" -v s="$sp" 'BEGIN {if (s > 0) printf "%.0f", g/s; else print "inf"}')x faster)")
+	fi
+}
+
+# ROWS=catalog, ROWS=mcp, ROWS=usage or ROWS=secrets: those rows alone.
+if [[ $ROWS == catalog || $ROWS == mcp || $ROWS == usage || $ROWS == secrets ]]; then
 	{
 		echo "cfix bench $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(git rev-parse --short HEAD 2>/dev/null || echo '?')  $(nproc) cores  best of $RUNS, page cache warm"
 		echo "store: $STORE ($stamp)"
@@ -762,6 +811,7 @@ hostile_rows
 catalog_rows
 mcp_rows
 usage_rows
+secrets_rows
 
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
@@ -877,6 +927,7 @@ hostile_verdicts
 catalog_verdicts
 mcp_verdicts
 usage_verdicts
+secrets_verdicts
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
 fi

@@ -166,6 +166,10 @@ type ChangeSet struct {
 	// folder, not a store: the plan writes its settings.json and nothing
 	// else (see confine.go).
 	Scope string `json:"scope,omitempty"`
+	// Masked says the lines the plan changes hold secrets (cfix redact):
+	// its diff, and that of its undo, shows where lines change and why,
+	// never what they hold.
+	Masked bool `json:"masked,omitempty"`
 	// owned are the folders outside the store the plan reads from (see
 	// Own); never saved.
 	owned []string

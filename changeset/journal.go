@@ -431,6 +431,7 @@ func Undo(dir string) (*ChangeSet, error) {
 	}
 	u := New(cs.Root, "undo")
 	u.Scope = cs.Scope
+	u.Masked = cs.Masked
 	u.Own(dir) // the backups
 	if p := filepath.Join(dir, undoRoomName); kept(p) > 0 {
 		u.undoRoom = p

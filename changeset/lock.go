@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
 )
 
 // LockWait is how long LockStore waits for another cfix to let a store go

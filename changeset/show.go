@@ -236,6 +236,12 @@ func Diff(w io.Writer, cs *ChangeSet) error { return DiffWith(w, cs, DiffOptions
 // the first write that fails.
 func DiffWith(w io.Writer, cs *ChangeSet, o DiffOptions) error {
 	bw := bufio.NewWriter(w)
+	if cs.Masked {
+		for i := range cs.Ops {
+			maskedOp(bw, &cs.Ops[i])
+		}
+		return bw.Flush()
+	}
 	for i := range cs.Ops {
 		if err := diffOp(bw, &cs.Ops[i], o); err != nil {
 			return fmt.Errorf("%s: %w", cs.Ops[i].Path, err)
@@ -329,6 +335,30 @@ func (s *screenBuffer) Write(p []byte) (int, error) {
 		return 0, errScreenFull
 	}
 	return s.b.Write(p)
+}
+
+// maskedOp shows where op changes a file and why, not the lines (see
+// ChangeSet.Masked).
+func maskedOp(w *bufio.Writer, op *Op) {
+	switch op.Action {
+	case Rewrite, Create:
+		fmt.Fprintf(w, "--- %s\n+++ %s\n", visible.String(op.Path), visible.String(op.Path))
+		if len(op.Edits) == 0 {
+			fmt.Fprintf(w, "@@ the whole file @@ %s (its lines are not shown: they may hold secrets)\n", visible.String(op.Reason))
+			return
+		}
+		delta := 0
+		for _, e := range op.Edits {
+			added := bytes.Count(e.New, nl)
+			if len(e.New) > 0 && e.New[len(e.New)-1] != '\n' {
+				added++
+			}
+			fmt.Fprintf(w, "@@ -%s +%s @@ %s (the lines are not shown: they hold secrets)\n", hunkRange(e.Line, e.Count), hunkRange(e.Line+delta, added), visible.String(e.Reason))
+			delta += added - e.Count
+		}
+	default:
+		fmt.Fprintf(w, "%s %s: %s\n", op.Action, visible.String(op.Path), visible.String(op.Reason))
+	}
 }
 
 func diffOp(w *bufio.Writer, op *Op, o DiffOptions) error {

@@ -54,6 +54,27 @@ type Options struct {
 	// Attachments says how attachment entries are shown: AttachSummary
 	// (the default, also ""), AttachAll or AttachNone.
 	Attachments string
+	// Redact, when set, takes secrets out of what is written: every
+	// record goes through its Line as it is read (what --format jsonl
+	// writes and what md and html render), titles and prompts kept
+	// elsewhere through its Text (cfix export --redact, cfix mcp).
+	Redact Redactor
+}
+
+// Redactor is what Options.Redact does: secrets.Redactor.
+type Redactor interface {
+	Line(raw []byte) ([]byte, int)
+	Text(s string) (string, int)
+}
+
+// redactText is s through opts.Redact, if set.
+func (o Options) redactText(s string) string {
+	if o.Redact == nil {
+		return s
+	}
+	out, _ := o.Redact.Text(s)
+	return out
+
 }
 
 // InputError reports a request that cannot be met as asked.
@@ -90,6 +111,17 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 		return err
 	}
 	defer t.close()
+	if opts.Redact != nil {
+		// Prompts are matched in their redacted form, as the calls that
+		// name them are read.
+		t.redact = opts.Redact
+		roots := map[string][]int{}
+		for k, v := range t.roots {
+			k = opts.redactText(k)
+			roots[k] = append(roots[k], v...)
+		}
+		t.roots = roots
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if opts.Format == "jsonl" {
 		for _, i := range t.sel {
@@ -122,7 +154,9 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	if opts.Anchors && opts.Format == "md" && !opts.Branches && !agent && !t.loose {
 		x.anchored = t
 	}
-	r.begin(x.header(t))
+	h := x.header(t)
+	h.Title, h.Name = opts.redactText(h.Title), opts.redactText(h.Name)
+	r.begin(h)
 	if err := x.conversation(t, 0); err != nil {
 		return err
 	}
@@ -224,6 +258,8 @@ type transcript struct {
 	// fork is a forked subagent's fork-context-ref: its context is its
 	// session's conversation, which its transcript does not copy.
 	fork *session.ForkRef
+	// redact, when set, takes the secrets out of each record read.
+	redact Redactor
 }
 
 func (t *transcript) close() { t.fh.Close() }
@@ -236,7 +272,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 		return nil, err
 	}
 	t := &transcript{path: f.Path, fh: fh, results: map[string]int{}, agentOf: map[string]string{}, roots: map[string][]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent}
+		shown: map[string]bool{}, pending: map[int]*entry{}, loose: x.fam.Loose != "", agent: agent, redact: x.opts.Redact}
 	c := validate.NewChainReader()
 	seen := 0
 	prompt := map[int]bool{} // graph node → starts a turn (trim.PromptLine)
@@ -342,6 +378,9 @@ func (t *transcript) raw(i int) ([]byte, error) {
 	buf := make([]byte, n.Len)
 	if _, err := t.fh.ReadAt(buf, n.Off); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
+	}
+	if t.redact != nil {
+		buf, _ = t.redact.Line(buf)
 	}
 	return buf, nil
 }
@@ -992,7 +1031,7 @@ func (x *exporter) subagent(t *transcript, b block, depth int, c *toolCall) func
 // entries, in file order) as a conversation of their own.
 func (x *exporter) inline(t *transcript, sel []int, depth int) error {
 	st := &transcript{path: t.path, fh: t.fh, g: t.g, results: map[string]int{}, agentOf: t.agentOf, roots: map[string][]int{},
-		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel}
+		shown: map[string]bool{}, pending: map[int]*entry{}, sel: sel, redact: t.redact}
 	if x.inlined == nil {
 		x.inlined = map[int]bool{}
 	}
@@ -1068,13 +1107,14 @@ type agents struct {
 	byAgent        map[string][]int
 	calls, prompts map[string][]int
 	candidates     []int
+	redact         func(string) string // prompts are matched redacted
 }
 
 func (x *exporter) agentIndex() *agents {
 	if x.agents != nil {
 		return x.agents
 	}
-	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}}
+	ix := &agents{files: x.fam.Layout.Files, byAgent: map[string][]int{}, redact: x.opts.redactText}
 	for k, f := range ix.files {
 		if f.Kind == store.KindSession || f.Side() {
 			continue
@@ -1104,7 +1144,7 @@ func (ix *agents) byPrompt() map[string][]int {
 	if ix.prompts == nil {
 		ix.prompts = map[string][]int{}
 		for _, k := range ix.candidates {
-			if p := firstPrompt(ix.files[k].Path); p != "" {
+			if p := ix.redact(firstPrompt(ix.files[k].Path)); p != "" {
 				ix.prompts[p] = append(ix.prompts[p], k)
 			}
 		}

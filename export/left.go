@@ -79,7 +79,7 @@ func writeLeft(w io.Writer, fam *show.Family, stub *store.File, opts Options) er
 	if stub != nil {
 		h.Path = stub.Path
 		if title, _ := validate.MetaTitle(stub.Path); title != "" {
-			h.Title = title + ": what is left"
+			h.Title = opts.redactText(title) + ": what is left"
 		}
 		h.What = "Its transcript holds only metadata lines, no message: its conversation is lost (rewritten to a stub at resume, anthropics/claude-code#79298). "
 	} else {
@@ -94,7 +94,7 @@ func writeLeft(w io.Writer, fam *show.Family, stub *store.File, opts Options) er
 			ts = time.UnixMilli(p.Timestamp).UTC().Format("2006-01-02 15:04:05")
 		}
 		x.r.message("user (history.jsonl)", "", ts, false)
-		x.r.text(p.Display)
+		x.r.text(opts.redactText(p.Display))
 		x.r.endMessage()
 	}
 	for _, f := range agents {

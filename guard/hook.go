@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,9 @@ func Hook(dir, event string, in io.Reader, out io.Writer) error {
 		err = sessionStart(dir, input, out, &run)
 	case "SessionEnd":
 		err = sessionEnd(input, &run)
+		if serr := sessionEndSecrets(dir, input); serr != nil {
+			err = errors.Join(err, serr)
+		}
 	default:
 		return fmt.Errorf("hook %s: not an event cfix handles (%s)", event, strings.Join(Events, ", "))
 	}
@@ -117,6 +121,12 @@ func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
 	if input.Source != "startup" && input.Source != "resume" {
 		return nil
 	}
+	// What the SessionEnd hook found of secrets since the last start is
+	// said with what the start says itself, in one answer.
+	var answer bytes.Buffer
+	orig := out
+	defer func() { writeAnswer(dir, &answer, orig) }()
+	out = &answer
 	root, err := storeOf(input)
 	if err != nil {
 		return err
@@ -228,4 +238,51 @@ func codes(found []validate.Finding) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// sessionEndSecrets scans the session that ended for secrets, when the
+// scan is on (cfix guard install --secrets).
+func sessionEndSecrets(dir string, input Input) error {
+	st, err := ReadSecrets(dir)
+	if err != nil || !st.On {
+		return err
+	}
+	root, path, err := transcript(input)
+	if err != nil {
+		return err
+	}
+	return scanSecrets(dir, root, path, input)
+}
+
+// writeAnswer writes a SessionStart's answer (the JSON the start wrote to
+// answer, if any) with what the SessionEnd hook found of secrets added to
+// its messages.
+func writeAnswer(dir string, answer *bytes.Buffer, out io.Writer) {
+	warn, err := secretsWarning(dir)
+	if err != nil {
+		Log(dir, "hook SessionStart: secrets: "+err.Error())
+	}
+	if warn == "" {
+		out.Write(answer.Bytes())
+		return
+	}
+	var o Output
+	if answer.Len() > 0 {
+		if err := json.Unmarshal(answer.Bytes(), &o); err != nil {
+			out.Write(answer.Bytes())
+			return
+		}
+	}
+	join := func(a, b string) string {
+		if a == "" {
+			return b
+		}
+		return a + "\n" + b
+	}
+	o.SystemMessage = join(o.SystemMessage, warn)
+	if o.HookSpecificOutput == nil {
+		o.HookSpecificOutput = &SpecificOuput{HookEventName: "SessionStart"}
+	}
+	o.HookSpecificOutput.AdditionalContext = join(o.HookSpecificOutput.AdditionalContext, warn)
+	json.NewEncoder(out).Encode(o)
 }

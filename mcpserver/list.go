@@ -78,7 +78,7 @@ func (s *server) list(ctx context.Context, req *mcp.CallToolRequest, in ListInpu
 		if len(out.Sessions) >= limit {
 			continue
 		}
-		r := SessionRow{Session: si.Session, Title: clip(si.Title, 200), Project: paths[si.Project], Started: stamp(si.Started),
+		r := SessionRow{Session: si.Session, Title: clip(s.redactText(si.Title), 200), Project: paths[si.Project], Started: stamp(si.Started),
 			LastActive: stamp(si.LastActive), Health: healthWords(si.Errors(), si.Warnings()), Live: si.Live}
 		if si.MessagesKnown {
 			n := si.Messages
@@ -144,7 +144,7 @@ func (s *server) health(ctx context.Context, req *mcp.CallToolRequest, in Health
 	out.Files = rep.FilesChecked
 	out.Findings = []HealthFinding{}
 	for _, f := range rep.Findings {
-		h := HealthFinding{Code: string(f.Code), Severity: f.Severity.String(), File: f.Path, Line: f.Line, Message: f.Message, Fix: f.Hint}
+		h := HealthFinding{Code: string(f.Code), Severity: f.Severity.String(), File: f.Path, Line: f.Line, Message: s.redactText(f.Message), Fix: f.Hint}
 		if info, ok := validate.Lookup(f.Code); ok {
 			h.OnResume = info.Meaning
 		}

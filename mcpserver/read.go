@@ -138,7 +138,11 @@ func (s *server) readPage(ctx context.Context, req *mcp.CallToolRequest, in Read
 	} else {
 		f := &filter{from: in.FromTurn, to: in.ToTurn, thinking: in.IncludeThinking, output: in.IncludeToolOutput, subagents: in.IncludeSubagents}
 		r = s.pager.start(key, f, w, func(f *filter) error {
-			if err := export.Write(f, fam, export.Options{Format: "md", Index: s.opts.Index, Attachments: in.Attachments}); err != nil {
+			eo := export.Options{Format: "md", Index: s.opts.Index, Attachments: in.Attachments}
+			if s.opts.Redact != nil {
+				eo.Redact = s.opts.Redact
+			}
+			if err := export.Write(f, fam, eo); err != nil {
 				return err
 			}
 			return f.flush()

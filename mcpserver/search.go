@@ -90,6 +90,9 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	conf := store.NewConfine(s.opts.Root)
 	so := search.Options{Root: s.opts.Root, Pattern: in.Query, Regex: in.Regex, IgnoreCase: in.IgnoreCase, Role: in.Role, Tool: in.Tool,
 		Skip: func(path string) bool { _, out := conf.Outside(path); return out }}
+	if s.opts.Redact != nil {
+		so.Redact = s.opts.Redact.Bytes
+	}
 	now := time.Now()
 	if in.Since != "" {
 		if so.Since, err = search.ParseTime(in.Since, now, false); err != nil {
@@ -169,8 +172,9 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	// A project's hits are all in its folder: its sessions name its path.
 	paths := projectPaths(sc.layout, ss)
 	titles := map[string]string{}
-	for _, si := range ss {
-		if si.Title != "" {
+	for i := range ss {
+		ss[i].Title, ss[i].FirstPrompt = s.redactText(ss[i].Title), s.redactText(ss[i].FirstPrompt)
+		if si := ss[i]; si.Title != "" {
 			titles[si.Session] = si.Title
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cfix-dev/cfix/internal/plural"
+	"github.com/cfix-dev/cfix/secrets"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -33,6 +34,19 @@ type Options struct {
 	// transcript (export.Options.Index), so that a page of it costs a
 	// page's reading the next time; "" keeps nothing.
 	Index string
+	// Redact, when set, takes the secrets out of every answer: the pages
+	// of read_session, the snippets of search_sessions, titles and
+	// messages (cfix mcp sets it unless --no-redact).
+	Redact *secrets.Filter
+}
+
+// redactText is s without its secrets, when the server redacts.
+func (s *server) redactText(t string) string {
+	if s.opts.Redact == nil {
+		return t
+	}
+	out, _ := s.opts.Redact.Text(t)
+	return out
 }
 
 // New returns a server with the tools search_sessions, list_sessions,

@@ -224,7 +224,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left as they are: the Claude Code that wrote them (2.1.x) drops a tool_result that answers no tool_use when it resumes, and the request is accepted; repair keeps the result in the file", dropped, validate.ToolUseMiss, plural.Of(dropped, "finding")))
 	}
 	for _, c := range sortedCodes(skipped) {
-		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s finding(s) left: not selected by --only; cfix repair without --only fixes them", skipped[c], c))
+		cs.Notes = append(cs.Notes, fmt.Sprintf("%d %s %s left: not selected by --only; cfix repair without --only fixes them", skipped[c], c, plural.Of(skipped[c], "finding")))
 	}
 	for _, c := range sortedCodes(unfixed) {
 		hint := "no safe automatic fix; see cfix validate"

@@ -143,9 +143,9 @@ func TestOnlyNotes(t *testing.T) {
 	var trm, stub string
 	for _, n := range cs.Notes {
 		switch {
-		case strings.Contains(n, " tool-result-missing finding(s) left"):
+		case strings.Contains(n, " tool-result-missing finding"):
 			trm = n
-		case strings.Contains(n, " session-stub finding(s) left"):
+		case strings.Contains(n, " session-stub finding"):
 			stub = n
 		}
 	}

@@ -271,6 +271,9 @@ func (s *fileSearcher) line(b []byte, n int, off int64) {
 			continue
 		}
 		text := s.text(b, sp.rawSpan)
+		if s.opts.Redact != nil {
+			text = s.opts.Redact(text)
+		}
 		ms, me := s.pat.find(text)
 		if ms < 0 {
 			continue

@@ -97,6 +97,11 @@ type Options struct {
 	// says yes to is not searched (the MCP server's files that lead
 	// outside the store).
 	Skip func(path string) bool
+	// Redact, when set, rewrites each text before it is matched (cfix
+	// mcp takes the secrets out of what it answers): hits and snippets
+	// are of what it returns. It is called from several goroutines at
+	// once, and may return its argument.
+	Redact func(text []byte) []byte
 }
 
 // ErrStopped is what Run returns when Options.Stop ended the search.

@@ -23,6 +23,7 @@ type exportOptions struct {
 	output   string
 	session  string
 	out      io.Writer
+	redact   bool
 }
 
 func newExportCmd() *cobra.Command {
@@ -65,7 +66,9 @@ SESSION is a session id, a unique prefix of one, the path of its .jsonl
 transcript (the path of a subagent's transcript exports that subagent's
 conversation alone), its session folder, or latest. The output goes to
 stdout, or to FILE with -o, which may not lie in the store (the store is
-written only by the commands that show their change first).
+written only by the commands that show their change first). With --redact,
+each secret cfix secrets finds (but those .cfix-secrets-ignore names) is
+replaced by [REDACTED:<rule>], in every format.
 
 Exit status:
   0  written
@@ -83,6 +86,7 @@ Exit status:
 	cmd.Flags().BoolVar(&opts.branches, "branches", false, "every branch, not only the chain a resume loads")
 	cmd.Flags().StringVar(&opts.attach, "attachments", export.AttachSummary, "summary, all or none")
 	cmd.Flags().StringVarP(&opts.output, "output", "o", "", "write to FILE instead of stdout")
+	cmd.Flags().BoolVar(&opts.redact, "redact", false, "replace each secret by [REDACTED:rule]")
 	return cmd
 }
 
@@ -129,7 +133,15 @@ func runExport(opts *exportOptions) error {
 		defer pf.Cleanup()
 		w = pf
 	}
-	err = export.Write(w, fam, export.Options{Format: opts.format, Branches: opts.branches, Attachments: opts.attach})
+	eo := export.Options{Format: opts.format, Branches: opts.branches, Attachments: opts.attach}
+	if opts.redact {
+		f, err := redactFilter(root)
+		if err != nil {
+			return err
+		}
+		eo.Redact = f
+	}
+	err = export.Write(w, fam, eo)
 	if pf != nil && err == nil {
 		err = pf.CloseAtomicallyReplace()
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ type guardOptions struct {
 	project    bool
 	bin        string
 	statusLine bool
+	secrets    bool
 }
 
 func newGuardCmd() *cobra.Command {
@@ -73,6 +75,11 @@ project's settings) instead: that file and nothing else (a .claude or a
 settings.json that is a symbolic link is refused); the folder is made when
 missing. cfix undo --apply JOURNAL takes it back.
 
+--secrets also has the SessionEnd hook scan the session that ended for
+secrets (as cfix secrets does), and the next SessionStart say which sessions
+hold some and the cfix redact command that takes them out. It is kept in
+cfix's state folder; cfix guard uninstall --apply turns it off.
+
 ` + plannerExitStatus,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,6 +106,7 @@ of the current directory.
 	if install {
 		cmd.Flags().StringVar(&opts.bin, "cfix", "", "the cfix binary the hooks run (default: this one)")
 		cmd.Flags().BoolVar(&opts.statusLine, "statusline", false, "also set Claude Code's status line to cfix statusline (the session's cost, today's, the 5-hour block's, its health)")
+		cmd.Flags().BoolVar(&opts.secrets, "secrets", false, "also scan each session that ends for secrets, and say at the next start which hold some")
 	}
 	return cmd
 }
@@ -192,7 +200,44 @@ func runGuardChange(opts *guardOptions, install bool) error {
 			fmt.Fprintf(opts.out, "%s: holds no hook of cfix\n", path)
 		}
 	}
-	return runPlan(&opts.planFlags, cs)
+	if err := runPlan(&opts.planFlags, cs); err != nil {
+		return err
+	}
+	return guardSecrets(opts, install)
+}
+
+// guardSecrets turns the SessionEnd scan for secrets on (install
+// --secrets) or off (uninstall), once the hooks are applied.
+func guardSecrets(opts *guardOptions, install bool) error {
+	if install && !opts.secrets {
+		return nil
+	}
+	dir, err := guard.StateDir()
+	if err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	st, _ := guard.ReadSecrets(dir)
+	if !opts.apply {
+		if install && !st.On && !opts.json {
+			fmt.Fprintf(opts.out, "with --apply, the SessionEnd hook also scans each session that ends for secrets (cfix secrets), and the next start says which hold some\n")
+		}
+		return nil
+	}
+	if st.On == install {
+		return nil
+	}
+	if err := guard.SetSecrets(dir, install); err != nil {
+		return &exitError{code: exitFound, err: err}
+	}
+	if opts.json {
+		return nil
+	}
+	if install {
+		fmt.Fprintf(opts.out, "the SessionEnd hook scans each session that ends for secrets; the next start says which hold some (%s)\n", dir)
+	} else {
+		fmt.Fprintf(opts.out, "the SessionEnd scan for secrets is off\n")
+	}
+	return nil
 }
 
 func newGuardStatusCmd() *cobra.Command {
@@ -276,6 +321,19 @@ func guardStatus(cmd *cobra.Command, root string, project bool) error {
 	if err != nil {
 		fmt.Fprintf(w, "state: %v\n", err)
 		return nil
+	}
+	if sec, err := guard.ReadSecrets(dir); err != nil {
+		fmt.Fprintf(w, "secrets: %v\n", err)
+	} else if sec.On {
+		fmt.Fprintf(w, "secrets: the SessionEnd hook scans each session that ends for secrets (cfix guard install --secrets)\n")
+		for _, r := range sec.Found {
+			told := ""
+			if r.Warned {
+				told = ", told at a start"
+			}
+			fmt.Fprintf(w, "  %s  session %s: %d %s (%s%s): cfix redact %s\n", r.At.Local().Format(time.DateTime), r.Session, r.Secrets,
+				plural.Of(r.Secrets, "secret"), strings.Join(r.Rules, ", "), told, shell.Quote(r.Session))
+		}
 	}
 	fmt.Fprintf(w, "last runs (%s):\n", dir)
 	for _, ev := range guard.Events {

@@ -20,8 +20,8 @@ var groups = []struct {
 	commands  []string
 }{
 	{"open", "Open a session:", []string{"browse", "resume"}},
-	{"look", "Look at the store (never writes):", []string{"ls", "show", "search", "du", "usage", "export", "validate", "explain"}},
-	{"change", "Change the store (a dry run unless --apply; cfix undo takes it back):", []string{"repair", "prune", "trim", "fork", "clone", "move", "move-project", "rm", "archive", "restore"}},
+	{"look", "Look at the store (never writes):", []string{"ls", "show", "search", "du", "usage", "export", "validate", "secrets", "explain"}},
+	{"change", "Change the store (a dry run unless --apply; cfix undo takes it back):", []string{"repair", "prune", "trim", "fork", "clone", "move", "move-project", "rm", "archive", "restore", "redact"}},
 	{"journal", "Plans and journals:", []string{"apply", "undo", "journal"}},
 	{"guard", "Set and forget (Claude Code runs cfix from its hooks):", []string{"guard", "hook", "statusline"}},
 	{"other", "Other commands:", []string{"mcp", "version"}},

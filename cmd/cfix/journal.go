@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,6 +106,7 @@ func newJournalPruneCmd() *cobra.Command {
 	var root, olderThan string
 	var keep int
 	var apply, yes, asJSON bool
+	var named []string
 	def := changeset.DefaultRetention
 	cmd := &cobra.Command{
 		Use:   "prune",
@@ -116,10 +118,15 @@ is never removed. It is a dry run unless --apply: the list says what goes and
 how many bytes that frees. What it removes can no longer be undone: the bytes
 that prune, rm and archive took out of the store are gone with their journal.
 A damaged journal (its log.jsonl no longer names all its backups) is never
-removed either: remove it by hand once you know you do not need it.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
+removed either: remove it by hand once you know you do not need it.
+
+--journal ID removes that journal (its folder, or the folder's name, as apply
+prints it), whatever its age: the journal of cfix redact holds the secrets it
+took out of the store.`, def.Keep, int(def.KeepFor/(24*time.Hour))),
 		Example: `  cfix journal prune
   cfix journal prune --apply
-  cfix journal prune --older-than 0 --keep 0 --apply --yes`,
+  cfix journal prune --older-than 0 --keep 0 --apply --yes
+  cfix journal prune --journal 20261126T201620.894Z-redact-69ec0f --apply`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, base, err := journalBase(root)
@@ -140,9 +147,20 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 				}
 				ret.KeepFor = d
 			}
-			js, err := changeset.PruneJournals(base, r, ret, time.Now())
-			if err != nil {
-				return &exitError{code: exitFound, err: err}
+			var js []changeset.JournalInfo
+			if len(named) > 0 {
+				if cmd.Flags().Changed("keep") || olderThan != "" {
+					return usageError(errors.New("--journal names the journals to remove: --keep and --older-than do not go with it"))
+				}
+				js, err = namedJournals(base, r, named)
+				if err != nil {
+					return err
+				}
+			} else {
+				js, err = changeset.PruneJournals(base, r, ret, time.Now())
+				if err != nil {
+					return &exitError{code: exitFound, err: err}
+				}
 			}
 			out := cmd.OutOrStdout()
 			list := []journalJSON{}
@@ -196,7 +214,36 @@ removed either: remove it by hand once you know you do not need it.`, def.Keep, 
 	cmd.Flags().BoolVar(&apply, "apply", false, "remove the journals (the default is a dry run that lists them)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking (needed when stdin is not a terminal)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the journals removed as JSON")
+	cmd.Flags().StringArrayVar(&named, "journal", nil, "remove this journal (its folder or the folder's name), whatever its age; repeatable")
 	return cmd
+}
+
+// namedJournals returns the journals of the store that --journal names,
+// each by its folder or the folder's name. A name that is no journal of
+// the store, or one whose apply did not end, is refused.
+func namedJournals(base, root string, names []string) ([]changeset.JournalInfo, error) {
+	all, err := changeset.ListJournals(base, root)
+	if err != nil {
+		return nil, &exitError{code: exitFound, err: err}
+	}
+	var out []changeset.JournalInfo
+	for _, n := range names {
+		found := false
+		for _, j := range all {
+			if j.Dir == n || filepath.Base(j.Dir) == n || filepath.Clean(n) == j.Dir {
+				if j.State == "incomplete" {
+					return nil, usageError(fmt.Errorf("--journal %s: its apply did not end (it may be all that can put its files back); run cfix undo first", n))
+				}
+				out = append(out, j)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, usageError(fmt.Errorf("--journal %s: no journal of store %s in %s (cfix journal list lists them)", n, root, base))
+		}
+	}
+	return out, nil
 }
 
 // journalBase resolves --root and the journal folder.

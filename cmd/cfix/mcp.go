@@ -15,6 +15,7 @@ import (
 
 func newMCPCmd() *cobra.Command {
 	var root string
+	var noRedact bool
 	cmd := &cobra.Command{
 		Use: "mcp",
 		Example: `  cfix mcp
@@ -41,7 +42,10 @@ store. Its tools:
                    with it, and the command that fixes it
 
 "This project" is the directory the client starts the server in (Claude Code
-starts it in the project's directory). cfix mcp install adds the server to
+starts it in the project's directory). Every answer is redacted: each secret
+cfix secrets finds (but those .cfix-secrets-ignore names) is replaced by
+[REDACTED:<rule>] before it is sent (--no-redact sends them as they are).
+cfix mcp install adds the server to
 Claude Code's user configuration, as claude mcp add --scope user cfix --
 cfix mcp does; cfix mcp uninstall takes it out. Other clients: the command
 is "cfix" with the arguments ["mcp"].`,
@@ -57,13 +61,20 @@ is "cfix" with the arguments ["mcp"].`,
 			if c := store.CacheDir(); c != "" {
 				index = filepath.Join(c, "export")
 			}
-			if err := mcpserver.Serve(context.Background(), mcpserver.Options{Root: r, Version: v, Dir: wd, Index: index}, os.Stdin, os.Stdout); err != nil {
+			mo := mcpserver.Options{Root: r, Version: v, Dir: wd, Index: index}
+			if !noRedact {
+				if mo.Redact, err = redactFilter(r); err != nil {
+					return err
+				}
+			}
+			if err := mcpserver.Serve(context.Background(), mo, os.Stdin, os.Stdout); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
+	cmd.Flags().BoolVar(&noRedact, "no-redact", false, "send secrets as they are (the default replaces each by [REDACTED:rule])")
 	cmd.AddCommand(newMCPInstallCmd(false), newMCPInstallCmd(true))
 	return cmd
 }

@@ -44,6 +44,13 @@ type planFlags struct {
 	// asked is what asked for the apply, as the user typed it ("":
 	// --apply): the words of the message that asks for --yes.
 	asked string
+
+	// redact, when set, goes into the --json document as such.
+	redact any
+	// applied, when set, is called after a successful apply with its
+	// journal: it may remove the journal (cfix redact --no-backup), and
+	// returns what to say instead of the undo line ("" says it).
+	applied func(journal string) (say string, removed bool, err error)
 }
 
 // needsYes is the error of an apply asked for off a terminal without --yes.
@@ -91,6 +98,10 @@ type planJSON struct {
 	Error    string       `json:"error,omitempty"`
 	Trim     any          `json:"trim,omitempty"`
 	Fork     any          `json:"fork,omitempty"`
+	Redact   any          `json:"redact,omitempty"`
+	// JournalRemoved says the journal was removed after the apply
+	// (cfix redact --no-backup): nothing can undo it.
+	JournalRemoved bool `json:"journal_removed,omitempty"`
 }
 
 type changeJSON struct {
@@ -141,7 +152,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	pj := toJSON(cs)
-	pj.Trim, pj.Fork = f.trim, f.fork
+	pj.Trim, pj.Fork, pj.Redact = f.trim, f.fork, f.redact
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
@@ -223,11 +234,26 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
+	say := ""
+	if f.applied != nil {
+		s, removed, err := f.applied(res.Journal)
+		if removed {
+			pj.Journal, pj.JournalRemoved = "", true
+		}
+		if err != nil {
+			return planFailed(f, pj, err)
+		}
+		say = s
+	}
 	if f.json {
 		return printJSON(f.out, pj)
 	}
 	for _, p := range res.Appended {
 		fmt.Fprintf(f.out, "%s: Claude Code appended to it while cfix replaced it; the appended lines were carried over\n", p)
+	}
+	if say != "" {
+		fmt.Fprintf(f.out, "\napplied %d %s; %s\n", res.Applied, plural.Of(res.Applied, "change"), say)
+		return nil
 	}
 	fmt.Fprintf(f.out, "\napplied %d %s; backup journal: %s\nundo with: cfix undo --apply %s%s\n", res.Applied, plural.Of(res.Applied, "change"), res.Journal, shell.Quote(res.Journal), rootArg(cs))
 	return nil

@@ -78,6 +78,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newUsageCmd(), newStatusLineCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newBrowseCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
+	root.AddCommand(newSecretsCmd(), newRedactCmd())
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })

@@ -59,6 +59,8 @@ func TestScripts(t *testing.T) {
 			"age":        cmdAge,
 			"jsonreport": cmdJSONReport,
 			"encode":     cmdEncode,
+			"plant":      cmdPlant,
+			"nosecret":   cmdNoSecret,
 		},
 	})
 }
