@@ -14,11 +14,12 @@ import (
 )
 
 // TestDiagnosticsURINull: a diagnostics attachment whose file entry has a
-// null uri makes 2.0.77 (Execution error) and 2.1.111 to 2.1.219
+// null uri makes 2.0.77 (Execution error) and 2.1.111 to 2.1.222
 // (evaluating 'n.uri.split') exit 1 on every resume, before any request;
-// 1.0.128 and 2.1.332 resume (measured: the attachment put after the first
-// prompt of the session 2.1.177 wrote, resumed by 1.0.128, 2.0.77,
-// 2.1.111, 2.1.140, 2.1.177, 2.1.205, 2.1.219 and 2.1.332).
+// 1.0.128, 2.1.223 and 2.1.332 resume (measured: the attachment put after
+// the first prompt of the session 2.1.177 wrote, resumed by 1.0.128,
+// 2.0.77, 2.1.111, 2.1.140, 2.1.177, 2.1.205, 2.1.219, 2.1.222, 2.1.223 and
+// 2.1.332).
 func TestDiagnosticsURINull(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "agent-setting-2.1.177", ".claude")

@@ -117,10 +117,10 @@ var attachCrash = []struct{ from, to, note string }{
 	// to 2.1.332 throws (evaluating 'e.length').
 	{"2.1.100", "", ""},
 	// diagnostics: an element of files whose uri is null. 2.0.77 ends the
-	// run with "Execution error", 2.1.111 to 2.1.219 throw (evaluating
-	// 'n.uri.split'; 2.1.111, 2.1.140, 2.1.177, 2.1.205 measured); 2.1.332
-	// leaves it out; 1.0.128 resumes.
-	{"2.0.77", "2.1.332", "2.1.220 to 2.1.331 not measured"},
+	// run with "Execution error", 2.1.111 to 2.1.222 throw (evaluating
+	// 'n.uri.split'; 2.1.111, 2.1.140, 2.1.177, 2.1.205, 2.1.219, 2.1.222
+	// measured); 2.1.223 and 2.1.332 leave it out; 1.0.128 resumes.
+	{"2.0.77", "2.1.223", "bisected"},
 }
 
 // AttachCrashRange describes the versions measured to throw on an
