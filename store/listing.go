@@ -144,9 +144,9 @@ func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
 }
 
 // RestubWith is Restub through memo (nil: none). A metadata-only file all
-// of whose lines are the first lines of another session's transcript, under
-// that session's id (a fork Claude Desktop began and never continued), is
-// said to be so, as a notice.
+// of whose lines carry the id of another session that has its transcript
+// (a fork Claude Desktop began and never continued, holding the first lines
+// of its parent's) is said to be so, as a notice.
 func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]int, memo Memo) {
 	want := map[string]bool{}
 	paths := map[string]string{} // session → a main transcript of it with a conversation
@@ -191,11 +191,14 @@ func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]in
 		if !s.MetaOnly {
 			continue
 		}
-		if of := paths[s.OtherID]; s.OtherID != "" && of != "" && PrefixOf(s.Path, of) {
+		// Whether its lines are the transcript's first, byte for byte,
+		// validate reads; a listing opens no transcript a glance is kept
+		// of.
+		if s.OtherID != "" && paths[s.OtherID] != "" {
 			for j := range s.Quick {
 				if s.Quick[j].Code == "session-unwritten" {
 					s.Quick[j] = QuickFinding{Code: "session-unwritten", Severity: "notice",
-						Message: "holds nothing of its own: its lines are the first lines of session " + s.OtherID + "'s transcript (a fork Claude Desktop began and never continued)"}
+						Message: "holds nothing of its own: its lines carry the id of session " + s.OtherID + ", which has its transcript (a fork Claude Desktop began and never continued)"}
 				}
 			}
 			continue
