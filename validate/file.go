@@ -430,7 +430,36 @@ func (c *checker) check(f store.File) *fileResult {
 	}
 	res.leafs = kept
 	judgeChain(res, g, c.client)
+	judgeSurrogates(res)
 	return res
+}
+
+// judgeSurrogates gives the surrogate-lone findings of a file the verdict
+// of the client that will resume it: an error when it sends the escape
+// (the API answers 400 on every resume), a warning when it sends U+FFFD in
+// its place (2.1.132 and later). The writing version's verdict, where it
+// differs, is kept on the finding.
+func judgeSurrogates(res *fileResult) {
+	judge, writer := SendsOf(res.judge), SendsOf(res.version)
+	for i := range res.findings {
+		f := &res.findings[i]
+		if f.Code != SurrogateLone {
+			continue
+		}
+		if judge.LoneSurrogates {
+			f.Message += fmt.Sprintf("; Claude Code %s sends it and the API answers 400 (no low surrogate in string) on every resume", judge.Name)
+		} else {
+			f.Severity = Warning
+			f.Message += fmt.Sprintf("; Claude Code %s sends U+FFFD in its place (2.1.131 and older send it and the API answers 400)", judge.Name)
+		}
+		if res.version != "" && writer.LoneSurrogates != judge.LoneSurrogates {
+			w := Warning
+			if writer.LoneSurrogates {
+				w = Error
+			}
+			f.Writer = &WriterVerdict{Version: res.version, Severity: w.String()}
+		}
+	}
 }
 
 // judgeChain runs the chain checks as the client that will resume the

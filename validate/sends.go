@@ -50,6 +50,14 @@ type Sends struct {
 	// (bisected, and measured up to 2.1.332, on an interrupted turn's entry
 	// of the wild 2.1.139-2.1.173 store).
 	Synthetic bool
+	// LoneSurrogates: a lone surrogate escape (\ud88d) in what the
+	// client sends goes into the request as it is, and the API answers 400
+	// (no low surrogate in string). 2.1.132 and later send U+FFFD in its
+	// place; 2.1.131 and older send it (bisected: 1.0.128, 2.0.77, 2.1.0,
+	// 2.1.14, 2.1.111 to 2.1.113, 2.1.126, 2.1.129, 2.1.131 send it,
+	// 2.1.132, 2.1.133, 2.1.140, 2.1.177, 2.1.219 and 2.1.332 replace it, in
+	// a tool_use input and in a prompt's text).
+	LoneSurrogates bool
 	// AttachCrash: the session.AttachRules whose breaking makes the client
 	// throw while it turns the attachment into a message, and exit 1
 	// before any request (see attachCrash).
@@ -152,6 +160,7 @@ const (
 	attachmentsTo      = "2.1.281"
 	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
 	syntheticTo        = "2.1.7"
+	surrogateTo        = "2.1.132"
 )
 
 // SendsOf returns the model of the client version that wrote a file (the
@@ -170,6 +179,7 @@ func SendsOf(version string) Sends {
 		LocalCommands:      !before(localCommandFrom),
 		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
 		Synthetic:          before(syntheticTo),
+		LoneSurrogates:     before(surrogateTo),
 		AttachCrash:        attachCrashOf(version),
 	}
 }
