@@ -158,7 +158,7 @@ var Codes = []CodeInfo{
 	{ProjectShared, Notice, "two or more working directories encode to one project folder (non-ASCII characters, or '.', '_' and '-', all become '-'): their sessions share the folder and its /resume list; the message lists them"},
 	{ProjectSymlink, Warning, "a project folder is a symbolic link (a project moved to another disk): cfix reads through it, Claude Code's /resume picker lists no session behind it, and planners write nothing through one that leads out of the store"},
 	{AgentIDMismatch, Error, "a subagent entry's agentId differs from the id in the file name"},
-	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session"},
+	{AgentSessionDiff, Error, "a subagent entry's sessionId differs from its parent session; a notice when the transcript is a symbolic link to the same agent's transcript in that session's folder, as Claude Code links running agents into a session forked from theirs"},
 	{AgentOrphan, Warning, "subagent transcripts whose parent session file is missing: when the session has no main transcript anywhere in the store, the message says what is left (subagent transcripts, file-history backups, history.jsonl prompts): cfix export writes it, cfix rm removes the session"},
 	{MetaInvalid, Error, "a subagent .meta.json is not a JSON object (0 bytes is fine)"},
 	{IndexInvalid, Error, "sessions-index.json cannot be parsed"},

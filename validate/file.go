@@ -3,7 +3,10 @@ package validate
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -575,10 +578,39 @@ func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, ids *idT
 			return
 		}
 		*agentSessOther++
-		if *agentSessOther == 1 {
-			res.add(AgentSessionDiff, line, "sessionId %s differs from the parent session %s", e.SessionID, f.Session)
+		if *agentSessOther != 1 {
+			return
 		}
+		if to := forkedAgentLink(*f, e.SessionID); to != "" {
+			fd := res.add(AgentSessionDiff, line, "sessionId %s: the file is a symbolic link to that session's transcript of this agent (%s), as Claude Code links the transcripts of running agents into a session forked from theirs (anthropics/claude-code#79764)", e.SessionID, to)
+			fd.Severity, fd.unfixed = Notice, true
+			return
+		}
+		res.add(AgentSessionDiff, line, "sessionId %s differs from the parent session %s", e.SessionID, f.Session)
 	}
+}
+
+// forkedAgentLink returns where subagent transcript f leads when it is a
+// symbolic link to the transcript of the same name in session sid's
+// subagents folder beside it (a fork carries its running agents over so,
+// 2.1.216: the entries keep the first session's id), else "".
+func forkedAgentLink(f store.File, sid string) string {
+	fi, err := os.Lstat(f.Path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	to, err := filepath.EvalSymlinks(f.Path)
+	if err != nil {
+		return ""
+	}
+	project, err := filepath.EvalSymlinks(filepath.Dir(filepath.Dir(filepath.Dir(f.Path))))
+	if err != nil {
+		return ""
+	}
+	if to != filepath.Join(project, sid, "subagents", filepath.Base(f.Path)) {
+		return ""
+	}
+	return to
 }
 
 // idTally counts the sessionIds of a main transcript's entries against the
