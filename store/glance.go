@@ -665,6 +665,15 @@ func (gl *glancer) read(g *Glance) {
 	default:
 		g.add("session-id-mismatch", ids.line, "entry's sessionId "+ids.other+" differs from the file's session id "+g.Session)
 	}
+	// As validate judges it for a client of the file's version: 2.1.132
+	// and later send U+FFFD in place of a lone surrogate (a warning).
+	if g.Version == "" || !session.VersionLess(g.Version, SurrogateSentTo) {
+		for i := range g.Quick {
+			if q := &g.Quick[i]; q.Code == "surrogate-lone" {
+				q.Severity, q.Message = "warning", q.Message+": Claude Code 2.1.132 and later send U+FFFD in its place"
+			}
+		}
+	}
 	if g.Kind == KindSession && g.Session != "" && !IsUUID(g.Session) {
 		g.add("session-name-invalid", 0, "file name "+g.Session+".jsonl is not a session UUID: /resume does not list it")
 	}

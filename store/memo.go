@@ -25,7 +25,7 @@ type Memo interface {
 
 // glanceVersion is the version of what AppendBinary writes; it changes
 // whenever a glance's rules or fields change.
-const glanceVersion = 2
+const glanceVersion = 3
 
 // AppendBinary appends g, all a glance read but its File, its Title and
 // Err, to b: what a Memo keeps. A glance that could not read its file, or
@@ -69,12 +69,19 @@ func (g *Glance) AppendBinary(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-// quickNotice reports a quick finding a glance gives as a notice though
-// its code's severity is another: a Desktop fork's session-id-mismatch, a
-// copy of another session's first lines (session-unwritten).
+// quickNotice reports a quick finding a glance gives at a lower severity
+// than its code's: a Desktop fork's session-id-mismatch, a copy of another
+// session's first lines (session-unwritten) as notices, a lone surrogate
+// a file's client sends as U+FFFD as a warning.
 func quickNotice(q QuickFinding) bool {
-	return q.Severity == "notice" && (q.Code == "session-id-mismatch" || q.Code == "session-unwritten")
+	return q.Severity == "notice" && (q.Code == "session-id-mismatch" || q.Code == "session-unwritten") ||
+		q.Severity == "warning" && q.Code == "surrogate-lone"
 }
+
+// SurrogateSentTo is the first Claude Code version that sends U+FFFD in
+// place of a lone surrogate escape; older ones send the escape and the
+// API answers 400 (measured, see validate.Sends).
+const SurrogateSentTo = "2.1.132"
 
 // glanceMax bounds what a kept glance may hold: a kept glance that holds
 // more than a glance can is not one (never trusted).

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
 )
 
 // Sends models what a client version puts into the request when it
@@ -160,7 +161,7 @@ const (
 	attachmentsTo      = "2.1.281"
 	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
 	syntheticTo        = "2.1.7"
-	surrogateTo        = "2.1.132"
+	surrogateTo        = store.SurrogateSentTo
 )
 
 // SendsOf returns the model of the client version that wrote a file (the

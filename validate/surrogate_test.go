@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -18,7 +19,8 @@ import (
 // (measured on the session 2.1.140 wrote, the escape put into its Bash
 // call's description, resumed by 1.0.128 to 2.1.332 and bisected). So the
 // finding is an error for a client that sends it and a warning for one
-// that does not, the writing version's verdict kept on the finding.
+// that does not, the writing version's verdict kept on the finding; ls's
+// glance says the same for a client of the file's version.
 func TestLoneSurrogateClient(t *testing.T) {
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "tool-surrogate-2.1.140", ".claude")
@@ -81,5 +83,31 @@ func TestLoneSurrogateClient(t *testing.T) {
 		if rep.Counts[c.severity] == 0 {
 			t.Errorf("client %q: counts %v", c.client, rep.Counts)
 		}
+	}
+
+	glance := func() string {
+		l, err := store.Scan(root)
+		if err != nil || len(l.Files) != 1 {
+			t.Fatalf("scan: %v, %d files", err, len(l.Files))
+		}
+		for _, q := range store.GlanceAt(l.Files[0]).Quick {
+			if q.Code == "surrogate-lone" {
+				return q.Severity
+			}
+		}
+		return "none"
+	}
+	if s := glance(); s != "warning" {
+		t.Errorf("the glance of the 2.1.140 file: %s, want warning", s)
+	}
+	b, err = os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(string(b), `"version":"2.1.140"`, `"version":"2.1.131"`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s := glance(); s != "error" {
+		t.Errorf("the glance of the file as 2.1.131 wrote it: %s, want error", s)
 	}
 }
