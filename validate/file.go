@@ -877,12 +877,20 @@ func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
 	}
 	for _, sp := range ServerSplits(g, ld, s) {
 		n := &g.Nodes[sp.Result]
-		if sp.Call < 0 {
-			where := "no chain entry of the file holds it"
-			if sp.CallLine > 0 {
-				where = fmt.Sprintf("it is on line %d, before a compaction or on another branch", sp.CallLine)
+		if sp.Call < 0 && sp.CallLine == 0 {
+			// No entry holds the call: repair has none to bring back.
+			fd := res.add(ServerToolSplit, n.Line, "%s for %s: no entry of the file holds its server_tool_use", sp.Block, sp.ID)
+			fd.unfixed = true
+			if s.OrphanServerResults {
+				fd.Message += fmt.Sprintf("; Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", s.Name, sp.Block)
+			} else {
+				fd.Severity = Warning
+				fd.Message += fmt.Sprintf("; Claude Code %s leaves the block out of the request (the model no longer sees it); 2.1.87 and older send it and the API answers 400", s.Name)
 			}
-			res.add(ServerToolSplit, n.Line, "%s for %s: the resume does not load its server_tool_use (%s); Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", sp.Block, sp.ID, where, s.Name, sp.Block)
+			continue
+		}
+		if sp.Call < 0 {
+			res.add(ServerToolSplit, n.Line, "%s for %s: the resume does not load its server_tool_use (it is on line %d, before a compaction or on another branch); Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", sp.Block, sp.ID, sp.CallLine, s.Name, sp.Block)
 			continue
 		}
 		fd := res.add(ServerToolSplit, n.Line, "%s for %s is split from its server_tool_use on line %d by %s", sp.Block, sp.ID, sp.CallLine, describe(g, sp.Seps))

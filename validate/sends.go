@@ -59,6 +59,17 @@ type Sends struct {
 	// 2.1.132, 2.1.133, 2.1.140, 2.1.177, 2.1.219 and 2.1.332 replace it, in
 	// a tool_use input and in a prompt's text).
 	LoneSurrogates bool
+	// OrphanServerResults: a server tool's result (advisor_tool_result,
+	// web_search_tool_result...) whose server_tool_use no entry of the
+	// file holds is sent, and the API answers 400 (unexpected tool_use_id
+	// found in ... blocks). 2.1.88 and later leave such a block out of the
+	// message; 2.1.87 and older send it (bisected: 2.0.77, 2.1.0, 2.1.29,
+	// 2.1.73, 2.1.87 send it; 2.1.88, 2.1.89, 2.1.90, 2.1.94, 2.1.100,
+	// 2.1.111, 2.1.219 and 2.1.332 do not, an orphaned advisor_tool_result
+	// put before the text of a 2.1.140 session's last reply). A result
+	// whose call sits in another message of the request is sent by every
+	// version (see ServerSplits).
+	OrphanServerResults bool
 	// AttachCrash: the session.AttachRules whose breaking makes the client
 	// throw while it turns the attachment into a message, and exit 1
 	// before any request (see attachCrash).
@@ -162,6 +173,7 @@ const (
 	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
 	syntheticTo        = "2.1.7"
 	surrogateTo        = store.SurrogateSentTo
+	orphanServerTo     = "2.1.88"
 )
 
 // SendsOf returns the model of the client version that wrote a file (the
@@ -173,15 +185,16 @@ func SendsOf(version string) Sends {
 		name = "(no version)"
 	}
 	return Sends{
-		Name:               name,
-		BlankAssistant:     before(blankAssistantTo),
-		EmptyAssistantText: before(emptyTextFrom),
-		BlankUserText:      before(blankUserFrom),
-		LocalCommands:      !before(localCommandFrom),
-		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
-		Synthetic:          before(syntheticTo),
-		LoneSurrogates:     before(surrogateTo),
-		AttachCrash:        attachCrashOf(version),
+		Name:                name,
+		BlankAssistant:      before(blankAssistantTo),
+		EmptyAssistantText:  before(emptyTextFrom),
+		BlankUserText:       before(blankUserFrom),
+		LocalCommands:       !before(localCommandFrom),
+		Attachments:         !before(attachmentsFrom) && before(attachmentsTo),
+		Synthetic:           before(syntheticTo),
+		LoneSurrogates:      before(surrogateTo),
+		OrphanServerResults: before(orphanServerTo),
+		AttachCrash:         attachCrashOf(version),
 	}
 }
 
