@@ -6,6 +6,7 @@ require (
 	charm.land/bubbles/v2 v2.2.1
 	charm.land/bubbletea/v2 v2.1.1
 	charm.land/lipgloss/v2 v2.1.0
+	filippo.io/age v1.2.1
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/google/renameio/v2 v2.0.2
 	github.com/klauspost/compress v1.20.3

@@ -19,8 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
@@ -82,13 +82,13 @@ type Archived struct {
 // refused (named) or skipped (--older-than).
 func Archive(opts Options) (*Plan, error) {
 	if len(opts.Sessions) == 0 && opts.OlderThan == 0 {
-		return nil, &clone.InputError{Msg: "no session given: name sessions or use --older-than"}
+		return nil, &carry.InputError{Msg: "no session given: name sessions or use --older-than"}
 	}
 	if len(opts.Sessions) > 0 && opts.OlderThan > 0 {
-		return nil, &clone.InputError{Msg: "name sessions or use --older-than, not both"}
+		return nil, &carry.InputError{Msg: "name sessions or use --older-than, not both"}
 	}
 	if len(opts.Except) > 0 && opts.OlderThan == 0 {
-		return nil, &clone.InputError{Msg: "--except goes with --older-than"}
+		return nil, &carry.InputError{Msg: "--except goes with --older-than"}
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -98,7 +98,7 @@ func Archive(opts Options) (*Plan, error) {
 		return nil, err
 	}
 	if store.Within(opts.Root, dir) {
-		return nil, &clone.InputError{Msg: fmt.Sprintf("archive folder %s is inside the store %s: Claude Code's cleanup would reach it", dir, opts.Root)}
+		return nil, &carry.InputError{Msg: fmt.Sprintf("archive folder %s is inside the store %s: Claude Code's cleanup would reach it", dir, opts.Root)}
 	}
 	l, err := store.Scan(opts.Root)
 	if err != nil {
@@ -183,6 +183,7 @@ func Archive(opts Options) (*Plan, error) {
 				metaOnly--
 			}
 			cs.Notes = append(cs.Notes, stubNote(s.ID, stubs[s.ID], "archived"))
+			s.StubOf = stubs[s.ID]
 			sessions = append(sessions, s)
 		}
 		if empty > 0 {
@@ -205,14 +206,15 @@ func Archive(opts Options) (*Plan, error) {
 			return nil, err
 		}
 		for _, s := range sessions {
+			s.StubOf = stubs[s.ID]
 			if why := linkedMain(s); why != "" {
-				return nil, &clone.ConflictError{Msg: why + "; nothing is planned"}
+				return nil, &carry.ConflictError{Msg: why + "; nothing is planned"}
 			}
 			if why := guard.why(s); why != "" && !opts.Force {
-				return nil, &clone.ConflictError{Msg: why + "; nothing is planned (--force to archive it anyway)"}
+				return nil, &carry.ConflictError{Msg: why + "; nothing is planned (--force to archive it anyway)"}
 			}
 			if a := filepath.Join(dir, s.ID+Ext); exists(a) {
-				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is already archived in %s: restore it or remove that file first", s.ID, a)}
+				return nil, &carry.ConflictError{Msg: fmt.Sprintf("session %s is already archived in %s: restore it or remove that file first", s.ID, a)}
 			}
 		}
 	}
@@ -225,7 +227,7 @@ func Archive(opts Options) (*Plan, error) {
 	for _, s := range sessions {
 		for _, folder := range s.Projects {
 			if _, ok := indexes[folder]; !ok {
-				raw, _ := clone.ReadIndex(filepath.Join(store.ProjectsDir(opts.Root), folder, "sessions-index.json"))
+				raw, _ := carry.ReadIndex(filepath.Join(store.ProjectsDir(opts.Root), folder, "sessions-index.json"))
 				indexes[folder] = raw
 			}
 		}
@@ -340,14 +342,14 @@ func Archive(opts Options) (*Plan, error) {
 		p.Cleanup()
 		return nil, err
 	}
-	clone.LeaveLinks(cs)
+	carry.LeaveLinks(cs)
 	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
 		p.Cleanup()
 		return nil, err
 	}
 	if l, ok := cs.OutsideLink(); ok {
 		p.Cleanup()
-		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}
+		return nil, &carry.ConflictError{Msg: fmt.Sprintf("%s; archive is all or nothing: nothing is planned", l)}
 	}
 	return p, nil
 }
@@ -368,7 +370,7 @@ func (p *Plan) Cleanup() {
 // (the bytes of those that fit kept in hold, for write).
 func describe(root string, s *Session, indexes map[string][]byte, now time.Time, hash bool, hold *holder) (*Manifest, error) {
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
-		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
+		LastActivity: s.LastActivity.UTC(), Archived: now.UTC(), StubOf: s.StubOf}
 	for _, folder := range s.Projects {
 		if fi, err := os.Lstat(filepath.Join(store.ProjectsDir(root), folder)); err == nil && fi.IsDir() {
 			if m.Folders == nil {
@@ -377,7 +379,7 @@ func describe(root string, s *Session, indexes map[string][]byte, now time.Time,
 			m.Folders[folder] = FolderInfo{Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
 		}
 		if raw := indexes[folder]; raw != nil {
-			if e := clone.IndexEntry(raw, s.ID); e != nil {
+			if e := carry.IndexEntry(raw, s.ID); e != nil {
 				if m.Index == nil {
 					m.Index = map[string]json.RawMessage{}
 				}

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -41,6 +41,8 @@ type Session struct {
 	Bytes        int64
 	// Kept are files that name the session but stay, with why.
 	Kept []string
+	// StubOf is the session this one is a stub of, when it goes with it.
+	StubOf string
 	// dirFPs are the fingerprints of its folder parts, in order, when
 	// the archive was built.
 	dirFPs []changeset.Fingerprint
@@ -218,7 +220,7 @@ func (o *owner) sessions(ids []string) ([]*Session, error) {
 // none of its transcript's bytes.
 func linkedMain(s *Session) string {
 	for _, m := range s.Mains {
-		if target, ok := clone.Linked(m.Path); ok {
+		if target, ok := carry.Linked(m.Path); ok {
 			return fmt.Sprintf("session %s: its transcript %s is a symbolic link to %s, and an archive keeps files, not links; put the file itself in place of the link to archive the session", s.ID, m.Path, target)
 		}
 	}
@@ -275,7 +277,7 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 		var te *store.TargetError
 		switch {
 		case errors.As(err, &te):
-			return nil, &clone.InputError{Msg: err.Error()}
+			return nil, &carry.InputError{Msg: err.Error()}
 		case err != nil:
 			return nil, err
 		}
@@ -287,10 +289,10 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 			if len(t.Layout.Files) == 1 && t.Layout.Files[0].Kind == store.KindSession && t.InStore {
 				id = t.Session
 			} else {
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s is not a main transcript of the store: %s names sessions", arg, command)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s is not a main transcript of the store: %s names sessions", arg, command)}
 			}
 		default:
-			return nil, &clone.InputError{Msg: fmt.Sprintf("%s names a %s, not a session: %s takes session ids or their .jsonl transcripts", arg, t.Kind, command)}
+			return nil, &carry.InputError{Msg: fmt.Sprintf("%s names a %s, not a session: %s takes session ids or their .jsonl transcripts", arg, t.Kind, command)}
 		}
 		hasMain, agents := false, false
 		for _, f := range l.Files {
@@ -301,7 +303,7 @@ func resolveSessions(root string, l *store.Layout, args []string, command string
 		// subagents are left (validate's agent-orphan): export has read
 		// them; archive keeps sessions that resume, and refuses it.
 		if !hasMain && !(agents && command == "rm") {
-			return nil, &clone.InputError{Msg: fmt.Sprintf("session %s has no main transcript in the store %s", id, root)}
+			return nil, &carry.InputError{Msg: fmt.Sprintf("session %s has no main transcript in the store %s", id, root)}
 		}
 		if !seen[id] {
 			seen[id] = true
@@ -384,11 +386,11 @@ func dropFromIndexes(cs *changeset.ChangeSet, root string, sessions []*Session) 
 			byFolder[p] = append(byFolder[p], s.ID)
 		}
 	}
-	return clone.DropFromIndexes(cs, root, byFolder)
+	return carry.DropFromIndexes(cs, root, byFolder)
 }
 
 // emptiedFolders plans the removal of the project folders of sessions
-// that the plan leaves empty (see clone.RemoveEmptied).
+// that the plan leaves empty (see carry.RemoveEmptied).
 func emptiedFolders(cs *changeset.ChangeSet, root string, sessions []*Session) error {
 	var dirs []string
 	for _, s := range sessions {
@@ -396,7 +398,7 @@ func emptiedFolders(cs *changeset.ChangeSet, root string, sessions []*Session) e
 			dirs = append(dirs, filepath.Join(store.ProjectsDir(root), p))
 		}
 	}
-	return clone.RemoveEmptied(cs, dirs...)
+	return carry.RemoveEmptied(cs, dirs...)
 }
 
-func sessionWords(ids []string) string { return clone.SessionWords(ids) }
+func sessionWords(ids []string) string { return carry.SessionWords(ids) }

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -86,7 +86,7 @@ func (e visibleError) Unwrap() error { return e.err }
 
 func restore(opts RestoreOptions) (*RestorePlan, error) {
 	if len(opts.Archives) == 0 {
-		return nil, &clone.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
+		return nil, &carry.InputError{Msg: "no archived session given (cfix archive --list lists them)"}
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -101,7 +101,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	}
 	newFolder := ""
 	if opts.To != "" {
-		to, err := clone.NormDir(opts.To)
+		to, err := carry.NormDir(opts.To)
 		if err != nil {
 			return nil, err
 		}
@@ -111,11 +111,16 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", opts.Root, err)
 	}
+	paths, stubNotes, err := withStubs(dir, paths, l)
+	if err != nil {
+		return nil, err
+	}
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	// The ops copy from the staging folder, which only an apply makes.
 	staging := filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))
 	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), members: map[string]member{}}
+	p.ChangeSet.Notes = append(p.ChangeSet.Notes, stubNotes...)
 	p.ChangeSet.Own(staging) // the plan copies the extracted files from there
 	ok := false
 	defer func() {
@@ -135,7 +140,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 			return nil, err
 		}
 		if other, dup := bySession[m.Session]; dup {
-			return nil, &clone.InputError{Msg: fmt.Sprintf("archives %s and %s both hold session %s: restore one", visible.String(other), visible.String(path), visible.String(m.Session))}
+			return nil, &carry.InputError{Msg: fmt.Sprintf("archives %s and %s both hold session %s: restore one", visible.String(other), visible.String(path), visible.String(m.Session))}
 		}
 		bySession[m.Session] = path
 		totals[path] = fileBytes(m)
@@ -183,7 +188,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		// The session must not be in the store already.
 		for _, f := range l.Files {
 			if f.Kind == store.KindSession && f.Session == m.Session {
-				return nil, &clone.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", visible.String(m.Session), visible.String(f.Path))}
+				return nil, &carry.ConflictError{Msg: fmt.Sprintf("session %s is in the store already (%s): nothing is restored", visible.String(m.Session), visible.String(f.Path))}
 			}
 		}
 		mapRel := func(rel string) string {
@@ -303,7 +308,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	sort.Strings(folders)
 	for _, folder := range folders {
 		path := filepath.Join(store.ProjectsDir(opts.Root), folder, "sessions-index.json")
-		raw, err := clone.ReadIndex(path)
+		raw, err := carry.ReadIndex(path)
 		if err != nil {
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated (cfix repair rebuilds it)", err))
 			continue
@@ -314,7 +319,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		var add [][]byte
 		var ids []string
 		for i, e := range indexAdds[folder].entries {
-			if clone.IndexEntry(raw, indexAdds[folder].ids[i]) == nil {
+			if carry.IndexEntry(raw, indexAdds[folder].ids[i]) == nil {
 				add = append(add, e)
 				ids = append(ids, indexAdds[folder].ids[i])
 			}
@@ -322,7 +327,7 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 		if len(add) == 0 {
 			continue
 		}
-		nb, err := clone.IndexAppend(raw, add)
+		nb, err := carry.IndexAppend(raw, add)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -336,9 +341,9 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	for _, op := range append(folderOps, archiveOps...) {
 		cs.Add(op)
 	}
-	clone.LeaveLinks(cs)
+	carry.LeaveLinks(cs)
 	if l, found := cs.OutsideLink(); found {
-		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; restore is all or nothing: nothing is planned", l)}
+		return nil, &carry.ConflictError{Msg: fmt.Sprintf("%s; restore is all or nothing: nothing is planned", l)}
 	}
 	ok = true
 	return p, nil
@@ -384,7 +389,7 @@ func sameAs(path string, f FileInfo) (bool, error) {
 		return false, nil
 	}
 	if fp.Dir || fp.SHA256 != f.SHA256 {
-		return false, &clone.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", visible.String(path))}
+		return false, &carry.ConflictError{Msg: fmt.Sprintf("%s exists and differs from the archived file: restore never overwrites it; nothing is restored", visible.String(path))}
 	}
 	return true, nil
 }
@@ -406,7 +411,7 @@ func findArchives(dir string, args []string) ([]string, error) {
 				return nil, err
 			}
 			if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: no such archive file", arg)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s: no such archive file", arg)}
 			}
 			path = abs
 		} else {
@@ -419,11 +424,11 @@ func findArchives(dir string, args []string) ([]string, error) {
 			}
 			switch {
 			case len(arg) < store.MinPrefix:
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: a session id prefix needs %d characters at least", arg, store.MinPrefix)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s: a session id prefix needs %d characters at least", arg, store.MinPrefix)}
 			case len(cands) == 0:
-				return nil, &clone.InputError{Msg: fmt.Sprintf("no archive of session %s in %s (cfix archive --list lists them)", arg, dir)}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("no archive of session %s in %s (cfix archive --list lists them)", arg, dir)}
 			case len(cands) > 1:
-				return nil, &clone.InputError{Msg: fmt.Sprintf("%s: ambiguous session id prefix; the archives are: %s", arg, strings.Join(cands, ", "))}
+				return nil, &carry.InputError{Msg: fmt.Sprintf("%s: ambiguous session id prefix; the archives are: %s", arg, strings.Join(cands, ", "))}
 			}
 			path = filepath.Join(dir, cands[0])
 		}
@@ -433,4 +438,45 @@ func findArchives(dir string, args []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// withStubs adds to paths the archives in dir of the stubs archived with
+// the sessions of paths (their manifests' StubOf), with a note for each:
+// restored with it, or left when a session of its id is in the store.
+func withStubs(dir string, paths []string, l *store.Layout) ([]string, []string, error) {
+	sessions := map[string]bool{}
+	given := map[string]bool{}
+	for _, path := range paths {
+		m, err := readManifest(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		sessions[m.Session] = true
+		given[path] = true
+	}
+	list, _, err := List(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("archive folder %s: %w", dir, err)
+	}
+	inStore := map[string]bool{}
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession {
+			inStore[f.Session] = true
+		}
+	}
+	var notes []string
+	for _, a := range list {
+		m := a.Manifest
+		if m.StubOf == "" || !sessions[m.StubOf] || given[a.Path] || sessions[m.Session] {
+			continue
+		}
+		if inStore[m.Session] {
+			notes = append(notes, visible.String(fmt.Sprintf("session %s, a stub of session %s archived with it, is in the store already: its archive %s is left", m.Session, m.StubOf, a.Path)))
+			continue
+		}
+		notes = append(notes, visible.String(fmt.Sprintf("session %s holds only metadata naming entries of session %s (archived with it): restored with it", m.Session, m.StubOf)))
+		paths = append(paths, a.Path)
+		sessions[m.Session] = true
+	}
+	return paths, notes, nil
 }

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
@@ -37,7 +37,7 @@ type RmOptions struct {
 // refused. Every removed byte stays in the journal: cfix undo puts it back.
 func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 	if len(opts.Sessions) == 0 {
-		return nil, &clone.InputError{Msg: "no session given"}
+		return nil, &carry.InputError{Msg: "no session given"}
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -70,7 +70,7 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 	}
 	for _, s := range sessions {
 		if why := guard.why(s); why != "" && !opts.Force {
-			return nil, &clone.ConflictError{Msg: why + "; nothing is planned (--force to remove it anyway)"}
+			return nil, &carry.ConflictError{Msg: why + "; nothing is planned (--force to remove it anyway)"}
 		}
 		if err := remove(cs, s, "remove session "+s.ID); err != nil {
 			return nil, err
@@ -85,12 +85,12 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 			return nil, err
 		}
 	}
-	clone.LeaveLinks(cs)
+	carry.LeaveLinks(cs)
 	if err := emptiedFolders(cs, opts.Root, sessions); err != nil {
 		return nil, err
 	}
 	if l, ok := cs.OutsideLink(); ok {
-		return nil, &clone.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
+		return nil, &carry.ConflictError{Msg: fmt.Sprintf("%s; rm is all or nothing: nothing is planned", l)}
 	}
 	return cs, nil
 }

@@ -95,7 +95,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 	}
 	fmt.Fprintln(w, Headline(cs))
 	if kept := JournalBytes(cs); kept > 0 {
-		fmt.Fprintf(w, "journal: when applied, %s of backups stay outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
+		fmt.Fprintf(w, "journal: an apply keeps %s of backups outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
 	}
 	for _, n := range cs.Notes {
 		fmt.Fprintf(w, "note: %s\n", visible.String(n))
@@ -121,6 +121,14 @@ func Summary(w io.Writer, cs *ChangeSet) {
 			detail = "→ " + op.To
 		case CreateDir:
 			detail = "from " + op.From
+			if cs.owns(op.From) {
+				// A folder the planner made for the copy (restore's
+				// extraction): what it holds says more than its name.
+				detail = "new folder"
+				if files, size, err := treeSize(op.From); err == nil {
+					detail = fmt.Sprintf("new folder: %s, %s", plural.Count(files, "file"), Size(size))
+				}
+			}
 		case RemoveEmptyDir:
 			detail = "if empty"
 		case DeleteEmptyDir:
@@ -1081,4 +1089,19 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		}
 	}
 	return nil
+}
+
+// treeSize counts the files below root and the bytes of the regular ones.
+func treeSize(root string) (files int, size int64, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		if info, err := d.Info(); err == nil && d.Type().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	return files, size, err
 }

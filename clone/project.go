@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
@@ -59,7 +60,7 @@ func MoveProject(o ProjectOptions) (*ProjectPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	LeaveLinks(pp.ChangeSet)
+	carry.LeaveLinks(pp.ChangeSet)
 	if l, ok := pp.ChangeSet.OutsideLink(); ok {
 		return nil, conflict("%s; a move-project is all or nothing: nothing is planned", l)
 	}
@@ -79,16 +80,16 @@ func moveProject(o ProjectOptions) (*ProjectPlan, error) {
 	if old == "/" {
 		return nil, inputErr("OLD_DIR cannot be /")
 	}
-	nw, err := NormDir(o.New)
+	nw, err := carry.NormDir(o.New)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case nw == old:
 		return nil, inputErr("OLD_DIR and NEW_DIR are the same directory (%s)", old)
-	case under(old, nw):
+	case carry.Under(old, nw):
 		return nil, inputErr("NEW_DIR %s is inside OLD_DIR %s", nw, old)
-	case under(nw, old):
+	case carry.Under(nw, old):
 		return nil, inputErr("OLD_DIR %s is inside NEW_DIR %s", old, nw)
 	}
 	l, err := store.Scan(root)
@@ -112,7 +113,7 @@ func moveProject(o ProjectOptions) (*ProjectPlan, error) {
 	seen := map[string]string{}
 	for i := range moves {
 		m := &moves[i]
-		m.To = filepath.Join(pdir, TargetFolder(root, m.NewDir))
+		m.To = filepath.Join(pdir, carry.TargetFolder(root, m.NewDir))
 		if m.To != m.From && moving[m.To] {
 			return nil, conflict("%s would move into %s, which is itself moved (the folder names collide); move the sessions one by one with cfix move", m.From, m.To)
 		}
@@ -245,10 +246,10 @@ func foldersToMove(root string, l *store.Layout, old, nw string) ([]FolderMove, 
 		var ours, foreign []string // cwds
 		var foreignFile string
 		for _, f := range byFolder[folder] {
-			c := firstCWD(f.Path, 200)
+			c := carry.FirstCWD(f.Path, 200)
 			switch {
 			case c == "":
-			case under(old, c):
+			case carry.Under(old, c):
 				ours = append(ours, c)
 			default:
 				foreign = append(foreign, c)
@@ -258,8 +259,8 @@ func foldersToMove(root string, l *store.Layout, old, nw string) ([]FolderMove, 
 			}
 		}
 		var p string
-		if raw, err := readIndex(filepath.Join(pdir, folder, "sessions-index.json")); err == nil && raw != nil {
-			if s, ok := indexOriginalPath(raw); ok && under(old, s) {
+		if raw, err := carry.ReadIndex(filepath.Join(pdir, folder, "sessions-index.json")); err == nil && raw != nil {
+			if s, ok := indexOriginalPath(raw); ok && carry.Under(old, s) {
 				p = s
 			}
 		}
@@ -335,7 +336,7 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			if exists(to) {
 				return nil, conflict("both %s and %s exist; cfix cannot merge two files of one name", from, to)
 			}
-			s, err := scanFile(from, false)
+			s, err := carry.ScanFile(from, false, "")
 			if err != nil {
 				return nil, err
 			}
@@ -347,11 +348,11 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 				mains = append(mains, from)
 				m.Sessions++
 			}
-			fo.creates = append(fo.creates, changeset.Op{Action: changeset.Create, Path: to, From: from, FromExpect: fp(s.fp),
-				Transform: t, Mode: s.fp.Mode, ModTime: s.fp.ModTime, Session: sess, EntriesAdded: s.lines,
-				Reason: fmt.Sprintf("%s: %s%s", what, kind, describe(t))})
-			fo.deletes = append(fo.deletes, changeset.Op{Action: changeset.Delete, Path: from, Expect: s.fp, Session: sess,
-				EntriesRemoved: s.lines, Reason: what + ": remove the original (it is kept in the backup)"})
+			fo.creates = append(fo.creates, changeset.Op{Action: changeset.Create, Path: to, From: from, FromExpect: fp(s.FP),
+				Transform: t, Mode: s.FP.Mode, ModTime: s.FP.ModTime, Session: sess, EntriesAdded: s.Lines,
+				Reason: fmt.Sprintf("%s: %s%s", what, kind, carry.Describe(t))})
+			fo.deletes = append(fo.deletes, changeset.Op{Action: changeset.Delete, Path: from, Expect: s.FP, Session: sess,
+				EntriesRemoved: s.Lines, Reason: what + ": remove the original (it is kept in the backup)"})
 		case e.IsDir():
 			sess := ""
 			if store.IsUUID(name) {
@@ -369,8 +370,8 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			}
 			fo.creates = append(fo.creates, ops...)
 		default:
-			if target, ok := Linked(from); ok {
-				return nil, LinkRefused(from, target, "move", "move it by hand first")
+			if target, ok := carry.Linked(from); ok {
+				return nil, carry.LinkRefused(from, target, "move", "move it by hand first")
 			}
 			return nil, conflict("%s is neither a file nor a folder; move it by hand first", from)
 		}
@@ -380,8 +381,8 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 	// folder's; a new folder's own index gets the moved sessions added.
 	srcIdx := filepath.Join(m.From, "sessions-index.json")
 	dstIdx := filepath.Join(m.To, "sessions-index.json")
-	srcRaw, srcErr := readIndex(srcIdx)
-	dstRaw, dstErr := readIndex(dstIdx)
+	srcRaw, srcErr := carry.ReadIndex(srcIdx)
+	dstRaw, dstErr := carry.ReadIndex(dstIdx)
 	switch {
 	case srcErr != nil && exists(srcIdx):
 		fo.notes = append(fo.notes, fmt.Sprintf("%v: moved as it is", srcErr))
@@ -393,7 +394,7 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 	case dstErr != nil:
 		fo.notes = append(fo.notes, fmt.Sprintf("%v: not updated", dstErr))
 	case srcRaw != nil && dstRaw == nil:
-		nb, err := retargetIndex(srcRaw, m.From, m.To, m.Dir, m.NewDir)
+		nb, err := carry.RetargetIndex(srcRaw, m.From, m.To, m.Dir, m.NewDir)
 		if err != nil {
 			return nil, err
 		}
@@ -405,24 +406,24 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			Mode: ifp.Mode, ModTime: ifp.ModTime, Reason: what + ": sessions-index.json with fullPath, projectPath and originalPath rewritten"})
 	case dstRaw != nil:
 		listed := map[string]bool{}
-		if elems, _, err := indexEntries(dstRaw); err == nil {
-			for _, id := range indexIDs(dstRaw, elems) {
+		if ids, err := carry.IndexIDs(dstRaw); err == nil {
+			for _, id := range ids {
 				listed[id] = true
 			}
 		}
 		var add [][]byte
 		if srcRaw != nil {
-			re, err := retargetIndex(srcRaw, m.From, m.To, m.Dir, m.NewDir)
+			re, err := carry.RetargetIndex(srcRaw, m.From, m.To, m.Dir, m.NewDir)
 			if err != nil {
 				return nil, err
 			}
-			elems, _, err := indexEntries(re)
+			ids, err := carry.IndexIDs(re)
 			if err != nil {
 				return nil, err
 			}
-			for i, id := range indexIDs(re, elems) {
+			for _, id := range ids {
 				if !listed[id] {
-					add = append(add, re[elems[i][0]:elems[i][1]])
+					add = append(add, carry.IndexEntry(re, id))
 					listed[id] = true
 				}
 			}
@@ -432,21 +433,21 @@ func moveFolder(l *store.Layout, m *FolderMove, t *changeset.Transform, merge bo
 			if listed[id] || !store.IsUUID(id) {
 				continue
 			}
-			s, err := scanFile(p, true)
+			s, err := carry.ScanFile(p, true, "")
 			if err != nil {
 				return nil, err
 			}
-			if s.sum.Messages == 0 {
+			if s.Sum.Messages == 0 {
 				continue
 			}
-			cwd, _ := changeset.MapPath(m.Dir, m.NewDir, s.sum.CWD)
+			cwd, _ := changeset.MapPath(m.Dir, m.NewDir, s.Sum.CWD)
 			if cwd == "" {
 				cwd = m.NewDir
 			}
-			add = append(add, newEntry(id, filepath.Join(m.To, filepath.Base(p)), s.fp.ModTime.UnixMilli(), s.sum, cwd))
+			add = append(add, carry.NewEntry(id, filepath.Join(m.To, filepath.Base(p)), s.FP.ModTime.UnixMilli(), s.Sum, cwd))
 		}
 		if len(add) > 0 {
-			nb, err := indexAppend(dstRaw, add)
+			nb, err := carry.IndexAppend(dstRaw, add)
 			if err != nil {
 				return nil, err
 			}
@@ -493,8 +494,8 @@ func copyTree(from, to string, t *changeset.Transform, session, what string) ([]
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if target, ok := Linked(p); ok {
-			return LinkRefused(p, target, "move", "move it by hand first")
+		if target, ok := carry.Linked(p); ok {
+			return carry.LinkRefused(p, target, "move", "move it by hand first")
 		}
 		if !d.Type().IsRegular() {
 			return conflict("%s is not a regular file; move it by hand first", p)
@@ -516,13 +517,13 @@ func copyTree(from, to string, t *changeset.Transform, session, what string) ([]
 		}
 		op := changeset.Op{Action: changeset.Create, Path: target, From: p, FromExpect: fp(ffp), Mode: ffp.Mode,
 			ModTime: ffp.ModTime, Reason: fmt.Sprintf("%s: %s", what, relBase)}
-		if t != nil && isTranscript(strings.TrimPrefix(filepath.ToSlash(rel), "./")) {
-			s, err := scanFile(p, false)
+		if t != nil && carry.IsTranscript(strings.TrimPrefix(filepath.ToSlash(rel), "./")) {
+			s, err := carry.ScanFile(p, false, "")
 			if err != nil {
 				return err
 			}
-			op.FromExpect, op.Transform, op.Session, op.EntriesAdded = fp(s.fp), t, session, s.lines
-			op.Reason += describe(t)
+			op.FromExpect, op.Transform, op.Session, op.EntriesAdded = fp(s.FP), t, session, s.Lines
+			op.Reason += carry.Describe(t)
 		}
 		ops = append(ops, op)
 		return nil
@@ -571,20 +572,20 @@ func rewriteFolderInPlace(l *store.Layout, m *FolderMove, t *changeset.Transform
 		if f.Kind == store.KindSession {
 			n++
 		}
-		s, err := scanFileFor(f.Path, false, t.OldDir, nil)
+		s, err := carry.ScanFile(f.Path, false, t.OldDir)
 		if err != nil {
 			return nil, 0, err
 		}
-		if !s.cwdUnder {
+		if !s.CWDUnder {
 			continue
 		}
-		ops = append(ops, changeset.Op{Action: changeset.Rewrite, Path: f.Path, Expect: s.fp, Transform: t, Session: sessionOf(f),
+		ops = append(ops, changeset.Op{Action: changeset.Rewrite, Path: f.Path, Expect: s.FP, Transform: t, Session: sessionOf(f),
 			Reason: fmt.Sprintf("move-project %s → %s: the folder stays (same name), cwd rewritten", m.Dir, m.NewDir)})
 	}
 	idx := filepath.Join(m.From, "sessions-index.json")
-	raw, err := readIndex(idx)
+	raw, err := carry.ReadIndex(idx)
 	if err == nil && raw != nil {
-		nb, err := retargetIndex(raw, m.From, m.To, m.Dir, m.NewDir)
+		nb, err := carry.RetargetIndex(raw, m.From, m.To, m.Dir, m.NewDir)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -626,7 +627,7 @@ func cwdUnderFile(path, dir string, buf *[]byte) bool {
 			continue
 		}
 		if a, b, ok := session.Find(raw, "cwd"); ok {
-			if c, ok := changeset.DecodeJSONString(raw[a:b]); ok && under(dir, c) {
+			if c, ok := changeset.DecodeJSONString(raw[a:b]); ok && carry.Under(dir, c) {
 				return true
 			}
 		}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -168,7 +168,7 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 			dirs = append(dirs, d)
 		}
 	}
-	if err := clone.RemoveEmptied(p.cs, dirs...); err != nil {
+	if err := carry.RemoveEmptied(p.cs, dirs...); err != nil {
 		return nil, err
 	}
 	return p.cs, nil
@@ -189,7 +189,7 @@ func (p *pruner) dropIndexEntries() error {
 			byFolder[f.Project] = append(byFolder[f.Project], f.Session)
 		}
 	}
-	return clone.DropFromIndexes(p.cs, p.root, byFolder)
+	return carry.DropFromIndexes(p.cs, p.root, byFolder)
 }
 
 type pruner struct {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -29,7 +29,7 @@ type ForkOptions struct {
 
 // ForkPlan is a fork's change set and where its history ends.
 type ForkPlan struct {
-	*clone.Plan
+	*carry.Plan
 	// Leaf is the uuid of the last entry of the fork's history, LeafLine
 	// its line in the source; Entries the number of lines the fork keeps.
 	Leaf     string `json:"leaf"`
@@ -56,7 +56,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := clone.FindSession(o.Root, l, o.Session, "fork")
+	src, err := carry.FindSession(o.Root, l, o.Session, "fork")
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	if lines == nil {
 		lines = []changeset.LineTrim{} // a copy, but through the fork's path
 	}
-	p, err := clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now,
+	p, err := carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now,
 		Saved: saved, Removed: len(lines), Command: "fork", What: what, Title: copyTitle(src, o.Title, "fork")})
 	if err != nil {
 		return nil, err

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
@@ -63,16 +63,16 @@ type Figures struct {
 
 // Plan is a trim's change set, what it makes and what it takes out.
 type Plan struct {
-	*clone.Plan
+	*carry.Plan
 	Figures Figures
 }
 
 func inputErr(format string, args ...any) error {
-	return &clone.InputError{Msg: fmt.Sprintf(format, args...)}
+	return &carry.InputError{Msg: fmt.Sprintf(format, args...)}
 }
 
 func conflict(format string, args ...any) error {
-	return &clone.ConflictError{Msg: fmt.Sprintf(format, args...)}
+	return &carry.ConflictError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // Trim plans a trim of a session.
@@ -90,13 +90,13 @@ func Trim(o Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, err := clone.FindSession(o.Root, l, o.Session, "trim")
+	src, err := carry.FindSession(o.Root, l, o.Session, "trim")
 	if err != nil {
 		return nil, err
 	}
 	if o.InPlace {
-		if target, ok := clone.Linked(src.Path); ok {
-			return nil, clone.LinkRefused(src.Path, target, "rewrite", "trim into a new session (without --in-place): that copies what the link leads to")
+		if target, ok := carry.Linked(src.Path); ok {
+			return nil, carry.LinkRefused(src.Path, target, "rewrite", "trim into a new session (without --in-place): that copies what the link leads to")
 		}
 		live, err := store.LiveSessions(o.Root)
 		if err != nil {
@@ -118,17 +118,17 @@ func Trim(o Options) (*Plan, error) {
 	if len(lines) == 0 {
 		cs := changeset.New(o.Root, "trim")
 		cs.Notes = append(cs.Notes, fmt.Sprintf("nothing to trim in session %s%s", src.Session, keptNote(fig)))
-		return &Plan{Plan: &clone.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}, Figures: fig}, nil
+		return &Plan{Plan: &carry.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}, Figures: fig}, nil
 	}
-	var p *clone.Plan
+	var p *carry.Plan
 	if o.InPlace {
 		cs := changeset.New(o.Root, "trim")
 		t := &changeset.Transform{Kind: changeset.TransformRetarget, Trim: lines, Saved: fig.Bytes}
 		cs.Add(changeset.Op{Action: changeset.Rewrite, Path: src.Path, Expect: s.fp, Transform: t, Session: src.Session,
 			EntriesRemoved: fig.Entries, Reason: what + " in place" + describe(fig)})
-		p = &clone.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}
+		p = &carry.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}
 	} else {
-		p, err = clone.Clone(clone.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now, Title: copyTitle(src, o.Title, "trimmed"),
+		p, err = carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now, Title: copyTitle(src, o.Title, "trimmed"),
 			Saved: fig.Bytes, Removed: fig.Entries, Command: "trim", What: what + describe(fig)})
 		if err != nil {
 			return nil, err

@@ -101,6 +101,7 @@ const (
 	SessionPIDStale  Code = "session-pid-stale"
 	ReadFailed       Code = "read-failed"
 	FileNotJSONL     Code = "file-not-jsonl"
+	FileSpecial      Code = "file-special"
 )
 
 // CodeInfo describes a code: its severity and what it means.
@@ -180,6 +181,7 @@ var Codes = []CodeInfo{
 	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
 	{SessionPIDStale, Warning, "a sessions/<pid>.json whose session is not on disk (no transcript, no session folder) and whose pid runs no process, or runs another program than Claude Code (the pid reused; told from /proc/<pid>/cmdline on Linux) (anthropics/claude-code#93132): cfix would take the session for live; prune removes the file; the file of a running Claude Code is never a finding"},
 	{ReadFailed, Error, "a file or folder could not be read"},
+	{FileSpecial, Warning, "a name in a project folder ending in .jsonl that is not a file: a named pipe (FIFO), a socket, a device, or a symbolic link leading nowhere or to one of those; cfix reads nothing from it (a read could wait forever) and no planner touches it; remove or rename it by hand"},
 	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},
 }
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/browse"
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
-	"github.com/cfix-dev/cfix/clone"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
@@ -229,7 +229,7 @@ func planned(root string, cs *changeset.ChangeSet, err error) (*browse.Planned, 
 // sessionPlanned is a plan that makes a session (fork, trim) and its
 // apply, as the command's --apply --yes applies it (it says how to
 // resume the new session).
-func sessionPlanned(root string, p *clone.Plan) *browse.Planned {
+func sessionPlanned(root string, p *carry.Plan) *browse.Planned {
 	return &browse.Planned{ChangeSet: p.ChangeSet, Apply: func() (string, error) {
 		f := applyFlags(root)
 		err := runSessionPlan(&f, p)

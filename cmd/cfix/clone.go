@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/clone"
 )
 
@@ -76,7 +77,7 @@ func runClone(opts *cloneOptions) error {
 
 // runSessionPlan shows or applies a clone or move plan, then prints how to
 // resume the session.
-func runSessionPlan(f *planFlags, p *clone.Plan) error {
+func runSessionPlan(f *planFlags, p *carry.Plan) error {
 	if err := runPlan(f, p.ChangeSet); err != nil {
 		return err
 	}

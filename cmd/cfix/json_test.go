@@ -31,6 +31,7 @@ func TestJSONConventions(t *testing.T) {
 		{"undo", "--list"}, {"archive", "--list"},
 		{"validate"}, {"ls"}, {"ls", filepath.Join(root, "projects", damage.V88Project)}, {"du"}, {"show", id}, {"search", "hi"}, {"search", "no-such-words-anywhere"},
 		{"repair"}, {"prune"}, {"trim", "--thinking", id}, {"fork", "--turn", "1", id}, {"clone", "--to", "/tmp/elsewhere", id},
+		{"pack", id, "-o", filepath.Join(dir, "s.cfixpack")}, {"unpack", filepath.Join(dir, "s.cfixpack"), "--to", "/tmp/elsewhere"},
 		{"rm", id}, {"archive", id}, {"archive", id, "--apply", "--yes"}, {"archive", "--list"}, {"restore", id},
 		{"usage"}, {"usage", "blocks", "--breakdown"}, {"usage", "session"},
 		{"undo", "--list"},

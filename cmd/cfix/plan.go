@@ -30,11 +30,15 @@ type planFlags struct {
 	stat     bool
 	diff     bool
 	planOut  string
-	// trim and fork, when set, go into the --json document as such.
-	trim, fork any
-	in         io.Reader
-	out        io.Writer
-	errOut     io.Writer
+	// trim, fork and unpack, when set, go into the --json document as
+	// such.
+	trim, fork, unpack any
+	in                 io.Reader
+	out                io.Writer
+	errOut             io.Writer
+	// before, when set, writes what comes before the plan (unpack: where
+	// each session lands).
+	before func(io.Writer)
 	// differ, when set, writes the plan's diff instead of
 	// changeset.DiffWith (archive and restore).
 	differ func(io.Writer, *changeset.ChangeSet, changeset.DiffOptions) error
@@ -101,6 +105,7 @@ type planJSON struct {
 	Error    string       `json:"error,omitempty"`
 	Trim     any          `json:"trim,omitempty"`
 	Fork     any          `json:"fork,omitempty"`
+	Unpack   any          `json:"unpack,omitempty"`
 	Redact   any          `json:"redact,omitempty"`
 	// JournalRemoved says the journal was removed after the apply
 	// (cfix redact --no-backup): nothing can undo it.
@@ -155,7 +160,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	pj := toJSON(cs)
-	pj.Trim, pj.Fork, pj.Redact = f.trim, f.fork, f.redact
+	pj.Trim, pj.Fork, pj.Unpack, pj.Redact = f.trim, f.fork, f.unpack, f.redact
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {
@@ -177,6 +182,9 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	if !f.json {
 		v := changeset.View{Lines: screenLines(f.out), Stat: f.stat, Full: f.diff, Diff: f.differ}
 		out, done := pager(f.out)
+		if f.before != nil {
+			f.before(out)
+		}
 		cut, err := v.Write(out, cs)
 		if cut {
 			fmt.Fprintf(out, "\n(the diff is longer than a screen: --diff prints it)\n")

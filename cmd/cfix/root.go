@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/cfix-dev/cfix/clone"
+	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
@@ -48,7 +48,7 @@ func userError(err error) bool {
 	var te *store.TargetError
 	var ae *store.AmbiguousError
 	var oe *repair.OptionError
-	var ie *clone.InputError
+	var ie *carry.InputError
 	return errors.As(err, &te) || errors.As(err, &ae) || errors.As(err, &oe) || errors.As(err, &ie)
 }
 
@@ -76,6 +76,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
 	root.AddCommand(newUsageCmd(), newStatusLineCmd())
+	root.AddCommand(newPackCmd(), newUnpackCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newBrowseCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
 	root.AddCommand(newSecretsCmd(), newRedactCmd())

@@ -1,11 +1,16 @@
-// Package clone plans the copy and the move of sessions: cfix clone (a
-// session under a new id, in the project folder of another directory),
-// cfix move (the same, keeping the id and removing the original) and cfix
-// move-project (every session of a renamed or moved project). Planners
-// never write: they return a change set. Transcripts are rewritten by a
-// streamed changeset.Transform, so sessions of any size are never held in
-// memory.
-package clone
+// Package carry plans the copy of a session family from one place to
+// another: its main transcript, its subagents of both layouts with their
+// .meta.json, its session folder (tool-results), its sidecars (todos,
+// file-history, the task list) and its sessions-index.json entry, with
+// what a copy remaps: the session id (file names, sessionId fields, the
+// session folder, the sidecars' names), the cwd fields and the project
+// folder, the agent ids that collide, links kept as data. Every planner
+// that writes a session somewhere calls it: clone and move (Copy, Move),
+// trim and fork (Copy with line edits), move-project, restore and unpack
+// (the index edits, the scan, the errors). Planners never write: they
+// return a change set. Transcripts are rewritten by a streamed
+// changeset.Transform, so sessions of any size are never held in memory.
+package carry
 
 import (
 	"bytes"
@@ -29,8 +34,12 @@ import (
 
 // Options configure a clone or a move of one session.
 type Options struct {
-	// Root is the store directory.
+	// Root is the store directory, where the copy lands.
 	Root string
+	// From is the store the session is read from: "" is Root. Another is
+	// a folder laid out as a store (an unpacked pack's staging folder),
+	// which the change set owns (it reads from there).
+	From string
 	// Session is a session id or the path of its main .jsonl transcript.
 	Session string
 	// To is the working directory the session is to belong to.
@@ -57,6 +66,11 @@ type Options struct {
 	// Now is the time a copy's files get (time.Now when zero): a new
 	// session's. A move keeps its files' times.
 	Now time.Time
+
+	// landing plans the copy of a session that may be in Root already
+	// under the same id (Land): its id is not refused as used, and Land
+	// sorts out the files that are there.
+	landing bool
 }
 
 // Plan is a change set and what it makes.
@@ -81,11 +95,11 @@ func (p *Plan) ResumeCommand() string {
 	return "cd " + shell.Quote(p.Dir) + " && claude --resume" + sep + shell.Quote(p.SessionID)
 }
 
-// Clone plans a copy of a session (its whole family: main transcript,
+// Copy plans a copy of a session (its whole family: main transcript,
 // subagents of both layouts with their .meta.json, the session folder with
 // tool-results, file-history and todos) under a new id, in the project
 // folder of opts.To. The source is never modified.
-func Clone(opts Options) (*Plan, error) { return confined(planSession(opts, false)) }
+func Copy(opts Options) (*Plan, error) { return confined(planSession(opts, false)) }
 
 // Move plans a clone that keeps the session id, then removes the
 // originals, all in one change set (so one undo puts everything back).
@@ -137,13 +151,24 @@ func planSession(o Options, move bool) (*Plan, error) {
 	}
 	sameFolder := o.To == "" && o.Lines != nil
 	root := o.Root
-	l, err := store.Scan(root)
+	from := o.From
+	if from == "" {
+		from = root
+	}
+	sl, err := store.Scan(from)
 	if err != nil {
 		return nil, err
 	}
-	src, err := findSession(root, l, o.Session, command)
+	src, err := findSession(from, sl, o.Session, command)
 	if err != nil {
 		return nil, err
+	}
+	// l is the layout of the store the copy lands in.
+	l := sl
+	if from != root {
+		if l, err = store.Scan(root); err != nil {
+			return nil, err
+		}
 	}
 	var dir string
 	if !sameFolder {
@@ -167,7 +192,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 		} else if !store.IsUUID(newID) {
 			return nil, inputErr("--id %s: not a UUID", newID)
 		}
-		if where := used(root, l, newID); where != "" {
+		if where := used(root, l, newID); where != "" && !o.landing {
 			return nil, inputErr("--id %s: the session id is already used (%s)", newID, where)
 		}
 	}
@@ -177,6 +202,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		dst = filepath.Join(store.ProjectsDir(root), TargetFolder(root, dir))
 	}
 	cs := changeset.New(root, command)
+	if from != root {
+		cs.Own(from) // the copy reads from there
+	}
 	p := &Plan{ChangeSet: cs, SessionID: newID, Dir: dir, Folder: dst}
 	now := o.Now
 	if now.IsZero() {
@@ -200,7 +228,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 
 	// The family, in the source folder.
 	var flats []store.File
-	for _, f := range l.Files {
+	for _, f := range sl.Files {
 		if f.Kind == store.KindAgentFlat && f.Project == src.Project && store.FlatAgentSession(f.Path) == id {
 			flats = append(flats, f)
 		}
@@ -272,7 +300,8 @@ func planSession(o Options, move bool) (*Plan, error) {
 	// gets a new agent id.
 	agents := map[string]string{}
 	for _, f := range flats {
-		if !exists(filepath.Join(dst, "agent-"+f.Agent+".jsonl")) {
+		if !exists(filepath.Join(dst, "agent-"+f.Agent+".jsonl")) || o.landing {
+			// (A landing finds its own subagents there: see Land.)
 			continue
 		}
 		na := newAgentID(f.Agent, newID, 0)
@@ -292,9 +321,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 	// plan's), as a new session's have. With its source's, an old
 	// session's copy would be swept by Claude Code's next interactive
 	// start (tool-results files are swept each by its own mtime). A move
-	// is the same session in another folder: its files keep their times.
+	// is the same session in another folder: its files keep their times,
+	// and so do a landing's under its own id (Land: a session carried
+	// from another store, as a restore keeps the archived times).
 	mtime := main.fp.ModTime
-	if !move {
+	if !move && !o.landing {
 		mtime = now
 	}
 	what := fmt.Sprintf("move of session %s to %s", id, dir)
@@ -360,11 +391,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 	}
 
 	if !move {
-		if err := copySidecars(cs, root, id, newID, agents, what); err != nil {
+		if err := copySidecars(cs, from, root, id, newID, agents, what); err != nil {
 			return nil, err
 		}
 		for i := range cs.Ops {
-			if op := &cs.Ops[i]; op.Action == changeset.Create || op.Action == changeset.CreateDir {
+			if op := &cs.Ops[i]; !o.landing && (op.Action == changeset.Create || op.Action == changeset.CreateDir) {
 				op.ModTime = now
 			}
 		}
@@ -545,9 +576,9 @@ func isFile(path string) bool {
 }
 
 // copySidecars plans the copies of a clone's todos, file-history and task
-// list, named by the new id.
-func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[string]string, what string) error {
-	todos := filepath.Join(root, "todos")
+// list, named by the new id: from the store from into the store root.
+func copySidecars(cs *changeset.ChangeSet, from, root, id, newID string, agents map[string]string, what string) error {
+	todos := filepath.Join(from, "todos")
 	ents, err := os.ReadDir(todos)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -565,18 +596,18 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 		case agents[agent] != "":
 			agent = agents[agent]
 		}
-		from := filepath.Join(todos, name)
-		if target, ok := Linked(from); ok && !isFile(from) {
-			return conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", from, target)
+		src := filepath.Join(todos, name)
+		if target, ok := Linked(src); ok && !isFile(src) {
+			return conflict("%s is a symbolic link to %s, which is not a file: cfix copies the file a link leads to, nothing else", src, target)
 		}
-		ffp, err := changeset.FingerprintThrough(from)
+		ffp, err := changeset.FingerprintThrough(src)
 		if err != nil {
 			return err
 		}
-		cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(todos, newID+"-agent-"+agent+".json"), From: from,
+		cs.Add(changeset.Op{Action: changeset.Create, Path: filepath.Join(root, "todos", newID+"-agent-"+agent+".json"), From: src,
 			FromExpect: fp(ffp), Mode: ffp.Mode, ModTime: ffp.ModTime, Reason: what + ": todo list"})
 	}
-	fh := filepath.Join(root, "file-history", id)
+	fh := filepath.Join(from, "file-history", id)
 	if target, ok := Linked(fh); ok {
 		return linkedFolder(fh, target)
 	}
@@ -590,7 +621,7 @@ func copySidecars(cs *changeset.ChangeSet, root, id, newID string, agents map[st
 	}
 	// The task list of the Task tools (2.1.x: tasks/<session-id>/<n>.json
 	// and .lock), named by the session id.
-	tl := filepath.Join(root, "tasks", id)
+	tl := filepath.Join(from, "tasks", id)
 	if target, ok := Linked(tl); ok {
 		return linkedFolder(tl, target)
 	}

@@ -1,4 +1,4 @@
-package clone
+package carry
 
 import (
 	"fmt"
@@ -27,6 +27,34 @@ func IndexRemove(raw []byte, id string) ([]byte, bool, error) { return indexRemo
 
 // IndexAppend adds entries (JSON objects) at the end of the entries array.
 func IndexAppend(raw []byte, add [][]byte) ([]byte, error) { return indexAppend(raw, add) }
+
+// IndexIDs returns the sessionId of each entry of an index, in order.
+func IndexIDs(raw []byte) ([]string, error) {
+	elems, _, err := indexEntries(raw)
+	if err != nil {
+		return nil, err
+	}
+	return indexIDs(raw, elems), nil
+}
+
+// RetargetIndex rewrites a whole index for a moved folder: each entry's
+// fullPath into newFolder (when it pointed into oldFolder), projectPath
+// and the top-level originalPath mapped from oldDir to newDir.
+func RetargetIndex(raw []byte, oldFolder, newFolder, oldDir, newDir string) ([]byte, error) {
+	return retargetIndex(raw, oldFolder, newFolder, oldDir, newDir)
+}
+
+// RetargetEntry rewrites an index entry for its new place: sessionId,
+// fullPath and fileMtime, and projectPath mapped from oldDir to newDir.
+func RetargetEntry(obj []byte, id, fullPath string, mtimeMS int64, oldDir, newDir string) []byte {
+	return retargetEntry(obj, id, fullPath, mtimeMS, oldDir, newDir)
+}
+
+// NewEntry builds an index entry from a summary, fields in the order
+// Claude Code writes them.
+func NewEntry(id, fullPath string, mtimeMS int64, s *store.SessionSummary, projectPath string) []byte {
+	return newEntry(id, fullPath, mtimeMS, s, projectPath)
+}
 
 // DropFromIndexes adds to cs the rewrite of the sessions-index.json of each
 // project folder of byFolder (folder name → session ids) without the

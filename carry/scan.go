@@ -1,4 +1,4 @@
-package clone
+package carry
 
 import (
 	"bytes"
@@ -247,3 +247,42 @@ func Linked(path string) (string, bool) {
 func LinkRefused(path, target, doing, instead string) error {
 	return conflict("%s is a symbolic link to %s: cfix does not %s a link (it writes nothing where a link leads, and would leave its target behind); put the file itself in place of the link, or %s", path, target, doing, instead)
 }
+
+// Scanned is what one read of a transcript gives (ScanFile): its
+// fingerprint with the hash of the bytes read, its line count, the first
+// cwd and sessionId of its entries, with a summary its index summary, and
+// whether an entry's cwd is the directory asked about or under it.
+type Scanned struct {
+	FP        changeset.Fingerprint
+	Lines     int
+	CWD       string
+	SessionID string
+	Sum       *store.SessionSummary
+	CWDUnder  bool
+}
+
+// ScanFile reads a transcript once (see scanFileFor): withSummary also
+// makes its index summary, dir ("" for none) is the directory CWDUnder
+// tells about. A transcript that is a symbolic link is read through.
+func ScanFile(path string, withSummary bool, dir string) (*Scanned, error) {
+	s, err := scanFileFor(path, withSummary, dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Scanned{FP: s.fp, Lines: s.lines, CWD: s.cwd, SessionID: s.sessionID, Sum: s.sum, CWDUnder: s.cwdUnder}, nil
+}
+
+// FirstCWD returns the first cwd in the first maxLines lines of a
+// transcript, or "".
+func FirstCWD(path string, maxLines int) string { return firstCWD(path, maxLines) }
+
+// Under reports whether p is dir or a path under it (whole components).
+func Under(dir, p string) bool { return under(dir, p) }
+
+// IsTranscript reports whether rel, a path inside a session folder, is a
+// subagent transcript (subagents/**/agent-*.jsonl).
+func IsTranscript(rel string) bool { return isTranscript(rel) }
+
+// Describe says what a transform rewrites, for an op's reason: "" when it
+// rewrites nothing, " (copied as it is)" for none.
+func Describe(t *changeset.Transform) string { return describe(t) }
