@@ -11,12 +11,15 @@ type Node struct {
 	Off        int64
 	Len        int
 	Terminated bool
-	Time       string
-	Type       string
-	Subtype    string // of a system entry
-	Sidechain  bool
-	MsgID      string
-	Model      string // message.model of an assistant entry
+	// Long: the line is longer than MaxLine: Off and Len name the whole
+	// line, which is never read whole (ReadSkeleton reads it again).
+	Long      bool
+	Time      string
+	Type      string
+	Subtype   string // of a system entry
+	Sidechain bool
+	MsgID     string
+	Model     string // message.model of an assistant entry
 	// Requested: the entry names the API request it answers (requestId),
 	// as replies of Anthropic's API do.
 	Requested bool
