@@ -26,7 +26,10 @@ func (r CfixResult) String() string {
 
 // RunCfix runs the cfix binary CfixBinary builds with args. Its
 // environment is the test's without CLAUDE_CONFIG_DIR (pass --root), with
-// CFIX_JOURNAL_DIR set to journalDir so backups stay in the test's folders.
+// CFIX_JOURNAL_DIR set to journalDir so backups stay in the test's folders,
+// and CFIX_CLIENT=store unless the test's sets it: validate and repair judge
+// by the newest version that wrote to the store, not by a claude the
+// machine has installed (pass --client to name one).
 // Any exit status is returned; a run that cannot start or times out fails
 // the test.
 func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
@@ -48,6 +51,9 @@ func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 	// What cfix caches (the catalog's cache) stays in the test's own
 	// folder, never in a HOME of the machine.
 	cmd.Env = append(env, "CFIX_JOURNAL_DIR="+journalDir, "XDG_CACHE_HOME="+t.TempDir())
+	if os.Getenv("CFIX_CLIENT") == "" {
+		cmd.Env = append(cmd.Env, "CFIX_CLIENT=store")
+	}
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout

@@ -264,7 +264,7 @@ func oracleFile(t *testing.T, claude, path string, reasons, clients []string) st
 	}
 	mv := ModelView{Version: model.Version, Loader: model.Loader, UUIDs: model.UUIDs, Dropped: model.DroppedToolUses, Cut: model.Cut, Cycle: model.Cycle}
 	client := NearestVersion(mv.Version, clients)
-	errs := fileErrors(t, filepath.Join(home, ".claude"), filepath.Join(proj, rel))
+	errs := fileErrors(t, filepath.Join(home, ".claude"), filepath.Join(proj, rel), client)
 	pre := ResumeTagged(t, client, home, dir, proj, id)
 	t.Logf("written by %s, resumed by claude %s; cfix loader model %q; reasons %v; errors %v\nbefore repair: %s\n%s",
 		mv.Version, client, mv.Loader, reasons, errs, pre.Summary(), DumpRequest(pre.Index, pre.Atoms))
@@ -277,14 +277,25 @@ func oracleFile(t *testing.T, claude, path string, reasons, clients []string) st
 	if len(notes) > 0 {
 		t.Logf("client normalization (not compared):\n  %s", strings.Join(notes, "\n  "))
 	}
-	if len(diffs) > 0 {
+	switch {
+	case len(diffs) > 0 && model.Foreign && toolIDsRepeat(t, filepath.Join(proj, rel)):
+		// Kimi-style ids (functions.Read:0) restart in each message: the
+		// tagging, which tells entries apart by their tool ids, cannot.
+		t.Logf("tool ids repeat in this file of another provider's session: the comparison by ids is not made (%d diffs)", len(diffs))
+	case len(diffs) > 0:
 		t.Errorf("validate.LoadedChain (loader %q, for %s) disagrees with what claude %s sent:\n  %s", mv.Loader, mv.Version, client, strings.Join(diffs, "\n  "))
 	}
 
 	// 2. An error finding exactly when the request is rejected or the
-	// history was cut by damage.
+	// history was cut by damage. A session whose replies came from another
+	// provider talks to that provider's API, which the fake does not
+	// model: what the fake rejects (Kimi's tool ids) is no error there.
 	rejected := pre.Main.Status != 200 || unsignedThinking(pre.Main.Messages)
 	cut, why := ChainCut(pre.Index, rel, pre.Atoms)
+	if model.Foreign {
+		t.Logf("another provider's session: the fake API's status %d is not its API's", pre.Main.Status)
+		rejected = false
+	}
 	if (len(errs) > 0) != (rejected || cut) {
 		t.Errorf("cfix validate reports %v, but the request got %d (unsigned thinking sent: %v) and the loaded history %s (cut by damage: %v)", errs, pre.Main.Status, unsignedThinking(pre.Main.Messages), why, cut)
 	}
@@ -293,22 +304,24 @@ func oracleFile(t *testing.T, claude, path string, reasons, clients []string) st
 	home2, dir2, proj2 := PlaceTagged(t, src)
 	before, _ := os.ReadFile(filepath.Join(proj2, rel))
 	ageStore(t, filepath.Join(home2, ".claude"), 10*time.Minute)
-	if r := RunCfix(t, t.TempDir(), "repair", "--root", filepath.Join(home2, ".claude"), "--apply", "--yes"); r.ExitCode != 0 {
+	if r := RunCfix(t, t.TempDir(), "repair", "--root", filepath.Join(home2, ".claude"), "--client", client, "--apply", "--yes"); r.ExitCode != 0 {
 		t.Fatalf("repair --apply: %s", r)
 	}
 	after, _ := os.ReadFile(filepath.Join(proj2, rel))
 	repaired := !bytes.Equal(before, after)
 	post := ResumeTagged(t, client, home2, dir2, proj2, id)
 	t.Logf("after repair (file changed: %v): %s\n%s", repaired, post.Summary(), DumpRequest(post.Index, post.Atoms))
-	if post.Main == nil || post.Res.ExitCode != 0 {
+	if post.Main == nil || post.Res.ExitCode != 0 && !model.Foreign {
+		// Another provider's session ends with the fake API's 400 (Kimi's
+		// tool ids), which its own API does not give.
 		t.Errorf("the resume after repair failed:\n%s", post.Res)
 	} else {
 		for _, q := range post.Res.Requests {
-			if q.Status != 200 {
+			if q.Status != 200 && !model.Foreign {
 				t.Errorf("after repair: request %d %s answered %d %s", q.N, q.URL, q.Status, q.Reply)
 			}
 		}
-		if unsignedThinking(post.Main.Messages) {
+		if unsignedThinking(post.Main.Messages) && !model.Foreign {
 			t.Errorf("after repair the request still carries a thinking block with an empty signature, which the real API rejects")
 		}
 		if missing := MissingAfter(pre.Atoms, post.Atoms); len(missing) > 0 {
@@ -338,11 +351,11 @@ func unsignedThinking(msgs []fakeapi.Message) bool {
 }
 
 // fileErrors returns the codes of the error findings cfix validate reports
-// on the file path of the store claude.
-func fileErrors(t *testing.T, claude, path string) []string {
+// on the file path of the store claude, judged as client resumes it.
+func fileErrors(t *testing.T, claude, path, client string) []string {
 	t.Helper()
 	var out []string
-	for _, f := range ValidateStore(t, claude).Errors() {
+	for _, f := range ValidateStore(t, claude, "--client", client).Errors() {
 		if f.Path == path && !slices.Contains(out, f.Code) {
 			out = append(out, f.Code)
 		}
@@ -516,4 +529,36 @@ func TestOracleVersions(t *testing.T) {
 	if err != nil || len(vs) == 0 {
 		t.Fatalf("OracleVersions: %q, %v", vs, err)
 	}
+}
+
+// toolIDsRepeat reports whether two tool_use blocks of the transcript at
+// path share an id.
+func toolIDsRepeat(t *testing.T, path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var e struct {
+			Message struct {
+				Content []struct {
+					Type string `json:"type"`
+					ID   string `json:"id"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		for _, c := range e.Message.Content {
+			if c.Type == "tool_use" && c.ID != "" {
+				if seen[c.ID] {
+					return true
+				}
+				seen[c.ID] = true
+			}
+		}
+	}
+	return false
 }

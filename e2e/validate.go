@@ -70,9 +70,9 @@ func CfixBinary() (string, error) {
 // ValidateStore runs "cfix validate --root claudeDir --json" and returns
 // its report. Exit codes 0 (clean) and 1 (errors found) are normal; any
 // other outcome, or output that is not the JSON report, fails the test.
-func ValidateStore(t testing.TB, claudeDir string) Report {
+func ValidateStore(t testing.TB, claudeDir string, args ...string) Report {
 	t.Helper()
-	res := RunCfix(t, "", "validate", "--root", claudeDir, "--json")
+	res := RunCfix(t, "", append([]string{"validate", "--root", claudeDir, "--json"}, args...)...)
 	if res.ExitCode != 0 && res.ExitCode != 1 {
 		t.Fatalf("%s", res)
 	}

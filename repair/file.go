@@ -57,7 +57,8 @@ type fixer struct {
 	f          store.File
 	allow      func(validate.Code) bool
 	aggressive bool
-	noChain    bool // not a transcript: line repairs only
+	noChain    bool   // not a transcript: line repairs only
+	client     string // the version of the resuming client ("": the writer's)
 	file       *os.File
 	fixes      map[int]*lineFix
 	order      []int // lines with fixes, in first-fixed order
@@ -732,7 +733,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		seen[e.UUID] = len(x.nodes)
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
 			Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
-			Off: ln.Offset, Len: int(ln.Len()), Terminated: ln.Terminated, Long: long, BlankOnly: session.BlankOnly(e.Blocks),
+			Requested: e.RequestID != "", Off: ln.Offset, Len: int(ln.Len()), Terminated: ln.Terminated, Long: long, BlankOnly: session.BlankOnly(e.Blocks),
 			BlankString: e.BlankString, EmptyString: e.EmptyString}
 		for _, b := range e.Blocks {
 			if session.KeepBlock(b) {
@@ -1208,11 +1209,20 @@ func (x *fixer) moreThanProgress() bool {
 	return false
 }
 
-// resumed fixes tool pairing and thinking blocks on the chain the writing
-// version's client loads on resume (validate's model of it).
+// judge returns the version whose resume the chain repairs fix: the
+// resuming client's, else the one that wrote the file last.
+func (x *fixer) judge() string {
+	if x.client != "" {
+		return x.client
+	}
+	return x.version
+}
+
+// resumed fixes tool pairing and thinking blocks on the chain the resuming
+// client loads (validate's model of it).
 func (x *fixer) resumed() error {
 	g, idx := x.graph()
-	l := session.LoaderFor(x.version)
+	l := session.LoaderFor(x.judge())
 	ld := g.Load(l, x.f.Kind != store.KindSession)
 	// A tool_use whose result is anywhere in the file is never given
 	// another one: the real result would be shadowed.
@@ -1227,6 +1237,10 @@ func (x *fixer) resumed() error {
 	orphan := map[int][]string{} // node → tool_use_ids without a tool_use
 	thinking := map[int]bool{}   // node → has a bad thinking block
 	useNode := map[string]int{}  // tool_use id → node
+	// Thinking is sent as the validator models it: not Claude Code's own
+	// entries from 2.1.29 on, and another provider's API takes it
+	// unsigned.
+	sends, foreign := validate.SendsOf(x.judge()), validate.ProviderOf(g).Foreign
 	for _, gi := range ld.Chain {
 		i := idx[gi]
 		for _, b := range x.nodes[i].Blocks {
@@ -1255,7 +1269,11 @@ func (x *fixer) resumed() error {
 				// omitted thinking, and a model that is not Anthropic's
 				// never signs: only an empty signature of Claude's own is
 				// broken.
-				if b.EmptySig && !validate.ThirdPartyModel(x.nodes[i].Model) && x.allow(validate.ThinkingUnsigned) {
+				model := x.nodes[i].Model
+				if model == validate.SyntheticModel && !sends.Synthetic || foreign {
+					continue
+				}
+				if b.EmptySig && !validate.ThirdPartyModel(model) && x.allow(validate.ThinkingUnsigned) {
 					thinking[i] = true
 				}
 			}

@@ -38,6 +38,11 @@ type Options struct {
 	// Aggressive adds the repairs that guess: re-parenting entries whose
 	// parent was never written, and dropping progress entries.
 	Aggressive bool
+	// Client is the version of the Claude Code client that will resume
+	// the sessions: the chain repairs fix what it would send, as validate
+	// judges it (validate.Options.Client); "" means the newest version
+	// that wrote to the store.
+	Client string
 }
 
 // lineCodes are fixed by rewriting a transcript: the list validate's
@@ -122,6 +127,15 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Client == "" {
+		all := layout
+		if len(opts.Targets) > 0 {
+			if all, err = store.Scan(opts.Root); err != nil {
+				return nil, err
+			}
+		}
+		opts.Client = store.NewestVersion(all.Files)
+	}
 	cs := changeset.New(opts.Root, "repair")
 	files := append([]store.File(nil), layout.Files...)
 	noChain := map[string]bool{}
@@ -144,7 +158,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			links[i] = true // rewriting it would replace the link by a file
 			return
 		}
-		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path]}
+		x := &fixer{f: files[i], allow: allow, aggressive: opts.Aggressive, noChain: noChain[files[i].Path], client: opts.Client}
 		path := files[i].Path
 		x.elsewhere = func(u string) string { return elsewhere.In(path, u) }
 		ops[i], errs[i] = x.plan()
@@ -243,7 +257,7 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 // cfix repair (validate gives it where repair fixes the finding; the
 // fixers count the rest of their codes as unfixed).
 func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bool, cs *changeset.ChangeSet, unfixed, skipped map[validate.Code]int, leafMoved map[string]map[int]bool) error {
-	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets})
+	rep, err := validate.Run(validate.Options{Root: opts.Root, Targets: opts.Targets, Client: opts.Client})
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func (x *fixer) attachments(l session.Loader) error {
 			nodes = append(nodes, idx[gi])
 		}
 	}
-	s := validate.SendsOf(x.version)
+	s := validate.SendsOf(x.judge())
 	for _, i := range nodes {
 		if x.deleted[i] {
 			continue
@@ -52,7 +52,7 @@ func (x *fixer) blankText(l session.Loader) error {
 	if !x.allow(validate.TextBlank) {
 		return nil
 	}
-	s := validate.SendsOf(x.version)
+	s := validate.SendsOf(x.judge())
 	g, idx := x.graph()
 	ld := g.Load(l, x.f.Kind != store.KindSession)
 	var nodes []int
@@ -98,7 +98,7 @@ func (x *fixer) serverSplits(l session.Loader) error {
 	}
 	g, idx := x.graph()
 	ld := g.Load(l, x.f.Kind != store.KindSession)
-	splits := validate.ServerSplits(g, ld, validate.SendsOf(x.version))
+	splits := validate.ServerSplits(g, ld, validate.SendsOf(x.judge()))
 	type pair struct {
 		call, result int
 		id           string

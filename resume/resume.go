@@ -184,7 +184,7 @@ func target(root string, g store.Glance) *Target {
 	f := g.File
 	t := &Target{Session: f.Session, Path: f.Path, Project: f.Project, Title: g.Title, Version: g.Version}
 	for _, c := range g.CWDs {
-		if store.FolderFor(root, c) == f.Project {
+		if store.FolderMatches(f.Project, c) {
 			t.Dir = c
 			break
 		}

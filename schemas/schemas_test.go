@@ -28,13 +28,13 @@ var corpusTypes = []string{
 
 // allTypes are the entry types that must have a schema.
 var allTypes = []string{
-	"agent-name", "ai-title", "api-request", "api-request-blob",
+	"agent-name", "agent-setting", "ai-title", "api-request", "api-request-blob",
 	"api-request-shape", "assistant", "atis-latch", "attachment",
 	"bridge-session", "content-replacement", "cost-state", "custom-title",
 	"file-history-delta", "file-history-snapshot", "fork-context-ref",
 	"frame-link", "last-prompt", "mode", "permission-mode",
-	"pr-link", "progress", "queue-operation", "summary", "system", "tag",
-	"tools-used", "user", "worktree-state",
+	"pr-link", "progress", "queue-operation", "relocated", "summary", "system", "tag",
+	"teleported-from", "tools-used", "user", "worktree-state",
 }
 
 // corpusLine is one non-empty transcript line of the corpus.
@@ -550,6 +550,11 @@ func TestSynthetic(t *testing.T) {
 		"file-history-delta": `{"type":"file-history-delta","messageId":"ac1f8b81-3ea5-4407-8e86-c97909e45501","snapshotMessageId":"77faf9aa-49ac-425e-9ec7-d862c3be03b7","trackingPath":"xxxx","backup":{"backupFileName":null,"version":1,"backupTime":"2026-08-05T09:02:57.526Z","realParentDir":"xxxx"},"timestamp":"2026-08-05T09:02:57.544Z"}`,
 		"fork-context-ref":   `{"type":"fork-context-ref","agentId":"ausrbinsnmpwalk-v2c-c-da0830f979acd02a","parentSessionId":"719f12f0-d8aa-4d12-9ac6-a5bd544bb57c","parentLastUuid":"906771bd-252c-4d21-8650-df7279851d01","contextLength":1038}`,
 		"frame-link":         `{"type":"frame-link","sessionId":"d8fbf478-f4fe-4f9b-b738-eb5019b102dd","path":"xxxx","frameUrl":"xxxx","title":"xxxx","timestamp":"2026-08-12T06:22:34.454Z"}`,
+		// As 2.1.219 (a worktree entered), 2.1.177 (claude --agent) and
+		// 2.1.8x to 2.1.111 (a teleported session, the wild store) wrote them.
+		"relocated":       `{"type":"relocated","relocatedCwd":"/tmp/fid/wt/repo/.claude/worktrees/feat","sessionId":"2af12a98-b146-4d16-ac2f-3a168545c8fe"}`,
+		"agent-setting":   `{"type":"agent-setting","agentSetting":"reviewer","sessionId":"9717d226-7269-46a7-ae6a-6d0b972d113c"}`,
+		"teleported-from": `{"type":"teleported-from","remoteSessionId":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","branch":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","messageCount":0}`,
 	}
 	if err := Validate("frame-link", obj(`{"type":"frame-link","artifactCount":2,"sessionId":"s","timestamp":"2026-11-20T00:00:00Z"}`)); err != nil {
 		t.Errorf("frame-link of 2.1.332: %v", err)
@@ -574,6 +579,10 @@ func TestSynthetic(t *testing.T) {
 		{"ai-title", `{"aiTitle":"x"}`, "/type: missing required field"},
 		{"tag", `{"type":"tag","sessionId":5}`, "/sessionId: expected string"},
 		{"pr-link", `{"type":"tag"}`, `/type: value must be "pr-link"`},
+		{"relocated", `{"type":"relocated","sessionId":"s"}`, "/relocatedCwd: missing required field"},
+		{"relocated", `{"type":"relocated","relocatedCwd":5}`, "/relocatedCwd: expected string"},
+		{"agent-setting", `{"type":"agent-setting","agentSetting":null}`, "/agentSetting: expected string"},
+		{"teleported-from", `{"type":"teleported-from","messageCount":"0"}`, "/messageCount: expected integer"},
 		{"worktree-state", `[]`, "(root): expected object"},
 		{"bridge-session", `{"type":"bridge-session","sessionId":"s","bridgeSessionId":"b","lastSequenceNum":"1"}`, "/lastSequenceNum: expected integer"},
 		{"file-history-delta", `{"type":"file-history-delta","messageId":"m","snapshotMessageId":"n","trackingPath":"p"}`, "/backup: missing required field"},

@@ -1,6 +1,10 @@
 package session
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
 
 // AttachRule is one field an attachment entry must have for some Claude
 // Code versions to turn it into a message: when a resume loads an
@@ -29,6 +33,10 @@ const (
 	// MustBeString: absent, null or a string (the client trims it, or
 	// makes a path of it, when it is set).
 	MustBeString
+	// MustEachBeSet: Field is list[].key: each element of the list is an
+	// object whose key is present and not null (the client reads it off
+	// every element). A list field that is not a list breaks no such rule.
+	MustEachBeSet
 )
 
 // AttachRules are the rules measured with the real clients, in the order
@@ -51,12 +59,22 @@ var AttachRules = []AttachRule{
 	{"memory_update", "paths", MustBeSet},
 	{"edited_text_file", "filename", MustBeString},
 	{"selected_lines_in_ide", "content", MustBeSet},
+	{"diagnostics", "files[].uri", MustEachBeSet},
 }
 
 // Broken reports whether v, the rule's field (nil when null or absent),
 // breaks the rule.
 func (r AttachRule) Broken(v any) bool {
 	switch r.Must {
+	case MustEachBeSet:
+		list, _ := v.([]any)
+		_, key, _ := strings.Cut(r.Field, "[].")
+		for _, el := range list {
+			if m, ok := el.(map[string]any); !ok || m[key] == nil {
+				return true
+			}
+		}
+		return false
 	case MustBeList:
 		_, ok := v.([]any)
 		return !ok
@@ -67,6 +85,13 @@ func (r AttachRule) Broken(v any) bool {
 	return v == nil
 }
 
+// listField is the field of the attachment the rule reads: the list of a
+// list[].key field, else the field itself.
+func (r AttachRule) listField() string {
+	f, _, _ := strings.Cut(r.Field, "[].")
+	return f
+}
+
 // What says what the field of a broken rule should be.
 func (r AttachRule) What() string {
 	switch r.Must {
@@ -74,6 +99,8 @@ func (r AttachRule) What() string {
 		return "is not a list"
 	case MustBeString:
 		return "is set but not a string"
+	case MustEachBeSet:
+		return "is null or missing in an element"
 	}
 	return "is null or missing"
 }
@@ -118,8 +145,34 @@ func AttachmentFaults(p *Parser, raw []byte) AttachFaults {
 	if pr.Err != nil || !ok || len(pr.More) > 0 {
 		return 0 // not one record: other checks say so
 	}
-	return AttachmentValueFaults(m["attachment"])
+	f := AttachmentValueFaults(m["attachment"])
+	if a, ok := m["attachment"].(map[string]any); ok && eachTypes[str(a["type"])] {
+		// The light tree keeps no element of the attachment's lists: the
+		// rules on each element read the line whole (diagnostics only).
+		var full struct {
+			Attachment map[string]any `json:"attachment"`
+		}
+		if json.Unmarshal(raw, &full) == nil {
+			for i, r := range AttachRules {
+				if r.Must == MustEachBeSet && r.Type == str(a["type"]) && r.Broken(full.Attachment[r.listField()]) {
+					f |= 1 << i
+				}
+			}
+		}
+	}
+	return f
 }
+
+// eachTypes are the attachment types a MustEachBeSet rule is about.
+var eachTypes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range AttachRules {
+		if r.Must == MustEachBeSet {
+			m[r.Type] = true
+		}
+	}
+	return m
+}()
 
 var attachKeys = map[string]bool{"attachment": true}
 
@@ -137,7 +190,7 @@ func AttachmentValueFaults(v any) AttachFaults {
 	typ, _ := a["type"].(string)
 	var f AttachFaults
 	for i, r := range AttachRules {
-		if r.Type != "" && r.Type == typ && r.Broken(a[r.Field]) {
+		if r.Type != "" && r.Type == typ && r.Must != MustEachBeSet && r.Broken(a[r.Field]) {
 			f |= 1 << i
 		}
 	}

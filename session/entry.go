@@ -1,6 +1,9 @@
 package session
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Block is what the checks need of one message content block.
 type Block struct {
@@ -36,6 +39,7 @@ type Entry struct {
 	LogicalParent string // logicalParentUuid (compact boundaries)
 	Timestamp     string
 	Version       string // the Claude Code version that wrote the entry
+	RequestID     string // requestId: the API request an assistant entry answers
 	SessionID     string
 	CWD           string
 	AgentID       string
@@ -59,7 +63,7 @@ func (e *Entry) IsChain() bool { return e.UUID != "" && e.HasParent }
 
 // HeaderKeys are the top-level fields HeaderOf reads.
 var HeaderKeys = []string{"type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
-	"timestamp", "version", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message"}
+	"timestamp", "version", "sessionId", "cwd", "agentId", "leafUuid", "isSidechain", "isMeta", "message", "requestId"}
 
 // HeaderOf extracts the entry header from a light tree. It returns false
 // when v is not a JSON object.
@@ -79,6 +83,7 @@ func HeaderOf(v any, e *Entry) bool {
 	e.LogicalParent = str(m["logicalParentUuid"])
 	e.Timestamp = str(m["timestamp"])
 	e.Version = str(m["version"])
+	e.RequestID = str(m["requestId"])
 	e.SessionID = str(m["sessionId"])
 	e.CWD = str(m["cwd"])
 	e.AgentID = str(m["agentId"])
@@ -129,5 +134,20 @@ func HeaderOf(v any, e *Entry) bool {
 
 func str(v any) string {
 	s, _ := v.(string)
+	return s
+}
+
+// RelocatedCWD returns the relocatedCwd of a relocated entry's line: the
+// directory whose project folder Claude Code moved the session's transcript
+// into (a worktree entered or left, /cd), "" when the line names none.
+func RelocatedCWD(raw []byte) string {
+	start, end, ok := Find(raw, "relocatedCwd")
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw[start:end], &s) != nil {
+		return ""
+	}
 	return s
 }

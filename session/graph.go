@@ -19,7 +19,10 @@ type Node struct {
 	Subtype   string // of a system entry
 	Sidechain bool
 	MsgID     string
-	Model     string  // message.model of an assistant entry
+	Model     string // message.model of an assistant entry
+	// Requested: the entry names the API request it answers (requestId),
+	// as replies of Anthropic's API do.
+	Requested bool
 	Blocks    []Block // the blocks KeepBlock keeps
 	// BlankOnly: message.content is a list of text blocks, each of them
 	// blank (empty or whitespace only).
@@ -93,7 +96,7 @@ func (g *Graph) Add(e *Entry, line int) bool {
 		return false
 	}
 	n := Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: line,
-		Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
+		Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model, Requested: e.RequestID != "",
 		BlankOnly: BlankOnly(e.Blocks), BlankString: e.BlankString, EmptyString: e.EmptyString}
 	for _, b := range e.Blocks {
 		if KeepBlock(b) {

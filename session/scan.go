@@ -95,6 +95,7 @@ const (
 	fThinking
 	fSignature
 	fText
+	fRequest
 )
 
 var fieldIDs = map[string]uint8{
@@ -104,7 +105,7 @@ var fieldIDs = map[string]uint8{
 	"isSidechain": fSidechain, "isMeta": fMeta, "message": fMessage,
 	"id": fID, "model": fModel, "role": fRole, "content": fContent,
 	"tool_use_id": fToolUseID, "thinking": fThinking, "signature": fSignature,
-	"text": fText,
+	"text": fText, "requestId": fRequest,
 }
 
 // keyInfo is what Scan knows of an object key, worked out once per parser
@@ -363,6 +364,8 @@ func (p *Parser) headerField(id, at uint8, start, end int, esc bool, e *Entry, b
 			e.AgentID = p.headerString(start, end, esc, true)
 		case fLeaf:
 			e.LeafUUID = p.headerString(start, end, esc, false)
+		case fRequest:
+			e.RequestID = p.headerString(start, end, esc, false)
 		}
 	case atMessage:
 		switch id {

@@ -3,7 +3,9 @@ package store
 import "testing"
 
 // TestFolderMatchesDriveCase: on Windows the drive letter's case varies
-// between runs; c--Users-x and C--Users-x are the folder of C:\Users\x.
+// between runs, and NTFS folds the case of every letter: c--Users-x,
+// C--Users-x and c--users-X are the folder of C:\Users\x. A POSIX path's
+// folder matches its case exactly.
 func TestFolderMatchesDriveCase(t *testing.T) {
 	for _, c := range []struct {
 		folder, cwd string
@@ -14,7 +16,9 @@ func TestFolderMatchesDriveCase(t *testing.T) {
 		{"C--Users-x", `c:\Users\x`, true},
 		{"c--Users-x", `c:/Users/x`, true},
 		{"d--Users-x", `C:\Users\x`, false},
-		{"c--Users-X", `C:\Users\x`, false}, // only the drive letter
+		{"c--Users-X", `C:\Users\x`, true},
+		{"C--Users-d1-desktop-d3", `C:\Users\d1\Desktop\d3`, true},
+		{"C--Users-d1-desktop-d3", `C:\Users\d1\Desktop\d4`, false},
 		{"-home-x", "/home/x", true},
 		{"-Home-x", "/home/x", false},
 	} {

@@ -92,6 +92,10 @@ type Glance struct {
 	// chain entry (a stub, or a transcript never written). Warmup: the
 	// first prompt is "Warmup", the probe 2.0.x sends at every start.
 	Empty, MetaOnly, Warmup bool
+	// OtherID is the session id every entry of a metadata-only file
+	// carries, when it is not the file's own (a fork Claude Desktop began
+	// and never continued holds its parent's first lines).
+	OtherID string
 	// Quick holds what the quick check found in what was read.
 	Quick []QuickFinding
 	// Err is set when the file could not be read.
@@ -443,6 +447,11 @@ func (gl *glancer) read(g *Glance) {
 	}
 	var titles []titleAt
 	var leaf, chain bool
+	var ids struct { // the sessionIds met, as validate tallies them
+		other           string
+		line            int
+		own, after, mix bool
+	}
 	// The first prompt and first slash command of the head and the tail.
 	var prompt struct{ head, headCmd, tail, tailCmd string }
 	// As validate counts them: lines that are JSON, and JSON objects.
@@ -505,6 +514,12 @@ func (gl *glancer) read(g *Glance) {
 		inTail := off >= size-GlanceReach
 		headOK := off+int64(len(raw)) <= GlanceReach
 		switch e.Type {
+		case "relocated":
+			// Claude Code moved the transcript into this folder (a worktree,
+			// /cd): the directory it lists and resumes the session from.
+			if c := session.RelocatedCWD(raw); c != "" {
+				g.addCWD(c)
+			}
 		case "custom-title", "ai-title", "summary":
 			var v struct {
 				CustomTitle string `json:"customTitle"`
@@ -530,9 +545,15 @@ func (gl *glancer) read(g *Glance) {
 			}
 		}
 		// As validate: a main transcript named by a session id.
-		if e.SessionID != "" && e.SessionID != g.Session && g.Kind == KindSession && IsUUID(g.Session) {
-			if !g.hasCode("session-id-mismatch") {
-				g.add("session-id-mismatch", n, "entry's sessionId "+e.SessionID+" differs from the file's session id "+g.Session)
+		if e.SessionID != "" && g.Kind == KindSession && IsUUID(g.Session) {
+			switch {
+			case e.SessionID == g.Session:
+				ids.own = true
+			case ids.other == "":
+				ids.other, ids.line, ids.after = e.SessionID, n, ids.own
+			default:
+				ids.after = ids.after || ids.own
+				ids.mix = ids.mix || e.SessionID != ids.other
 			}
 		}
 		// An export's lines carry no uuid: its user and assistant lines
@@ -630,6 +651,27 @@ func (gl *glancer) read(g *Glance) {
 			g.add("session-stub", 0, "stub: metadata lines and no conversation")
 		} else {
 			g.add("session-unwritten", 0, "metadata lines and no conversation: the conversation was never written, or lives in another file")
+		}
+	}
+	switch {
+	case ids.other == "":
+	case g.MetaOnly && !ids.own && !ids.mix:
+		// As validate: every line another session's; a copy of its
+		// transcript's first lines, or never written (see Restub).
+		g.OtherID = ids.other
+	case ids.own && !ids.after && !ids.mix:
+		g.Quick = append(g.Quick, QuickFinding{Code: "session-id-mismatch", Severity: "notice", Line: ids.line,
+			Message: "the first entries carry session " + ids.other + "'s id, the rest this file's: a fork that starts with its parent's history under the parent's id, as Claude Desktop writes forks"})
+	default:
+		g.add("session-id-mismatch", ids.line, "entry's sessionId "+ids.other+" differs from the file's session id "+g.Session)
+	}
+	// As validate judges it for a client of the file's version: 2.1.132
+	// and later send U+FFFD in place of a lone surrogate (a warning).
+	if g.Version == "" || !session.VersionLess(g.Version, SurrogateSentTo) {
+		for i := range g.Quick {
+			if q := &g.Quick[i]; q.Code == "surrogate-lone" {
+				q.Severity, q.Message = "warning", q.Message+": Claude Code 2.1.132 and later send U+FFFD in its place"
+			}
 		}
 	}
 	if g.Kind == KindSession && g.Session != "" && !IsUUID(g.Session) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/internal/rfile"
+	"github.com/cfix-dev/cfix/session"
 )
 
 // SessionInfo is a session of a store as a listing shows it: the glance at
@@ -141,12 +143,26 @@ func Restub(sessions []SessionInfo, all *Layout, conversations map[string]int) {
 	RestubWith(sessions, all, conversations, nil)
 }
 
-// RestubWith is Restub through memo (nil: none).
+// RestubWith is Restub through memo (nil: none). A metadata-only file all
+// of whose lines carry the id of another session that has its transcript
+// (a fork Claude Desktop began and never continued, holding the first lines
+// of its parent's) is said to be so, as a notice.
 func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]int, memo Memo) {
 	want := map[string]bool{}
+	paths := map[string]string{} // session → a main transcript of it with a conversation
 	for i := range sessions {
-		if s := &sessions[i]; s.MetaOnly && s.hasCode("session-unwritten") && conversations[s.Session] == 0 {
+		s := &sessions[i]
+		if !s.MetaOnly && s.Size > 0 && s.Kind == KindSession {
+			paths[s.Session] = s.Path
+		}
+		if !s.MetaOnly || !s.hasCode("session-unwritten") {
+			continue
+		}
+		if conversations[s.Session] == 0 {
 			want[s.Session] = true
+		}
+		if s.OtherID != "" {
+			want[s.OtherID] = true
 		}
 	}
 	if len(want) > 0 && all != nil {
@@ -166,12 +182,28 @@ func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]in
 		for _, g := range glanceAll(others, nil, memo) {
 			if !g.MetaOnly {
 				conversations[g.Session]++
+				paths[g.Session] = g.Path
 			}
 		}
 	}
 	for i := range sessions {
 		s := &sessions[i]
-		if !s.MetaOnly || conversations[s.Session] == 0 {
+		if !s.MetaOnly {
+			continue
+		}
+		// Whether its lines are the transcript's first, byte for byte,
+		// validate reads; a listing opens no transcript a glance is kept
+		// of.
+		if s.OtherID != "" && paths[s.OtherID] != "" {
+			for j := range s.Quick {
+				if s.Quick[j].Code == "session-unwritten" {
+					s.Quick[j] = QuickFinding{Code: "session-unwritten", Severity: "notice",
+						Message: "holds nothing of its own: its lines carry the id of session " + s.OtherID + ", which has its transcript (a fork Claude Desktop began and never continued)"}
+				}
+			}
+			continue
+		}
+		if conversations[s.Session] == 0 {
 			continue
 		}
 		for j := range s.Quick {
@@ -181,6 +213,28 @@ func RestubWith(sessions []SessionInfo, all *Layout, conversations map[string]in
 			}
 		}
 	}
+}
+
+// PrefixOf reports whether the lines of the file at path are the first
+// lines of the file at of, byte for byte (a file of at most 1000 lines).
+func PrefixOf(path, of string) bool {
+	a, err := rfile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer a.Close()
+	b, err := rfile.Open(of)
+	if err != nil {
+		return false
+	}
+	defer b.Close()
+	ra, rb := session.NewReader(a, nil), session.NewReader(b, nil)
+	for n := 0; ra.Next(); n++ {
+		if n == 1000 || !rb.Next() || !bytes.Equal(ra.Line().Raw, rb.Line().Raw) {
+			return false
+		}
+	}
+	return ra.Err() == nil
 }
 
 // ProjectInfo is a project folder as a listing of the store shows it.

@@ -25,7 +25,7 @@ type Memo interface {
 
 // glanceVersion is the version of what AppendBinary writes; it changes
 // whenever a glance's rules or fields change.
-const glanceVersion = 1
+const glanceVersion = 3
 
 // AppendBinary appends g, all a glance read but its File, its Title and
 // Err, to b: what a Memo keeps. A glance that could not read its file, or
@@ -44,7 +44,7 @@ func (g *Glance) AppendBinary(b []byte) ([]byte, error) {
 	}
 	b = binary.AppendUvarint(b, flags)
 	for _, s := range []string{g.lines.customTail, g.lines.customHead, g.lines.aiTail, g.lines.aiHead, g.lines.summary,
-		g.FirstPrompt, g.Version} {
+		g.FirstPrompt, g.Version, g.OtherID} {
 		b = appendString(b, s)
 	}
 	b = binary.AppendUvarint(b, uint64(len(g.CWDs)))
@@ -68,6 +68,20 @@ func (g *Glance) AppendBinary(b []byte) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// quickNotice reports a quick finding a glance gives at a lower severity
+// than its code's: a Desktop fork's session-id-mismatch, a copy of another
+// session's first lines (session-unwritten) as notices, a lone surrogate
+// a file's client sends as U+FFFD as a warning.
+func quickNotice(q QuickFinding) bool {
+	return q.Severity == "notice" && (q.Code == "session-id-mismatch" || q.Code == "session-unwritten") ||
+		q.Severity == "warning" && q.Code == "surrogate-lone"
+}
+
+// SurrogateSentTo is the first Claude Code version that sends U+FFFD in
+// place of a lone surrogate escape; older ones send the escape and the
+// API answers 400 (measured, see validate.Sends).
+const SurrogateSentTo = "2.1.132"
 
 // glanceMax bounds what a kept glance may hold: a kept glance that holds
 // more than a glance can is not one (never trusted).
@@ -104,6 +118,7 @@ func (g *Glance) UnmarshalBinary(b []byte) error {
 		*s = r.string(TitleMax)
 	}
 	v.Version = r.string(stringMax)
+	v.OtherID = r.string(64)
 	n := r.uvarint()
 	if n > cwdMax {
 		r.fail("too many cwds")
@@ -129,7 +144,7 @@ func (g *Glance) UnmarshalBinary(b []byte) error {
 		q := QuickFinding{Code: r.string(64), Severity: r.string(16)}
 		line := r.varint()
 		q.Message = r.string(messageMax)
-		if sev, ok := QuickCodes[q.Code]; !ok || line < 0 || line > g.Size || q.Severity != sev {
+		if sev, ok := QuickCodes[q.Code]; !ok || line < 0 || line > g.Size || q.Severity != sev && !quickNotice(q) {
 			r.fail("a finding")
 		}
 		q.Line = int(line)

@@ -117,18 +117,21 @@ func hash36(s string) string {
 }
 
 // FolderMatches reports whether folder is the project folder of cwd,
-// using the 200-character prefix rule for long paths.
+// using the 200-character prefix rule for long paths. A Windows path's
+// folder matches whatever the case of its letters: NTFS folds case, so
+// C:\Users\x\Desktop and c:\users\x\desktop write into one folder,
+// named as the first run that made it spelled its path (the drive letter's
+// case varies between runs, and a shell's cd keeps the case typed).
 func FolderMatches(folder, cwd string) bool {
 	enc := EncodeProject(cwd)
-	if driveCase(folder, cwd) {
-		// C:\Users\x and c:\Users\x are one folder on Windows: the
-		// drive letter's case varies between runs.
-		folder = enc[:1] + folder[1:]
+	eq := func(a, b string) bool { return a == b }
+	if windowsPath(cwd) {
+		eq = strings.EqualFold // folder names hold [A-Za-z0-9-] only
 	}
 	if len(enc) <= MaxFolderLen {
-		return folder == enc
+		return eq(folder, enc)
 	}
-	return len(folder) > MaxFolderLen && folder[:MaxFolderLen+1] == enc[:MaxFolderLen+1]
+	return len(folder) > MaxFolderLen && eq(folder[:MaxFolderLen+1], enc[:MaxFolderLen+1])
 }
 
 // FolderFor returns the project folder name Claude Code uses for the
@@ -157,14 +160,13 @@ func FolderFor(root, dir string) string {
 	return enc
 }
 
-// driveCase reports whether cwd is a Windows path (X:\ or X:/) and folder
-// starts with its drive letter in the other case.
-func driveCase(folder, cwd string) bool {
-	if len(cwd) < 3 || cwd[1] != ':' || (cwd[2] != '\\' && cwd[2] != '/') || len(folder) < 2 {
+// windowsPath reports whether cwd is a Windows path (X:\ or X:/).
+func windowsPath(cwd string) bool {
+	if len(cwd) < 3 || cwd[1] != ':' || (cwd[2] != '\\' && cwd[2] != '/') {
 		return false
 	}
-	a, b := folder[0], cwd[0]
-	return a != b && (a|0x20) == (b|0x20) && (a|0x20) >= 'a' && (a|0x20) <= 'z'
+	c := cwd[0] | 0x20
+	return c >= 'a' && c <= 'z'
 }
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)

@@ -3,6 +3,10 @@ package validate
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -21,6 +25,7 @@ type checker struct {
 	slugs  bool            // read the plan slugs user entries name (see Run)
 	vals   []valueResult   // work's values of the line before, reused
 	attach *session.Parser // reads attachment entries (AttachmentFaults)
+	client string          // the version of the resuming client ("": the writer's)
 }
 
 func newChecker() *checker {
@@ -62,17 +67,23 @@ type fileResult struct {
 	messages  int    // user and assistant entries
 	metaOnly  bool   // has lines, all of them metadata entries
 	sessionID string // first sessionId seen
+	otherID   string // the one session id every entry carries, when not the file's own
+	relocated string // the relocatedCwd of the last relocated entry
 	cwd       string // first cwd seen
 	firstLine int    // line of the first chain entry
 	version   string // version of the last chain entry: the client that wrote it last
-	loader    session.Loader
-	dangling  []dangling     // entries whose parent is not in the file
-	jsonLines int            // lines that parsed as JSON
-	resultAt  map[string]int // tool_use id → first line holding a tool_result for it
-	titles    []TitleLine    // custom-title and ai-title lines titleGap looks at (KeepTitles), in file order
-	slugs     []string       // plan slugs the entries name (see store.Plans)
-	slugSeen  map[string]bool
-	cap       findingCap
+	judge     string // the version whose resume the chain checks model
+	// writerOnly holds the findings the writer's client gives and the
+	// judge's does not.
+	writerOnly []Finding
+	loader     session.Loader
+	dangling   []dangling     // entries whose parent is not in the file
+	jsonLines  int            // lines that parsed as JSON
+	resultAt   map[string]int // tool_use id → first line holding a tool_result for it
+	titles     []TitleLine    // custom-title and ai-title lines titleGap looks at (KeepTitles), in file order
+	slugs      []string       // plan slugs the entries name (see store.Plans)
+	slugSeen   map[string]bool
+	cap        findingCap
 }
 
 // add records a finding with the code's default severity: the first
@@ -331,7 +342,7 @@ func (c *checker) check(f store.File) *fileResult {
 	var cwdMatch, cwdOther int
 	lastCWD, lastMatch := "", false
 	firstOther := 0
-	idOther := 0
+	var ids idTally
 	agentOther, agentSessOther := 0, 0
 
 	commit := func(ln session.Line, r lineResult) error {
@@ -384,13 +395,18 @@ func (c *checker) check(f store.File) *fileResult {
 			if !e.IsChain() {
 				g.Meta(e, ln.N)
 				metaLines++
+				if e.Type == "relocated" {
+					if cwd := session.RelocatedCWD(ln.Raw); cwd != "" {
+						res.relocated = cwd
+					}
+				}
 				if e.Type == "custom-title" || e.Type == "ai-title" {
 					res.titles = KeepTitles(res.titles, TitleLine{Line: ln.N, Offset: ln.Offset, Len: int(ln.Len()), Custom: e.Type == "custom-title"}, f.Size)
 				}
 				if e.LeafUUID != "" {
 					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})
 				}
-				c.entryIDs(res, e, ln.N, &idOther, &agentOther, &agentSessOther)
+				c.entryIDs(res, e, ln.N, &ids, &agentOther, &agentSessOther)
 				continue
 			}
 			res.chain++
@@ -462,7 +478,7 @@ func (c *checker) check(f store.File) *fileResult {
 					cwdOther++
 				}
 			}
-			c.entryIDs(res, e, ln.N, &idOther, &agentOther, &agentSessOther)
+			c.entryIDs(res, e, ln.N, &ids, &agentOther, &agentSessOther)
 		}
 		return nil
 	}
@@ -489,6 +505,7 @@ func (c *checker) check(f store.File) *fileResult {
 		res.add(ReadFailed, res.lines, "read stopped: %v", readErr)
 	}
 	res.metaOnly = entries > 0 && metaLines == entries
+	idFindings(res, ids)
 	if notJSONL(res) {
 		return res
 	}
@@ -508,7 +525,13 @@ func (c *checker) check(f store.File) *fileResult {
 	if cwdOther > 0 {
 		have := map[bool]string{true: "has", false: "have"}[cwdOther == 1]
 		fd := res.add(CWDMismatch, firstOther, "%d of %s %s a cwd that does not encode to folder %s", cwdOther, plural.Count(cwdOther+cwdMatch, "entry"), have, f.Project)
-		if cwdMatch > 0 {
+		switch {
+		case res.relocated != "" && store.FolderMatches(f.Project, res.relocated):
+			// Claude Code moved the transcript here itself (a worktree
+			// entered or left, /cd) and lists it under relocatedCwd.
+			fd.Severity = Notice
+			fd.Message += fmt.Sprintf(" (the session was relocated here: its relocated entry names %s, the directory Claude Code lists and resumes it from)", res.relocated)
+		case cwdMatch > 0:
 			fd.Severity = Notice
 			fd.Message += " (the session continued from another directory)"
 		}
@@ -521,8 +544,99 @@ func (c *checker) check(f store.File) *fileResult {
 		}
 	}
 	res.leafs = kept
-	checkChain(res, g)
+	judgeChain(res, g, c.client)
+	judgeSurrogates(res)
 	return res
+}
+
+// judgeSurrogates gives the surrogate-lone findings of a file the verdict
+// of the client that will resume it: an error when it sends the escape
+// (the API answers 400 on every resume), a warning when it sends U+FFFD in
+// its place (2.1.132 and later). The writing version's verdict, where it
+// differs, is kept on the finding.
+func judgeSurrogates(res *fileResult) {
+	judge, writer := SendsOf(res.judge), SendsOf(res.version)
+	res.cap.settle()
+	for i := range res.cap.order {
+		// Those past the first MaxPerCode, counted.
+		if f := &res.cap.order[i]; f.Code == SurrogateLone && !judge.LoneSurrogates {
+			f.Severity = Warning
+		}
+	}
+	for i := range res.findings {
+		f := &res.findings[i]
+		if f.Code != SurrogateLone {
+			continue
+		}
+		if judge.LoneSurrogates {
+			f.Message += fmt.Sprintf("; Claude Code %s sends it and the API answers 400 (no low surrogate in string) on every resume", judge.Name)
+		} else {
+			f.Severity = Warning
+			f.Message += fmt.Sprintf("; Claude Code %s sends U+FFFD in its place (2.1.131 and older send it and the API answers 400)", judge.Name)
+		}
+		if res.version != "" && writer.LoneSurrogates != judge.LoneSurrogates {
+			w := Warning
+			if writer.LoneSurrogates {
+				w = Error
+			}
+			f.Writer = &WriterVerdict{Version: res.version, Severity: w.String()}
+		}
+	}
+}
+
+// judgeChain runs the chain checks as the client that will resume the
+// file (client, "" for the version that wrote it) loads and sends it, and
+// keeps the writing version's verdict where it differs: on each finding
+// (Finding.Writer), and in writerOnly for the findings only it gives.
+func judgeChain(res *fileResult, g *session.Graph, client string) {
+	res.judge = res.version
+	if client != "" {
+		res.judge = client
+	}
+	if res.judge == res.version || res.version == "" || sameModels(res.judge, res.version) {
+		checkChain(res, g)
+		return
+	}
+	w := &fileResult{file: res.file, version: res.version, judge: res.version, resultAt: maps.Clone(res.resultAt)}
+	checkChain(w, g)
+	start := len(res.findings)
+	checkChain(res, g)
+	type key struct {
+		code Code
+		line int
+	}
+	writer := make(map[key]*Finding, len(w.findings))
+	for i := range w.findings {
+		writer[key{w.findings[i].Code, w.findings[i].Line}] = &w.findings[i]
+	}
+	for i := range res.findings[start:] {
+		f := &res.findings[start+i]
+		k := key{f.Code, f.Line}
+		wf, ok := writer[k]
+		delete(writer, k)
+		switch {
+		case !ok:
+			f.Writer = &WriterVerdict{Version: res.version, Severity: "none"}
+		case wf.Severity != f.Severity:
+			f.Writer = &WriterVerdict{Version: res.version, Severity: wf.Severity.String()}
+		}
+	}
+	for i := range w.findings {
+		f := w.findings[i]
+		if _, left := writer[key{f.Code, f.Line}]; left {
+			f.Writer = &WriterVerdict{Version: res.version, Severity: f.Severity.String()}
+			res.writerOnly = append(res.writerOnly, f)
+		}
+	}
+}
+
+// sameModels reports whether versions a and b load and send a chain alike
+// (session.LoaderFor and SendsOf give the same model).
+func sameModels(a, b string) bool {
+	la, lb := session.LoaderFor(a), session.LoaderFor(b)
+	sa, sb := SendsOf(a), SendsOf(b)
+	la.Name, lb.Name, sa.Name, sb.Name = "", "", "", ""
+	return la == lb && sa == sb
 }
 
 // notJSONL replaces the line findings of a file of which no line is JSON
@@ -552,16 +666,23 @@ func notJSONL(res *fileResult) bool {
 }
 
 // entryIDs checks sessionId and agentId against the file.
-func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, idOther, agentOther, agentSessOther *int) {
+func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, ids *idTally, agentOther, agentSessOther *int) {
 	f := &res.file
 	switch f.Kind {
 	case store.KindSession:
-		if e.SessionID != "" && e.SessionID != f.Session && store.IsUUID(f.Session) {
-			*idOther++
-			if *idOther == 1 {
-				res.add(SessionIDWrong, line, "entry's sessionId %s differs from the file's session id %s", e.SessionID, f.Session)
-			}
+		if e.SessionID == "" || !store.IsUUID(f.Session) {
+			return
 		}
+		if e.SessionID == f.Session {
+			ids.own++
+			return
+		}
+		if ids.other == 0 {
+			ids.first, ids.line = e.SessionID, line
+		}
+		ids.other++
+		ids.afterOwn = ids.afterOwn || ids.own > 0
+		ids.mixed = ids.mixed || e.SessionID != ids.first
 	case store.KindAgent, store.KindAgentFlat:
 		if e.AgentID != "" && e.AgentID != f.Agent {
 			*agentOther++
@@ -576,9 +697,73 @@ func (c *checker) entryIDs(res *fileResult, e *session.Entry, line int, idOther,
 			return
 		}
 		*agentSessOther++
-		if *agentSessOther == 1 {
-			res.add(AgentSessionDiff, line, "sessionId %s differs from the parent session %s", e.SessionID, f.Session)
+		if *agentSessOther != 1 {
+			return
 		}
+		if to := forkedAgentLink(*f, e.SessionID); to != "" {
+			fd := res.add(AgentSessionDiff, line, "sessionId %s: the file is a symbolic link to that session's transcript of this agent (%s), as Claude Code links the transcripts of running agents into a session forked from theirs (anthropics/claude-code#79764)", e.SessionID, to)
+			fd.Severity, fd.unfixed = Notice, true
+			return
+		}
+		res.add(AgentSessionDiff, line, "sessionId %s differs from the parent session %s", e.SessionID, f.Session)
+	}
+}
+
+// forkedAgentLink returns where subagent transcript f leads when it is a
+// symbolic link to the transcript of the same name in session sid's
+// subagents folder beside it (a fork carries its running agents over so,
+// 2.1.216: the entries keep the first session's id), else "".
+func forkedAgentLink(f store.File, sid string) string {
+	fi, err := os.Lstat(f.Path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	to, err := filepath.EvalSymlinks(f.Path)
+	if err != nil {
+		return ""
+	}
+	project, err := filepath.EvalSymlinks(filepath.Dir(filepath.Dir(filepath.Dir(f.Path))))
+	if err != nil {
+		return ""
+	}
+	if to != filepath.Join(project, sid, "subagents", filepath.Base(f.Path)) {
+		return ""
+	}
+	return to
+}
+
+// idTally counts the sessionIds of a main transcript's entries against the
+// session id of its name.
+type idTally struct {
+	own, other int
+	first      string // the first other id
+	line       int    // where it is
+	afterOwn   bool   // an other id comes after an entry of the file's own
+	mixed      bool   // more than one other id
+}
+
+// idFindings reports the entries of a main transcript that carry another
+// session's id. A fork Claude Desktop makes starts its file with the
+// parent's lines under the parent's id and goes on under its own; Claude
+// Code loads the whole file whatever the ids (measured with 2.1.177 on
+// the wild 2.1.161-2.1.170 fork), so that shape is a notice. A file all of
+// whose entries carry one other session's id is left to the store checks
+// (a copy of that session's first lines, see storeCheck.leafs).
+func idFindings(res *fileResult, ids idTally) {
+	if ids.other == 0 {
+		return
+	}
+	res.otherID = ""
+	if ids.own == 0 && !ids.mixed {
+		res.otherID = ids.first
+		if res.metaOnly {
+			return
+		}
+	}
+	fd := res.add(SessionIDWrong, ids.line, "entry's sessionId %s differs from the file's session id %s", ids.first, res.file.Session)
+	if ids.own > 0 && !ids.afterOwn && !ids.mixed {
+		fd.Severity = Notice
+		fd.Message = fmt.Sprintf("the first %s carry session %s's id, the rest this file's: a fork that starts with its parent's history under the parent's id, as Claude Desktop writes forks; Claude Code loads the whole file as this session's history", plural.Count(ids.other, "entry"), ids.first)
 	}
 }
 
@@ -623,7 +808,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 	}
 
 	agentFile := res.file.Kind != store.KindSession
-	l := session.LoaderFor(res.version)
+	l := session.LoaderFor(res.judge)
 	res.loader = l
 	ld := g.Load(l, agentFile)
 	on := make(map[int]bool, len(ld.Chain))
@@ -691,7 +876,10 @@ func checkChain(res *fileResult, g *session.Graph) {
 			}
 		}
 	}
-	// Tool pairing and thinking blocks along the loaded chain.
+	// Tool pairing and thinking blocks along the loaded chain, as the
+	// client sends them to the API the session talks to.
+	s := SendsOf(res.judge)
+	prov := ProviderOf(g)
 	used := make(map[string]int)      // tool_use id → line
 	answered := make(map[string]bool) // tool_use ids with a result
 	var order []string
@@ -711,7 +899,11 @@ func checkChain(res *fileResult, g *session.Graph) {
 					continue
 				}
 				if first, dup := used[b.ID]; dup {
-					res.add(ToolUseDuplicate, n.Line, "tool_use id %s was already used on line %d", b.ID, first)
+					fd := res.add(ToolUseDuplicate, n.Line, "tool_use id %s was already used on line %d", b.ID, first)
+					if prov.Foreign {
+						fd.Severity = Notice
+						fd.Message += fmt.Sprintf("; the session's replies came from another provider than Anthropic (%s), whose ids restart in each message and whose API took them; the Anthropic API rejects a request holding both (tool_use ids must be unique)", prov.Why)
+					}
 					continue
 				}
 				used[b.ID] = n.Line
@@ -730,9 +922,14 @@ func checkChain(res *fileResult, g *session.Graph) {
 				}
 				answered[b.ToolUseID] = true
 			case "thinking":
+				if n.Model == SyntheticModel && !s.Synthetic {
+					continue // Claude Code's own entry: never sent
+				}
 				switch {
 				case b.EmptySig && ThirdPartyModel(n.Model):
 					res.add(ThinkingForeign, n.Line, "thinking block of model %s has no signature (that provider does not sign thinking); resuming this session against the Anthropic API would be rejected", n.Model)
+				case b.EmptySig && prov.Foreign:
+					res.add(ThinkingForeign, n.Line, "thinking block with no signature, in a session whose replies came from another provider than Anthropic (%s); Claude Code %s sends it to that API, which does not check signatures; resuming this session against the Anthropic API would be rejected", prov.Why, s.Name)
 				case b.EmptySig:
 					res.add(ThinkingUnsigned, n.Line, "thinking block with an empty signature")
 				case b.EmptyText:
@@ -776,7 +973,7 @@ func checkChain(res *fileResult, g *session.Graph) {
 // version's client sends that the API rejects: blank text blocks, server
 // tool results sent apart from their call.
 func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
-	s := SendsOf(res.version)
+	s := SendsOf(res.judge)
 	for _, i := range ld.Chain {
 		n := &g.Nodes[i]
 		empty, space := s.BlankSent(n)
@@ -799,12 +996,20 @@ func sendChecks(res *fileResult, g *session.Graph, ld session.Load) {
 	}
 	for _, sp := range ServerSplits(g, ld, s) {
 		n := &g.Nodes[sp.Result]
-		if sp.Call < 0 {
-			where := "no chain entry of the file holds it"
-			if sp.CallLine > 0 {
-				where = fmt.Sprintf("it is on line %d, before a compaction or on another branch", sp.CallLine)
+		if sp.Call < 0 && sp.CallLine == 0 {
+			// No entry holds the call: repair has none to bring back.
+			fd := res.add(ServerToolSplit, n.Line, "%s for %s: no entry of the file holds its server_tool_use", sp.Block, sp.ID)
+			fd.unfixed = true
+			if s.OrphanServerResults {
+				fd.Message += fmt.Sprintf("; Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", s.Name, sp.Block)
+			} else {
+				fd.Severity = Warning
+				fd.Message += fmt.Sprintf("; Claude Code %s leaves the block out of the request (the model no longer sees it); 2.1.87 and older send it and the API answers 400", s.Name)
 			}
-			res.add(ServerToolSplit, n.Line, "%s for %s: the resume does not load its server_tool_use (%s); Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", sp.Block, sp.ID, where, s.Name, sp.Block)
+			continue
+		}
+		if sp.Call < 0 {
+			res.add(ServerToolSplit, n.Line, "%s for %s: the resume does not load its server_tool_use (it is on line %d, before a compaction or on another branch); Claude Code %s sends the result alone and the API answers 400 (unexpected tool_use_id found in %s blocks) on every resume", sp.Block, sp.ID, sp.CallLine, s.Name, sp.Block)
 			continue
 		}
 		fd := res.add(ServerToolSplit, n.Line, "%s for %s is split from its server_tool_use on line %d by %s", sp.Block, sp.ID, sp.CallLine, describe(g, sp.Seps))

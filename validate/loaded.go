@@ -24,6 +24,10 @@ type Loaded struct {
 	// Cut reports that the walk stopped at a parent the file does not
 	// hold; Cycle that it stopped at an entry it had seen.
 	Cut, Cycle bool
+	// Foreign: the session's replies came from another provider than
+	// Anthropic (ProviderOf): its API is not the one the checks of what
+	// the Anthropic API rejects model.
+	Foreign bool
 }
 
 // LoadedChain reads the transcript at path and returns what a resume by
@@ -160,7 +164,7 @@ func (c *ChainReader) Load(agent bool) (*Loaded, session.Load) {
 	g := c.Graph
 	l := session.LoaderFor(c.Version)
 	ld := g.Load(l, agent)
-	out := &Loaded{Version: c.Version, Loader: l.Name, Cut: ld.Cut >= 0, Cycle: ld.Cycle}
+	out := &Loaded{Version: c.Version, Loader: l.Name, Cut: ld.Cut >= 0, Cycle: ld.Cycle, Foreign: ProviderOf(g).Foreign}
 	results := map[string]bool{}
 	for _, i := range ld.Chain {
 		out.UUIDs = append(out.UUIDs, g.Nodes[i].UUID)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cfix-dev/cfix/session"
+	"github.com/cfix-dev/cfix/store"
 )
 
 // Sends models what a client version puts into the request when it
@@ -43,6 +44,32 @@ type Sends struct {
 	// on (2.1.280 not) the client moves them out of an assistant message's
 	// way.
 	Attachments bool
+	// Synthetic: an assistant entry of Claude Code's own making (model
+	// <synthetic>: an API error's message, or an interrupted turn's partial
+	// reply, which can hold unsigned thinking) is sent as a message. 1.0.128,
+	// 2.0.77 and 2.1.0 to 2.1.6 send it; 2.1.7 and later leave it out
+	// (bisected, and measured up to 2.1.332, on an interrupted turn's entry
+	// of the wild 2.1.139-2.1.173 store).
+	Synthetic bool
+	// LoneSurrogates: a lone surrogate escape (\ud88d) in what the
+	// client sends goes into the request as it is, and the API answers 400
+	// (no low surrogate in string). 2.1.132 and later send U+FFFD in its
+	// place; 2.1.131 and older send it (bisected: 1.0.128, 2.0.77, 2.1.0,
+	// 2.1.14, 2.1.111 to 2.1.113, 2.1.126, 2.1.129, 2.1.131 send it,
+	// 2.1.132, 2.1.133, 2.1.140, 2.1.177, 2.1.219 and 2.1.332 replace it, in
+	// a tool_use input and in a prompt's text).
+	LoneSurrogates bool
+	// OrphanServerResults: a server tool's result (advisor_tool_result,
+	// web_search_tool_result...) whose server_tool_use no entry of the
+	// file holds is sent, and the API answers 400 (unexpected tool_use_id
+	// found in ... blocks). 2.1.88 and later leave such a block out of the
+	// message; 2.1.87 and older send it (bisected: 2.0.77, 2.1.0, 2.1.29,
+	// 2.1.73, 2.1.87 send it; 2.1.88, 2.1.89, 2.1.90, 2.1.94, 2.1.100,
+	// 2.1.111, 2.1.219 and 2.1.332 do not, an orphaned advisor_tool_result
+	// put before the text of a 2.1.140 session's last reply). A result
+	// whose call sits in another message of the request is sent by every
+	// version (see ServerSplits).
+	OrphanServerResults bool
 	// AttachCrash: the session.AttachRules whose breaking makes the client
 	// throw while it turns the attachment into a message, and exit 1
 	// before any request (see attachCrash).
@@ -109,6 +136,11 @@ var attachCrash = []struct{ from, to, note string }{
 	// selected_lines_in_ide: content. Every version measured from 2.1.100
 	// to 2.1.332 throws (evaluating 'e.length').
 	{"2.1.100", "", ""},
+	// diagnostics: an element of files whose uri is null. 2.0.77 ends the
+	// run with "Execution error", 2.1.111 to 2.1.222 throw (evaluating
+	// 'n.uri.split'; 2.1.111, 2.1.140, 2.1.177, 2.1.205, 2.1.219, 2.1.222
+	// measured); 2.1.223 and 2.1.332 leave it out; 1.0.128 resumes.
+	{"2.0.77", "2.1.223", "bisected"},
 }
 
 // AttachCrashRange describes the versions measured to throw on an
@@ -139,6 +171,9 @@ const (
 	attachmentsFrom    = "2.0.0"
 	attachmentsTo      = "2.1.281"
 	attachmentTypeNote = "hook_additional_context from 2.0.77, an empty task_reminder from 2.1.144"
+	syntheticTo        = "2.1.7"
+	surrogateTo        = store.SurrogateSentTo
+	orphanServerTo     = "2.1.88"
 )
 
 // SendsOf returns the model of the client version that wrote a file (the
@@ -150,13 +185,16 @@ func SendsOf(version string) Sends {
 		name = "(no version)"
 	}
 	return Sends{
-		Name:               name,
-		BlankAssistant:     before(blankAssistantTo),
-		EmptyAssistantText: before(emptyTextFrom),
-		BlankUserText:      before(blankUserFrom),
-		LocalCommands:      !before(localCommandFrom),
-		Attachments:        !before(attachmentsFrom) && before(attachmentsTo),
-		AttachCrash:        attachCrashOf(version),
+		Name:                name,
+		BlankAssistant:      before(blankAssistantTo),
+		EmptyAssistantText:  before(emptyTextFrom),
+		BlankUserText:       before(blankUserFrom),
+		LocalCommands:       !before(localCommandFrom),
+		Attachments:         !before(attachmentsFrom) && before(attachmentsTo),
+		Synthetic:           before(syntheticTo),
+		LoneSurrogates:      before(surrogateTo),
+		OrphanServerResults: before(orphanServerTo),
+		AttachCrash:         attachCrashOf(version),
 	}
 }
 
@@ -182,7 +220,7 @@ func attachCrashOf(version string) session.AttachFaults {
 func (s Sends) BlankSent(n *session.Node) (empty, space int) {
 	switch n.Type {
 	case "assistant":
-		if n.BlankOnly && !s.BlankAssistant {
+		if n.Model == SyntheticModel && !s.Synthetic || n.BlankOnly && !s.BlankAssistant {
 			return 0, 0
 		}
 		for _, b := range n.Blocks {

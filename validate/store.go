@@ -159,6 +159,9 @@ func (s *storeCheck) leafs() {
 		if r.file.Kind != store.KindSession || !r.metaOnly {
 			continue
 		}
+		if r.otherID != "" && s.copyOf(r) {
+			continue
+		}
 		where := ""
 		for _, l := range r.leafs {
 			if o, ok := s.uuidFile[l.uuid]; ok && o != r {
@@ -180,6 +183,31 @@ func (s *storeCheck) leafs() {
 		}
 		s.unwritten(r)
 	}
+}
+
+// copyOf reports, as a notice, a metadata-only transcript all of whose
+// entries carry the id of another session that has its transcript in the
+// store: a fork Claude Desktop began and never continued, whose file holds
+// a copy of the parent's first lines (queue operations, titles) under the
+// parent's id, as its forks that went on start (seen in the wild,
+// 2.1.161-2.1.170). Claude Code resumes nothing from it (claude -r ID:
+// no conversation, measured with 2.1.177); the parent's transcript holds
+// the lines, so prune's removal of it loses nothing. It reports false when
+// the other session has no transcript in the store.
+func (s *storeCheck) copyOf(r *fileResult) bool {
+	var parent string
+	for _, o := range s.sessions[r.otherID] {
+		if o != r && o.chain > 0 {
+			parent = o.file.Path
+			break
+		}
+	}
+	if parent == "" || !store.PrefixOf(r.file.Path, parent) {
+		return false
+	}
+	_, types := MetaTitle(r.file.Path)
+	s.add(SessionUnwritten, r.file.Path, 0, "session %s holds nothing of its own: its %s (%s) are the first lines of session %s's transcript %s, under that session's id (a fork Claude Desktop began and never continued); claude -r finds no conversation in it; prune removes it, and the transcript keeps the lines", r.file.Session, plural.Count(r.lines, "metadata line"), strings.Join(types, ", "), r.otherID, parent).Severity = Notice
+	return true
 }
 
 // parents looks up, in the other files of the store, the parents that are

@@ -19,6 +19,10 @@ type Finding struct {
 	Line     int      `json:"line"` // 1-based; 0 when no line applies
 	Message  string   `json:"message"`
 	Hint     string   `json:"hint"` // the cfix command that fixes it, or ""
+	// Writer is the verdict of the client version that wrote the file,
+	// when it differs from the resuming client's (Report.Client): the
+	// severity that client gives the finding ("none" for none).
+	Writer *WriterVerdict `json:"writer,omitempty"`
 	// More, when not 0, says that this finding stands for More findings
 	// of its code and severity in its file that are not listed (past the
 	// first MaxPerCode), from line Line on: the counts hold them all.
@@ -27,6 +31,21 @@ type Finding struct {
 	// unfixed is set by a check that knows the planner of its code
 	// leaves this finding as it is: it gets no hint.
 	unfixed bool
+}
+
+// WriterVerdict is what the client version that wrote a file makes of a
+// finding that the resuming client judges otherwise.
+type WriterVerdict struct {
+	Version  string `json:"version"`
+	Severity string `json:"severity"` // error, warning, notice or none
+}
+
+// Client is the client version a run judges the chain checks by.
+type Client struct {
+	Version string `json:"version"`
+	// From says how it was chosen: "--client", "the installed claude",
+	// "the newest version that wrote to the store".
+	From string `json:"from"`
 }
 
 // MarshalText renders a severity as its name.
@@ -49,9 +68,17 @@ func (s *Severity) UnmarshalText(b []byte) error {
 
 // Report is the result of a validation run.
 type Report struct {
-	Root         string    `json:"root"`
-	FilesChecked int       `json:"files_checked"`
-	Findings     []Finding `json:"findings"`
+	Root         string `json:"root"`
+	FilesChecked int    `json:"files_checked"`
+	// Client is the client version whose resume the chain checks model:
+	// the one that will resume the sessions, whatever version wrote them.
+	Client   Client    `json:"client"`
+	Findings []Finding `json:"findings"`
+	// WriterFindings are the findings the version that wrote a file would
+	// give and the resuming client does not (its loader keeps what an older
+	// one lost, or drops what it sent): kept for the record, neither
+	// printed nor counted.
+	WriterFindings []Finding `json:"writer_findings,omitempty"`
 	// Counts holds the number of findings of each severity ("error",
 	// "warning", "notice", always present) and of each code found.
 	Counts map[string]int `json:"counts"`
@@ -82,6 +109,11 @@ type Options struct {
 	// Resolver, when set, resolves Targets: one the caller has resolved
 	// them with already, whose scan of the store is not made again.
 	Resolver *store.Resolver
+	// Client is the version of the Claude Code client that will resume
+	// the sessions, whose loader and request the chain checks model; ""
+	// means the newest version that wrote to the store
+	// (store.NewestVersion). ClientFrom says where a given one comes from.
+	Client, ClientFrom string
 }
 
 // Run checks the store (or the targets in it) and returns the findings.
@@ -95,13 +127,25 @@ func Run(opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	client := Client{Version: opts.Client, From: opts.ClientFrom}
+	if client.Version == "" {
+		all := l
+		if !whole {
+			if all, err = r.Layout(); err != nil {
+				return nil, err
+			}
+		}
+		client = Client{Version: store.NewestVersion(all.Files), From: "the newest version that wrote to the store"}
+	}
+	opts.Client = client.Version
 	results := checkFiles(l.Files, opts, whole && hasPlans(opts.Root))
 	st := &storeCheck{root: opts.Root, layout: l, results: results, whole: whole}
 	st.run()
 
-	rep := &Report{Root: opts.Root, FilesChecked: len(l.Files), Counts: map[string]int{"error": 0, "warning": 0, "notice": 0}}
+	rep := &Report{Root: opts.Root, FilesChecked: len(l.Files), Client: client, Counts: map[string]int{"error": 0, "warning": 0, "notice": 0}}
 	for _, r := range results {
 		rep.Findings = append(rep.Findings, r.findings...)
+		rep.WriterFindings = append(rep.WriterFindings, r.writerOnly...)
 	}
 	rep.Findings = append(rep.Findings, st.findings...)
 	rep.Findings = append(rep.Findings, st.cap.finish()...)
@@ -154,6 +198,7 @@ func checkFiles(files []store.File, opts Options, slugs bool) []*fileResult {
 			defer wg.Done()
 			c := newChecker()
 			c.slugs = slugs
+			c.client = opts.Client
 			for i := range jobs {
 				results[i] = c.check(files[i]).done()
 				if opts.Progress != nil {

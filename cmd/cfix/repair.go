@@ -11,6 +11,7 @@ type repairOptions struct {
 	only       []string
 	aggressive bool
 	targets    []string
+	client     string
 }
 
 func newRepairCmd() *cobra.Command {
@@ -57,6 +58,7 @@ out.
 	opts.register(cmd, true)
 	cmd.Flags().StringSliceVar(&opts.only, "only", nil, "limit the repairs to these finding codes")
 	cmd.Flags().BoolVar(&opts.aggressive, "aggressive", false, "also make the repairs that guess")
+	addClientFlag(cmd, &opts.client)
 	return cmd
 }
 
@@ -65,7 +67,11 @@ func runRepair(opts *repairOptions) error {
 	if err != nil {
 		return err
 	}
-	cs, err := repair.Plan(repair.Options{Root: root, Targets: opts.targets, Only: opts.only, Aggressive: opts.aggressive})
+	client, _, err := resumingClient(opts.client)
+	if err != nil {
+		return usageError(err)
+	}
+	cs, err := repair.Plan(repair.Options{Root: root, Targets: opts.targets, Only: opts.only, Aggressive: opts.aggressive, Client: client})
 	if err != nil {
 		return planError(err)
 	}

@@ -42,6 +42,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CLAUDE_CONFIG_DIR", "")
 			env.Setenv("XDG_CACHE_HOME", filepath.Join(env.WorkDir, ".cache"))
 			env.Setenv("CFIX_JOURNAL_DIR", filepath.Join(env.WorkDir, "journal"))
+			// Judged by the newest version that wrote to the store, not
+			// by a claude the machine has installed.
+			env.Setenv("CFIX_CLIENT", "store")
 			// What cfix keeps of its own (the message counts' cache, the
 			// hooks' log, archives) stays in the script's folder, never
 			// in a HOME of the machine.

@@ -25,6 +25,7 @@ type validateOptions struct {
 	codes    []string
 	severity string
 	targets  []string
+	client   string
 	out      io.Writer
 	errOut   io.Writer
 	// table prints the counts per code as a table (on a terminal).
@@ -85,6 +86,7 @@ Exit status:
 	cmd.Flags().BoolVarP(&opts.quiet, "quiet", "q", false, "print only errors, no summary or progress")
 	cmd.Flags().StringSliceVar(&opts.codes, "code", nil, "print only findings of these codes (comma-separated)")
 	cmd.Flags().StringVar(&opts.severity, "severity", "", "print only findings of this severity or worse: error, warning, notice")
+	addClientFlag(cmd, &opts.client)
 	cmd.RegisterFlagCompletionFunc("code", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		var out []cobra.Completion
 		for _, c := range validate.Codes {
@@ -164,7 +166,11 @@ func runValidate(opts *validateOptions) error {
 	if !opts.json && opts.severity == "" && len(opts.codes) == 0 && filter.min < validate.Warning {
 		filter.min, filter.notices = validate.Warning, true
 	}
-	vo := validate.Options{Root: root, Targets: opts.targets}
+	client, from, err := resumingClient(opts.client)
+	if err != nil {
+		return usageError(err)
+	}
+	vo := validate.Options{Root: root, Targets: opts.targets, Client: client, ClientFrom: from}
 	showProgress := len(opts.targets) == 0 && !opts.quiet && isTerminal(opts.errOut)
 	if showProgress {
 		vo.Progress = func(done, total int) {
@@ -238,6 +244,10 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 		fmt.Fprintln(w)
 	}
 	printCodeCounts(w, rep, table)
+	if n := writerDiffers(rep); n > 0 {
+		fmt.Fprintf(w, "judged as Claude Code %s resumes the sessions (%s); the versions that wrote them judge %s otherwise (--json: writer, writer_findings)\n",
+			rep.Client.Version, rep.Client.From, plural.Count(n, "finding"))
+	}
 	fmt.Fprintf(w, "%s checked: %s, %s, %s", plural.Count(rep.FilesChecked, "file"),
 		plural.Count(rep.Counts["error"], "error"), plural.Count(rep.Counts["warning"], "warning"), plural.Count(rep.Counts["notice"], "notice"))
 	notices := 0 // findings listed of severity notice (one may stand for more)
@@ -252,6 +262,18 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 		fmt.Fprintf(w, " (%d shown)", shown)
 	}
 	fmt.Fprintln(w)
+}
+
+// writerDiffers counts the findings the versions that wrote their files
+// judge otherwise than the resuming client.
+func writerDiffers(rep *validate.Report) int {
+	n := len(rep.WriterFindings)
+	for _, f := range rep.Findings {
+		if f.Writer != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // printCodeCounts prints how many findings of each code the run gave,

@@ -376,6 +376,9 @@ func decode(req *Request) (*apiRequest, *APIError) {
 func (s *Server) messages(req *Request, w http.ResponseWriter) {
 	ar, apiErr := decode(req)
 	if apiErr == nil {
+		apiErr = CheckToolIDs(req.Messages)
+	}
+	if apiErr == nil {
 		apiErr = CheckToolPairing(req.Messages)
 	}
 	if apiErr == nil {

@@ -840,3 +840,19 @@ func TestEndOfData(t *testing.T) {
 		t.Errorf("escaped NUL: status %d", status)
 	}
 }
+
+// TestToolIDs: the real API's rules on tool_use ids, with its texts (a
+// Kimi-style session's ids, which restart in each message).
+func TestToolIDs(t *testing.T) {
+	s := newServer(t, Options{})
+	tools := []map[string]any{bashTool}
+	_, _, msg := apiError(t, s, request(false, tools, userText("x"), toolUse("functions.Read:0"), toolResult("functions.Read:0"), userText("y")))
+	if want := "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"; msg != want {
+		t.Errorf("pattern: got %q\nwant %q", msg, want)
+	}
+	_, _, msg = apiError(t, s, request(false, tools, userText("x"), toolUse("functions_Read_0"), toolResult("functions_Read_0"), toolUse("functions_Read_0"), toolResult("functions_Read_0"), userText("y")))
+	if want := "messages.3.content.0: `tool_use` ids must be unique"; msg != want {
+		t.Errorf("unique: got %q\nwant %q", msg, want)
+	}
+	ask(t, s, request(false, tools, userText("x"), toolUse("functions_Read_0"), toolResult("functions_Read_0"), toolUse("functions_Read_1"), toolResult("functions_Read_1"), userText("y")))
+}

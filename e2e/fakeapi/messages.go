@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -258,6 +259,38 @@ func CheckToolPairing(msgs []Message) *APIError {
 					return invalidRequest("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// toolIDPattern is the real API's pattern of a tool_use id.
+var toolIDPattern = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+
+// CheckToolIDs applies the real API's rules about tool_use ids, with its
+// texts: each matches ^[a-zA-Z0-9_-]+$ ("messages.1.content.1.tool_use.id:
+// String should match pattern ..."; ids another provider made, such as
+// Kimi's functions.Read:0), and no two tool_use blocks of a request share
+// one ("messages.1.content.1: `tool_use` ids must be unique", reported at
+// the second: anthropics/claude-code#21317, #28515).
+func CheckToolIDs(msgs []Message) *APIError {
+	for i, m := range msgs {
+		for j, b := range m.Content {
+			if b.Type == "tool_use" && !toolIDPattern.MatchString(b.ID) {
+				return invalidRequest("messages.%d.content.%d.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'", i, j)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for i, m := range msgs {
+		for j, b := range m.Content {
+			if b.Type != "tool_use" {
+				continue
+			}
+			if seen[b.ID] {
+				return invalidRequest("messages.%d.content.%d: `tool_use` ids must be unique", i, j)
+			}
+			seen[b.ID] = true
 		}
 	}
 	return nil
