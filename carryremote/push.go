@@ -102,7 +102,7 @@ func PlanPush(ctx context.Context, o PushOptions) (*PushPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &PushPlan{Remote: o.Remote.String(), Machine: o.Machine, old: old, touched: map[string]string{}, local: map[string]*Meta{}, o: o}
+	p := &PushPlan{Remote: o.Remote.String(), Machine: o.Machine, Items: []PushItem{}, Notes: []string{}, old: old, touched: map[string]string{}, local: map[string]*Meta{}, o: o}
 	have := map[string]*Entry{}
 	if old != nil {
 		for i := range old.Sessions {
@@ -266,7 +266,7 @@ type Progress func(key string, size int64)
 // it leaves the remote's index naming objects that are all there.
 func (p *PushPlan) Apply(ctx context.Context, progress Progress) (*Pushed, error) {
 	o := p.o
-	res := &Pushed{}
+	res := &Pushed{Written: []string{}, Removed: []string{}, Notes: []string{}}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}

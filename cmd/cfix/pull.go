@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -103,10 +104,15 @@ func runPull(opts *pullOptions, url string, sessions []string) error {
 		return planError(err)
 	}
 	if len(machines) == 0 {
-		if !opts.json {
-			fmt.Fprintf(opts.out, "%s holds no sessions of another machine than %s\n", visible.String(st.String()), self)
+		if opts.json {
+			opts.pull = pullJSON{Remote: st.String(), Sessions: []carry.Landed{}}
+			return runPlan(&opts.planFlags, changeset.New(root, "pull"))
 		}
+		fmt.Fprintf(opts.out, "%s holds no sessions of another machine than %s\n", visible.String(st.String()), self)
 		return nil
+	}
+	if len(machines) > 1 && opts.json {
+		return usageError(fmt.Errorf("--json plans one machine's sessions at a time: give --machine (%s has %s)", st, strings.Join(machines, ", ")))
 	}
 	home, _ := os.UserHomeDir()
 	for i, m := range machines {
@@ -120,7 +126,11 @@ func runPull(opts *pullOptions, url string, sessions []string) error {
 			return planError(err)
 		}
 		f := opts.planFlags
-		f.unpack = pullJSON{Remote: st.String(), Machine: m, Fetched: len(p.Fetched), Bytes: p.Bytes, Sessions: p.Sessions}
+		landed := p.Sessions
+		if landed == nil {
+			landed = []carry.Landed{}
+		}
+		f.pull = pullJSON{Remote: st.String(), Machine: m, Fetched: len(p.Fetched), Bytes: p.Bytes, Sessions: landed}
 		f.before = func(w io.Writer) { printPull(w, st.String(), p) }
 		if i > 0 && !opts.json {
 			fmt.Fprintln(opts.out)

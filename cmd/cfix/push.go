@@ -183,9 +183,7 @@ func runPush(cmd *cobra.Command, opts *pushOptions, url string, sessions []strin
 		return &exitError{code: exitFound, err: fmt.Errorf("%v; the remote holds what the last whole push wrote: push again", err)}
 	}
 	doc.Applied, doc.Pushed = true, res
-	if res.Notes == nil {
-		res.Notes = p.Notes
-	}
+	res.Notes = append(res.Notes, p.Notes...)
 	if opts.json {
 		return printJSON(out, doc)
 	}
