@@ -78,7 +78,10 @@ type PushPlan struct {
 	Items     []PushItem `json:"sessions"`
 	Unchanged int        `json:"unchanged"`
 	// Bytes is the size of the files of Items.
-	Bytes int64    `json:"bytes"`
+	Bytes int64 `json:"bytes"`
+	// Stale are objects of this machine its index does not name (left by
+	// a push that was stopped): the push removes them.
+	Stale []string `json:"stale"`
 	Notes []string `json:"notes"`
 
 	old     *Index
@@ -88,7 +91,7 @@ type PushPlan struct {
 }
 
 // Empty says the push sends nothing and changes no index.
-func (p *PushPlan) Empty() bool { return len(p.Items) == 0 && len(p.touched) == 0 }
+func (p *PushPlan) Empty() bool { return len(p.Items) == 0 && len(p.touched) == 0 && len(p.Stale) == 0 }
 
 // PlanPush plans a push: which sessions of the store the remote's index
 // of o.Machine lacks, or has with other bytes (each session's files
@@ -102,11 +105,22 @@ func PlanPush(ctx context.Context, o PushOptions) (*PushPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &PushPlan{Remote: o.Remote.String(), Machine: o.Machine, Items: []PushItem{}, Notes: []string{}, old: old, touched: map[string]string{}, local: map[string]*Meta{}, o: o}
+	p := &PushPlan{Remote: o.Remote.String(), Machine: o.Machine, Items: []PushItem{}, Stale: []string{}, Notes: []string{}, old: old, touched: map[string]string{}, local: map[string]*Meta{}, o: o}
 	have := map[string]*Entry{}
+	named := map[string]bool{}
 	if old != nil {
 		for i := range old.Sessions {
 			have[old.Sessions[i].ID] = &old.Sessions[i]
+			named[old.Sessions[i].Key] = true
+		}
+	}
+	objs, err := o.Remote.List(ctx, o.Machine+"/sessions/")
+	if err != nil {
+		return nil, err
+	}
+	for _, ob := range objs {
+		if !named[ob.Key] && strings.HasSuffix(ob.Key, ".cfixpack") {
+			p.Stale = append(p.Stale, ob.Key)
 		}
 	}
 	l, err := store.Scan(o.Root)
@@ -303,6 +317,13 @@ func (p *PushPlan) Apply(ctx context.Context, progress Progress) (*Pushed, error
 		entries[it.ID] = *e
 	}
 	if len(p.Items) == 0 && len(p.touched) == 0 && p.old != nil {
+		// Only what a stopped push left goes.
+		for _, key := range p.Stale {
+			if err := o.Remote.Delete(ctx, key); err != nil {
+				return res, err
+			}
+			res.Removed = append(res.Removed, key)
+		}
 		return res, nil
 	}
 	for _, e := range entries {

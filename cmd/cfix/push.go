@@ -187,6 +187,10 @@ func runPush(cmd *cobra.Command, opts *pushOptions, url string, sessions []strin
 	if opts.json {
 		return printJSON(out, doc)
 	}
+	if len(p.Items) == 0 {
+		fmt.Fprintf(out, "removed %d %s no index named from %s\n", len(res.Removed), plural.Of(len(res.Removed), "object"), visible.String(st.String()))
+		return nil
+	}
 	objs := len(res.Written) - 1
 	fmt.Fprintf(out, "pushed %d %s to %s as %s (%d %s and the index written, %s; %d old %s removed)\n", len(p.Items), plural.Of(len(p.Items), "session"),
 		visible.String(st.String()), machine, objs, plural.Of(objs, "object"), changeset.Size(res.Bytes), len(res.Removed), plural.Of(len(res.Removed), "version"))
@@ -207,6 +211,9 @@ func printPushPlan(w io.Writer, p *carryremote.PushPlan, found map[string]int) {
 			sec = fmt.Sprintf(", %d %s", n, plural.Of(n, "secret"))
 		}
 		fmt.Fprintf(w, "  %s  %s%s  (%s, %d %s, %s%s)\n", it.ID, visible.String(it.CWD), title, it.Why, it.Files, plural.Of(it.Files, "file"), changeset.Size(it.Bytes), sec)
+	}
+	if n := len(p.Stale); n > 0 {
+		fmt.Fprintf(w, "  %d %s a stopped push left, which no index names: removed\n", n, plural.Of(n, "object"))
 	}
 	notes := append([]string(nil), p.Notes...)
 	sort.Strings(notes)
