@@ -130,7 +130,8 @@ func Archive(opts Options) (*Plan, error) {
 		}
 		cutoff := opts.Now.Add(-opts.OlderThan)
 		var empty, metaOnly int
-		buf := make([]byte, 64<<10) // for the heads of the transcripts read
+		emptyIDs := map[string]bool{} // those holding metadata only
+		buf := make([]byte, 64<<10)   // for the heads of the transcripts read
 		for _, s := range all {
 			if !aged(s, cutoff, opts.ByTranscript) || guard.why(s) != "" || slices.Contains(opts.Except, s.ID) {
 				continue
@@ -143,6 +144,7 @@ func Archive(opts Options) (*Plan, error) {
 				empty++
 				if e == onlyMetadata {
 					metaOnly++
+					emptyIDs[s.ID] = true
 				}
 				continue
 			}
@@ -156,6 +158,33 @@ func Archive(opts Options) (*Plan, error) {
 			}
 			sessions = append(sessions, s)
 		}
+		// The stubs of those archived go with them, however recent (a
+		// stub holds no message, but is its session's title).
+		chosen := map[string]bool{}
+		var chosenIDs []string
+		for _, s := range sessions {
+			chosen[s.ID] = true
+			chosenIDs = append(chosenIDs, s.ID)
+		}
+		except := map[string]bool{}
+		for _, id := range opts.Except {
+			except[id] = true
+		}
+		stubs, _, err := stubsOf(l, chosenIDs, except)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range all {
+			if stubs[s.ID] == "" || chosen[s.ID] || guard.why(s) != "" || linkedMain(s) != "" || exists(filepath.Join(dir, s.ID+Ext)) {
+				continue
+			}
+			if emptyIDs[s.ID] {
+				empty--
+				metaOnly--
+			}
+			cs.Notes = append(cs.Notes, stubNote(s.ID, stubs[s.ID], "archived"))
+			sessions = append(sessions, s)
+		}
 		if empty > 0 {
 			cs.Notes = append(cs.Notes, emptyNote(empty, metaOnly))
 		}
@@ -164,6 +193,14 @@ func Archive(opts Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		stubs, order, err := stubsOf(l, ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range order {
+			cs.Notes = append(cs.Notes, stubNote(id, stubs[id], "archived"))
+		}
+		ids = append(ids, order...)
 		if sessions, err = o.sessions(ids); err != nil {
 			return nil, err
 		}

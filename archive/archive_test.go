@@ -338,8 +338,9 @@ func TestArchiveRestore(t *testing.T) {
 	}
 }
 
-// messaged splits the sessions of the store at root into those that
-// hold a message and those that do not.
+// messaged splits the sessions of the store at root into those archive
+// --older-than takes (those that hold a message, and their stubs) and
+// those it leaves (sessions holding no message of their own).
 func messaged(t *testing.T, root string) (ids, empty []string) {
 	t.Helper()
 	l, err := store.Scan(root)
@@ -362,7 +363,21 @@ func messaged(t *testing.T, root string) (ids, empty []string) {
 			empty = append(empty, s.ID)
 		}
 	}
-	return ids, empty
+	// The stubs of those go with them (stubsOf).
+	stubs, _, err := stubsOf(l, ids, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := empty[:0]
+	for _, id := range empty {
+		if stubs[id] != "" {
+			ids = append(ids, id)
+		} else {
+			left = append(left, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, left
 }
 
 func copyBack(t *testing.T, src, dst string) {

@@ -379,48 +379,12 @@ func remove(cs *changeset.ChangeSet, s *Session, reason string) error {
 // entries (every other byte kept).
 func dropFromIndexes(cs *changeset.ChangeSet, root string, sessions []*Session) error {
 	byFolder := map[string][]string{}
-	var folders []string
 	for _, s := range sessions {
 		for _, p := range s.Projects {
-			if byFolder[p] == nil {
-				folders = append(folders, p)
-			}
 			byFolder[p] = append(byFolder[p], s.ID)
 		}
 	}
-	sort.Strings(folders)
-	for _, folder := range folders {
-		path := filepath.Join(store.ProjectsDir(root), folder, "sessions-index.json")
-		raw, err := carry.ReadIndex(path)
-		if err != nil {
-			cs.Notes = append(cs.Notes, fmt.Sprintf("%v: not updated (cfix repair rebuilds it)", err))
-			continue
-		}
-		if raw == nil {
-			continue
-		}
-		var dropped []string
-		for _, id := range byFolder[folder] {
-			nb, ok, err := carry.IndexRemove(raw, id)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			if ok {
-				raw = nb
-				dropped = append(dropped, id)
-			}
-		}
-		if len(dropped) == 0 {
-			continue
-		}
-		fp, err := changeset.FingerprintOf(path)
-		if err != nil {
-			return err
-		}
-		cs.Add(changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: raw, HasData: true, EntriesRemoved: len(dropped),
-			Reason: fmt.Sprintf("drop %s from the folder's sessions-index.json", sessionWords(dropped))})
-	}
-	return nil
+	return carry.DropFromIndexes(cs, root, byFolder)
 }
 
 // emptiedFolders plans the removal of the project folders of sessions
@@ -435,12 +399,4 @@ func emptiedFolders(cs *changeset.ChangeSet, root string, sessions []*Session) e
 	return carry.RemoveEmptied(cs, dirs...)
 }
 
-func sessionWords(ids []string) string {
-	if len(ids) == 1 {
-		return "session " + ids[0]
-	}
-	if len(ids) <= 3 {
-		return "sessions " + strings.Join(ids, ", ")
-	}
-	return fmt.Sprintf("%d sessions", len(ids))
-}
+func sessionWords(ids []string) string { return carry.SessionWords(ids) }

@@ -50,6 +50,11 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	stubs, order, err := stubsOf(l, ids, nil)
+	if err != nil {
+		return nil, err
+	}
+	ids = append(ids, order...)
 	sessions, err := newOwner(opts.Root, l).sessions(ids)
 	if err != nil {
 		return nil, err
@@ -60,6 +65,9 @@ func Rm(opts RmOptions) (*changeset.ChangeSet, error) {
 	}
 	cs := changeset.New(opts.Root, "rm")
 	cs.Batch = true
+	for _, id := range order {
+		cs.Notes = append(cs.Notes, stubNote(id, stubs[id], "removed"))
+	}
 	for _, s := range sessions {
 		if why := guard.why(s); why != "" && !opts.Force {
 			return nil, &carry.ConflictError{Msg: why + "; nothing is planned (--force to remove it anyway)"}

@@ -22,7 +22,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/rfile"
@@ -61,6 +63,9 @@ type Options struct {
 	// Title, when set, is appended to the copy's main transcript as its
 	// custom-title line: the title /resume and cfix ls show for it.
 	Title string
+	// Now is the time a copy's files get (time.Now when zero): a new
+	// session's. A move keeps its files' times.
+	Now time.Time
 
 	// landing plans the copy of a session that may be in Root already
 	// under the same id (Land): its id is not refused as used, and Land
@@ -201,6 +206,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 		cs.Own(from) // the copy reads from there
 	}
 	p := &Plan{ChangeSet: cs, SessionID: newID, Dir: dir, Folder: dst}
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	now = now.Truncate(time.Millisecond) // as sessions-index.json's fileMtime says it
 	if move && dst == srcDir {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("session %s is already in %s, the project folder of %s", id, dst, dir))
 		return p, nil
@@ -241,7 +251,18 @@ func planSession(o Options, move bool) (*Plan, error) {
 		srcEntry = indexEntry(srcIdxRaw, id)
 	}
 
-	main, err := scanFile(src.Path, idxRaw != nil && srcEntry == nil)
+	// A trimmed copy (trim, fork) holds fewer messages than its source:
+	// its index entry counts those it keeps.
+	var drop map[int]bool
+	if o.Lines != nil {
+		drop = map[int]bool{}
+		for _, lt := range o.Lines {
+			if lt.Drop {
+				drop[lt.Line] = true
+			}
+		}
+	}
+	main, err := scanFileFor(src.Path, idxRaw != nil && (srcEntry == nil || o.Lines != nil), "", drop)
 	if err != nil {
 		return nil, err
 	}
@@ -296,10 +317,17 @@ func planSession(o Options, move bool) (*Plan, error) {
 		t = nil // nothing to rewrite: a plain copy
 	}
 
-	// Copies keep the source's modification times: the clone is the same
-	// history, and a file written seconds ago would count as a live session
-	// (an undo right after the clone would need --force).
+	// A copy is a new session: its files have the time they are made (the
+	// plan's), as a new session's have. With its source's, an old
+	// session's copy would be swept by Claude Code's next interactive
+	// start (tool-results files are swept each by its own mtime). A move
+	// is the same session in another folder: its files keep their times,
+	// and so do a landing's under its own id (Land: a session carried
+	// from another store, as a restore keeps the archived times).
 	mtime := main.fp.ModTime
+	if !move && !o.landing {
+		mtime = now
+	}
 	what := fmt.Sprintf("move of session %s to %s", id, dir)
 	if !move {
 		what = fmt.Sprintf("clone of session %s as %s in %s", id, newID, dir)
@@ -366,6 +394,11 @@ func planSession(o Options, move bool) (*Plan, error) {
 		if err := copySidecars(cs, from, root, id, newID, agents, what); err != nil {
 			return nil, err
 		}
+		for i := range cs.Ops {
+			if op := &cs.Ops[i]; !o.landing && (op.Action == changeset.Create || op.Action == changeset.CreateDir) {
+				op.ModTime = now
+			}
+		}
 	}
 
 	// The target folder's index lists the session.
@@ -374,6 +407,9 @@ func planSession(o Options, move bool) (*Plan, error) {
 		var entry []byte
 		if srcEntry != nil {
 			entry = retargetEntry(srcEntry, newID, mainDst, mtimeMS, oldDir, dir)
+			if o.Lines != nil && main.sum != nil {
+				entry = setIfPresent(entry, map[string][]byte{"messageCount": []byte(strconv.Itoa(main.sum.Messages))})
+			}
 		} else if main.sum != nil {
 			entry = newEntry(newID, mainDst, mtimeMS, main.sum, dir)
 		}

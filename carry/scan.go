@@ -114,16 +114,17 @@ type scan struct {
 // taken before the read, so an append during it makes apply refuse the
 // plan rather than copy a file that changed.
 func scanFile(path string, withSummary bool) (*scan, error) {
-	return scanFileFor(path, withSummary, "")
+	return scanFileFor(path, withSummary, "", nil)
 }
 
 // scanFileFor is scanFile that also tells whether an entry's cwd is dir or
-// under it (dir "": not asked).
+// under it (dir "": not asked), and whose summary leaves out the lines
+// drop names (a trimmed copy's index entry counts what the copy holds).
 //
 // A transcript that is a symbolic link is read through: the fingerprint
 // is of the file it leads to (its size, mode and bytes), never of the
 // link, so a copy made from it holds every byte of that file.
-func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
+func scanFileFor(path string, withSummary bool, dir string, drop map[int]bool) (*scan, error) {
 	f, err := rfile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if target, ok := Linked(path); ok {
@@ -175,7 +176,7 @@ func scanFileFor(path string, withSummary bool, dir string) (*scan, error) {
 				}
 			}
 		}
-		if s.sum != nil {
+		if s.sum != nil && !drop[s.lines] {
 			r := p.Parse(raw)
 			if r.Err == nil && session.HeaderOf(r.Value, &e) {
 				s.sum.Add(r.Value, &e)
@@ -264,7 +265,7 @@ type Scanned struct {
 // makes its index summary, dir ("" for none) is the directory CWDUnder
 // tells about. A transcript that is a symbolic link is read through.
 func ScanFile(path string, withSummary bool, dir string) (*Scanned, error) {
-	s, err := scanFileFor(path, withSummary, dir)
+	s, err := scanFileFor(path, withSummary, dir, nil)
 	if err != nil {
 		return nil, err
 	}

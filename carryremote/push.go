@@ -37,8 +37,12 @@ type PushOptions struct {
 	Passphrase bool
 	// Keys open the index when it is encrypted (its sessions' titles).
 	Keys pack.Keys
-	// Redact takes secrets out of what is pushed (secrets.Filter).
-	Redact pack.Redactor
+	// Redact takes secrets out of what is pushed (secrets.Filter);
+	// AllowSecrets sends them as they are. Without either, a session
+	// holding a secret is refused as pack.Write refuses it (a
+	// *pack.SecretsError, nothing of it sent).
+	Redact       pack.Redactor
+	AllowSecrets bool
 	// Host and Home name this machine in each object (default: its own).
 	Host, Home string
 	Now        time.Time
@@ -370,7 +374,7 @@ func (p *PushPlan) pushOne(ctx context.Context, staging string, it PushItem) (*E
 	defer os.Remove(f.Name())
 	defer f.Close()
 	w, err := pack.Write(f, pack.Options{Root: o.Root, Sessions: []string{it.main.Path}, Recipients: o.Recipients,
-		Passphrase: o.Passphrase, Host: o.Host, Home: o.Home, Now: o.Now, Redact: o.Redact})
+		Passphrase: o.Passphrase, Host: o.Host, Home: o.Home, Now: o.Now, Redact: o.Redact, AllowSecrets: o.AllowSecrets})
 	if err != nil {
 		return nil, 0, err
 	}

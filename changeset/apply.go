@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -369,6 +370,9 @@ func (j *journal) applyOp(i int, op *Op, hook func(string, int)) (appended bool,
 			}
 		}
 		if err != nil {
+			return false, err
+		}
+		if err := stampMade(op.Path, did, op.ModTime); err != nil {
 			return false, err
 		}
 		return false, j.syncDir(filepath.Dir(op.Path))
@@ -884,6 +888,37 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return os.Chtimes(dst, time.Now(), fi.ModTime())
+}
+
+// stampMade gives the files a CreateDir made in dst (made: as missingIn
+// names them) the modification time mtime, when it is set: the files of
+// a new session (a clone's tool-results) have the time they were made.
+// Each is changed inside an os.Root of dst, through no link.
+func stampMade(dst string, made []string, mtime time.Time) error {
+	if mtime.IsZero() {
+		return nil
+	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, rel := range made {
+		if strings.HasSuffix(rel, "/") {
+			continue
+		}
+		fi, err := root.Lstat(filepath.FromSlash(rel))
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
+			continue
+		}
+		if err := root.Chtimes(filepath.FromSlash(rel), time.Now(), mtime); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyTree copies the folder src to dst, keeping modes and mtimes. With

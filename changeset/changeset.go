@@ -124,7 +124,9 @@ type Op struct {
 	// rewrite nearly every line, so edits would hold the whole file.
 	Transform *Transform `json:"transform,omitempty"`
 	// Mode and ModTime of the result. Zero keeps those of the file replaced
-	// (Rewrite) or uses 0600 and now (Create).
+	// (Rewrite) or uses 0600 and now (Create). A CreateDir's ModTime, when
+	// set, is given to every file the copy makes (else each keeps its
+	// source's).
 	Mode    fs.FileMode `json:"mode,omitempty"`
 	ModTime time.Time   `json:"mtime,omitempty"`
 	// Merge makes a CreateDir fill in the files missing from a folder that
@@ -145,6 +147,13 @@ type Op struct {
 	// Session is the id of the session the file belongs to, if any: apply
 	// refuses files of live sessions.
 	Session string `json:"session,omitempty"`
+	// AsWritten marks an undo's removal of a file that holds, byte for
+	// byte, what the apply it undoes wrote (a copy's transcript, made with
+	// the time of the copy): no Claude Code has written it since, and its
+	// recent mtime is cfix's, so the live window does not hold (a running
+	// Claude Code that names the session still does). Set by Undo only,
+	// never read from a saved plan.
+	AsWritten bool `json:"-"`
 	// Counts for the summary.
 	EntriesRemoved int `json:"entries_removed,omitempty"`
 	EntriesAdded   int `json:"entries_added,omitempty"`

@@ -626,7 +626,7 @@ func undoOps(dir string, cs *ChangeSet, last int) ([]Op, []string, error) {
 			if cur.SHA256 != nf.SHA256 {
 				return nil, nil, &RefusedError{Path: op.Path, Reason: "changed since cfix created it; undo would lose those changes"}
 			}
-			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session})
+			out = append(out, Op{Action: Delete, Path: op.Path, Reason: reason, Expect: cur, Session: op.Session, AsWritten: true})
 		case Delete, DeleteDir:
 			bk, ok := backups[i]
 			if !ok {

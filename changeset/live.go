@@ -16,7 +16,7 @@ func liveReason(op *Op, opts ApplyOptions, now time.Time) string {
 	if op.Session != "" && opts.LiveSessions[op.Session] {
 		return fmt.Sprintf("session %s is live (a running Claude Code holds it); close it or use --force", op.Session)
 	}
-	if op.Expect.Exists && !op.Expect.Dir && strings.HasSuffix(op.Path, ".jsonl") && op.Action != Create && op.Action != RemoveEmptyDir {
+	if op.Expect.Exists && !op.Expect.Dir && strings.HasSuffix(op.Path, ".jsonl") && op.Action != Create && op.Action != RemoveEmptyDir && !op.AsWritten {
 		window := opts.LiveWindow
 		if window == 0 {
 			window = DefaultLiveWindow

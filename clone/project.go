@@ -218,10 +218,23 @@ func foldersToMove(root string, l *store.Layout, old, nw string) ([]FolderMove, 
 	if len(prefix) > store.MaxFolderLen {
 		prefix = prefix[:store.MaxFolderLen]
 	}
+	// The cwds of a folder's main transcripts tell the directory it stands
+	// for; a folder left with subagents only (their main transcript gone)
+	// is told by theirs, or it would stay behind while the entries under
+	// Old are rewritten: a cwd its name no longer encodes.
 	byFolder := map[string][]store.File{}
+	agents := map[string][]store.File{}
 	for _, f := range l.Files {
-		if f.Kind == store.KindSession {
+		switch f.Kind {
+		case store.KindSession:
 			byFolder[f.Project] = append(byFolder[f.Project], f)
+		case store.KindAgent, store.KindAgentFlat:
+			agents[f.Project] = append(agents[f.Project], f)
+		}
+	}
+	for folder, fs := range agents {
+		if len(byFolder[folder]) == 0 {
+			byFolder[folder] = fs
 		}
 	}
 	pdir := store.ProjectsDir(root)

@@ -39,6 +39,13 @@ func Move(opts Options) (*Plan, error) { return carry.Move(opts) }
 // NormDir makes a working directory absolute and clean (carry.NormDir).
 func NormDir(dir string) (string, error) { return carry.NormDir(dir) }
 
+// TargetFolder returns the project folder name Claude Code uses for dir
+// (carry.TargetFolder).
+func TargetFolder(root, dir string) string { return carry.TargetFolder(root, dir) }
+
+// DerivedUUID returns the UUID made from seed (carry.DerivedUUID).
+func DerivedUUID(seed string) string { return carry.DerivedUUID(seed) }
+
 func inputErr(format string, args ...any) error {
 	return &carry.InputError{Msg: fmt.Sprintf(format, args...)}
 }

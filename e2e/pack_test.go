@@ -37,6 +37,8 @@ func TestPackUnpackResume(t *testing.T) {
 		srcSum := fileSum(t, srcPath)
 		srcFamily := cloneFamilyOf(t, envA.ClaudeDir(), filepath.Dir(srcPath), sc.Main)
 		packA := filepath.Join(t.TempDir(), "a.cfixpack")
+		// No --redact nor --allow-secrets: what the clients wrote holds no
+		// secret, and pack finds none (a false alarm would refuse it).
 		res := RunCfix(t, journal, "pack", sc.Main, "--root", envA.ClaudeDir(), "-o", packA, "--recipient", recipient)
 		if res.ExitCode != 0 {
 			t.Fatalf("cfix pack: %s", res)

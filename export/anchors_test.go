@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/show"
@@ -134,8 +135,10 @@ func TestAnchorsEndWhereForksEnd(t *testing.T) {
 				t.Errorf("%s: turn %d has no message marked", f.Path, n)
 				continue
 			}
-			byTurn, terr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, Turn: n})
-			byAt, aerr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, At: at})
+			// One time for both: a fork's files get the time of its plan.
+			now := time.Now()
+			byTurn, terr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, Turn: n, Now: now})
+			byAt, aerr := trim.Fork(trim.ForkOptions{Root: root, Session: f.Path, At: at, Now: now})
 			if terr != nil || aerr != nil {
 				if (terr == nil) != (aerr == nil) {
 					t.Errorf("%s: turn %d: --turn: %v; --at %s: %v", f.Path, n, terr, at, aerr)

@@ -45,9 +45,13 @@ type SpecificOuput struct {
 const maxProblems = 5
 
 // Hook runs cfix's hook for event with the hook input read from in, and
-// writes its answer (if any) to out. It writes nothing to the store. Its
-// error is for cfix's log; the caller exits 0 whatever happens.
-func Hook(dir, event string, in io.Reader, out io.Writer) error {
+// writes its answer (if any) to out. It acts on one store: root, the one
+// the guard was installed for (recorded in the hook's command line), else
+// $CLAUDE_CONFIG_DIR or ~/.claude, the store of the Claude Code running
+// it; an input naming a transcript elsewhere is refused whole (no check,
+// no archive). It writes nothing to the store. Its error is for cfix's
+// log; the caller exits 0 whatever happens.
+func Hook(dir, root, event string, in io.Reader, out io.Writer) error {
 	var input Input
 	if err := json.NewDecoder(io.LimitReader(in, 1<<20)).Decode(&input); err != nil {
 		return fmt.Errorf("hook %s: stdin: %v", event, err)
@@ -55,18 +59,21 @@ func Hook(dir, event string, in io.Reader, out io.Writer) error {
 	if input.HookEventName != "" && input.HookEventName != event {
 		return fmt.Errorf("hook %s: stdin is for %s", event, input.HookEventName)
 	}
-	run := Run{At: time.Now().UTC(), Session: input.SessionID, Source: input.Source}
-	var err error
-	switch event {
-	case "SessionStart":
-		err = sessionStart(dir, input, out, &run)
-	case "SessionEnd":
-		err = sessionEnd(input, &run)
-		if serr := sessionEndSecrets(dir, input); serr != nil {
-			err = errors.Join(err, serr)
-		}
-	default:
+	if event != "SessionStart" && event != "SessionEnd" {
 		return fmt.Errorf("hook %s: not an event cfix handles (%s)", event, strings.Join(Events, ", "))
+	}
+	run := Run{At: time.Now().UTC(), Session: input.SessionID, Source: input.Source}
+	root, err := boundStore(root, input)
+	if err == nil {
+		switch event {
+		case "SessionStart":
+			err = sessionStart(dir, root, input, out, &run)
+		case "SessionEnd":
+			err = sessionEnd(root, input, &run)
+			if serr := sessionEndSecrets(dir, root, input); serr != nil {
+				err = errors.Join(err, serr)
+			}
+		}
 	}
 	if err != nil {
 		err = fmt.Errorf("hook %s: session %s: %w", event, input.SessionID, err)
@@ -78,38 +85,72 @@ func Hook(dir, event string, in io.Reader, out io.Writer) error {
 	return err
 }
 
-// transcript finds the transcript and store the input names.
-func transcript(input Input) (root, path string, err error) {
-	path = input.TranscriptPath
-	if path != "" {
-		if fi, serr := os.Stat(path); serr == nil && fi.Mode().IsRegular() {
-			if p := filepath.Dir(filepath.Dir(path)); filepath.Base(p) == "projects" {
-				return filepath.Dir(p), path, nil
-			}
+// boundStore is the store a hook acts on: root when the install recorded
+// one, else $CLAUDE_CONFIG_DIR or ~/.claude. An input whose transcript_path
+// is not a transcript of that store (projects/<folder>/<name>.jsonl under
+// it) is refused: the parent of any .../projects/<folder>/x.jsonl is no
+// store of the guard's, and a hook archives what it ages there.
+func boundStore(root string, input Input) (string, error) {
+	if root == "" {
+		r, err := store.Resolve("")
+		if err != nil {
+			return "", err
+		}
+		root = r
+	} else if !filepath.IsAbs(root) {
+		return "", fmt.Errorf("--root %s: not an absolute path (cfix guard install writes one)", root)
+	}
+	if input.TranscriptPath != "" && !inStore(root, input.TranscriptPath) {
+		return "", fmt.Errorf("transcript_path %s is not a transcript of the store %s, the one this hook acts on: nothing done (a hook acts on the store cfix guard install was run for, else $CLAUDE_CONFIG_DIR or ~/.claude)", input.TranscriptPath, root)
+	}
+	return root, nil
+}
+
+// inStore reports whether path names a transcript of the store at root,
+// <root>/projects/<folder>/<name>.jsonl (a new session's may not exist
+// yet), with root as given or through its symbolic links.
+func inStore(root, path string) bool {
+	if !filepath.IsAbs(path) || !strings.HasSuffix(path, ".jsonl") {
+		return false
+	}
+	projects := filepath.Dir(filepath.Dir(filepath.Clean(path)))
+	for _, r := range []string{root, realPath(root)} {
+		if r != "" && projects == filepath.Join(r, "projects") {
+			return true
 		}
 	}
-	if root, err = store.Resolve(""); err != nil {
-		return "", "", err
+	if rp := realPath(projects); rp != "" && rp == realPath(filepath.Join(root, "projects")) {
+		return true
+	}
+	return false
+}
+
+// realPath is path through its symbolic links, or "" when it is not there.
+func realPath(path string) string {
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// transcript finds the transcript the input names in the store at root:
+// its transcript_path (inStore checked it), else its session id.
+func transcript(root string, input Input) (string, error) {
+	path := input.TranscriptPath
+	if path != "" {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+			return path, nil
+		}
 	}
 	if input.SessionID == "" {
-		return "", "", errors.New("no transcript_path on disk and no session_id")
+		return "", errors.New("no transcript_path on disk and no session_id")
 	}
 	t, err := resume.Find(root, input.SessionID, "")
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
-	return root, t.Path, nil
-}
-
-// storeOf is the store of the transcript the input names (which a new
-// session has not written yet), or the default store.
-func storeOf(input Input) (string, error) {
-	if p := filepath.Dir(filepath.Dir(input.TranscriptPath)); input.TranscriptPath != "" && filepath.Base(p) == "projects" {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return filepath.Dir(p), nil
-		}
-	}
-	return store.Resolve("")
+	return t.Path, nil
 }
 
 // problems are the findings of severity error in the session's family.
@@ -117,7 +158,7 @@ func problems(root, path string) ([]validate.Finding, error) {
 	return resume.Check(root, &resume.Target{Path: path})
 }
 
-func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
+func sessionStart(dir, root string, input Input, out io.Writer, run *Run) error {
 	if input.Source != "startup" && input.Source != "resume" {
 		return nil
 	}
@@ -127,10 +168,6 @@ func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
 	orig := out
 	defer func() { writeAnswer(dir, &answer, orig) }()
 	out = &answer
-	root, err := storeOf(input)
-	if err != nil {
-		return err
-	}
 	if input.Source == "startup" {
 		return archiveBefore(dir, root, "", run)
 	}
@@ -140,13 +177,13 @@ func sessionStart(dir string, input Input, out io.Writer, run *Run) error {
 	if except == "" && input.TranscriptPath != "" {
 		except = strings.TrimSuffix(filepath.Base(input.TranscriptPath), ".jsonl")
 	}
-	return errors.Join(checkResume(input, out, run), archiveBefore(dir, root, except, run))
+	return errors.Join(checkResume(root, input, out, run), archiveBefore(dir, root, except, run))
 }
 
 // checkResume checks the session being resumed, and when it has problems
 // answers with the warning.
-func checkResume(input Input, out io.Writer, run *Run) error {
-	root, path, err := transcript(input)
+func checkResume(root string, input Input, out io.Writer, run *Run) error {
+	path, err := transcript(root, input)
 	if err != nil {
 		return err
 	}
@@ -212,8 +249,8 @@ func Warning(path string, found []validate.Finding) string {
 	return b.String()
 }
 
-func sessionEnd(input Input, run *Run) error {
-	root, path, err := transcript(input)
+func sessionEnd(root string, input Input, run *Run) error {
+	path, err := transcript(root, input)
 	if err != nil {
 		return err
 	}
@@ -242,12 +279,12 @@ func codes(found []validate.Finding) []string {
 
 // sessionEndSecrets scans the session that ended for secrets, when the
 // scan is on (cfix guard install --secrets).
-func sessionEndSecrets(dir string, input Input) error {
+func sessionEndSecrets(dir, root string, input Input) error {
 	st, err := ReadSecrets(dir)
 	if err != nil || !st.On {
 		return err
 	}
-	root, path, err := transcript(input)
+	path, err := transcript(root, input)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func TestHookResumeOfDamagedSession(t *testing.T) {
 	before := listing(t, root)
 	state := t.TempDir()
 	var out bytes.Buffer
-	if err := Hook(state, "SessionStart", input("SessionStart", "resume", path, damage.V88Session), &out); err != nil {
+	if err := Hook(state, root, "SessionStart", input("SessionStart", "resume", path, damage.V88Session), &out); err != nil {
 		t.Fatal(err)
 	}
 	var ans Output
@@ -73,7 +73,7 @@ func TestHookSilentWhenNothingToSay(t *testing.T) {
 	path := damage.MainFile(root)
 	for _, source := range []string{"resume", "startup", "clear"} {
 		var out bytes.Buffer
-		if err := Hook(t.TempDir(), "SessionStart", input("SessionStart", source, path, damage.V88Session), &out); err != nil {
+		if err := Hook(t.TempDir(), root, "SessionStart", input("SessionStart", source, path, damage.V88Session), &out); err != nil {
 			t.Fatal(source, err)
 		}
 		if out.Len() != 0 {
@@ -83,7 +83,7 @@ func TestHookSilentWhenNothingToSay(t *testing.T) {
 	// A startup on a damaged session does not look at it.
 	damage.Cycle(t, path, damage.FindLast(t, path, damage.HasBlock("tool_result")))
 	var out bytes.Buffer
-	if err := Hook(t.TempDir(), "SessionStart", input("SessionStart", "startup", path, damage.V88Session), &out); err != nil || out.Len() != 0 {
+	if err := Hook(t.TempDir(), root, "SessionStart", input("SessionStart", "startup", path, damage.V88Session), &out); err != nil || out.Len() != 0 {
 		t.Errorf("startup: %v %q", err, out.String())
 	}
 }
@@ -92,11 +92,11 @@ func TestHookBadInput(t *testing.T) {
 	state := t.TempDir()
 	var out bytes.Buffer
 	for _, in := range []string{"", "not json", `{"hook_event_name": "SessionEnd"}`} {
-		if err := Hook(state, "SessionStart", strings.NewReader(in), &out); err == nil {
+		if err := Hook(state, "", "SessionStart", strings.NewReader(in), &out); err == nil {
 			t.Errorf("%q: no error", in)
 		}
 	}
-	if err := Hook(state, "Nope", strings.NewReader(`{}`), &out); err == nil {
+	if err := Hook(state, "", "Nope", strings.NewReader(`{}`), &out); err == nil {
 		t.Error("unknown event: no error")
 	}
 	if out.Len() != 0 {
@@ -114,7 +114,7 @@ func TestHookSessionEndRecordsTornLine(t *testing.T) {
 	before := listing(t, root)
 	state := t.TempDir()
 	var out bytes.Buffer
-	if err := Hook(state, "SessionEnd", input("SessionEnd", "", path, damage.V88Session), &out); err != nil {
+	if err := Hook(state, root, "SessionEnd", input("SessionEnd", "", path, damage.V88Session), &out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Len() != 0 {
@@ -164,7 +164,7 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	start := func(source string) {
 		t.Helper()
 		var out bytes.Buffer
-		if err := Hook(state, "SessionStart", input("SessionStart", source, newPath, "7f8d1b52-0000-4000-8000-000000000001"), &out); err != nil || out.Len() != 0 {
+		if err := Hook(state, root, "SessionStart", input("SessionStart", source, newPath, "7f8d1b52-0000-4000-8000-000000000001"), &out); err != nil || out.Len() != 0 {
 			t.Fatalf("%v %q", err, out.String())
 		}
 	}
@@ -176,14 +176,14 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	}
 	// Once a day, whatever starts.
 	start("startup")
-	Hook(state, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard)
+	Hook(state, root, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard)
 	if len(archived) != 1 {
 		t.Errorf("archived %v", archived)
 	}
 	// A resume starts it too (a resumed session sweeps as a new one does),
 	// leaving the session resumed in the store.
 	other := t.TempDir()
-	if err := Hook(other, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard); err != nil {
+	if err := Hook(other, root, "SessionStart", input("SessionStart", "resume", damage.MainFile(root), damage.V88Session), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	wantResume := fmt.Sprint([]string{"archive", "--older-than", "25d", "--by-transcript", "--root", root, "--apply", "--yes", "--except", damage.V88Session})
@@ -192,7 +192,7 @@ func TestHookStartupArchivesBeforeSweep(t *testing.T) {
 	}
 	// Even when the session resumed cannot be checked.
 	gone := filepath.Join(root, "projects", "-nowhere", "0badf00d-0000-4000-8000-000000000000.jsonl")
-	if err := Hook(t.TempDir(), "SessionStart", input("SessionStart", "resume", gone, "0badf00d-0000-4000-8000-000000000000"), io.Discard); err == nil {
+	if err := Hook(t.TempDir(), root, "SessionStart", input("SessionStart", "resume", gone, "0badf00d-0000-4000-8000-000000000000"), io.Discard); err == nil {
 		t.Errorf("a resume of a session that is nowhere: no error")
 	}
 	if len(archived) != 3 || archived[2][len(archived[2])-1] != "0badf00d-0000-4000-8000-000000000000" {

@@ -33,7 +33,7 @@ func TestMark(t *testing.T) {
 	if n, _ := Mark(ss, ProtectionOf(root, now)); n != 0 {
 		t.Errorf("without hooks: %d marked", n)
 	}
-	if err := os.WriteFile(filepath.Join(root, "settings.json"), Fresh("/usr/local/bin/cfix"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "settings.json"), Fresh("/usr/local/bin/cfix", root), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p := ProtectionOf(root, now)

@@ -25,7 +25,7 @@ func TestHookSecrets(t *testing.T) {
 		if err := SetSecrets(state, on); err != nil {
 			t.Fatal(err)
 		}
-		if err := Hook(state, "SessionEnd", input("SessionEnd", "", path, sid), &bytes.Buffer{}); err != nil {
+		if err := Hook(state, root, "SessionEnd", input("SessionEnd", "", path, sid), &bytes.Buffer{}); err != nil {
 			t.Fatal(err)
 		}
 		st, err := ReadSecrets(state)
@@ -43,7 +43,7 @@ func TestHookSecrets(t *testing.T) {
 		}
 		// A new session starts: it is told.
 		var out bytes.Buffer
-		if err := Hook(state, "SessionStart", input("SessionStart", "startup", "", "99999999-2222-3333-4444-555555555555"), &out); err != nil {
+		if err := Hook(state, root, "SessionStart", input("SessionStart", "startup", "", "99999999-2222-3333-4444-555555555555"), &out); err != nil {
 			t.Fatal(err)
 		}
 		var ans Output
@@ -62,7 +62,7 @@ func TestHookSecrets(t *testing.T) {
 		}
 		// Told once.
 		out.Reset()
-		if err := Hook(state, "SessionStart", input("SessionStart", "resume", path, sid), &out); err != nil {
+		if err := Hook(state, root, "SessionStart", input("SessionStart", "resume", path, sid), &out); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(out.String(), "cfix redact") {

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cfix-dev/cfix/internal/shell"
@@ -18,9 +20,15 @@ import (
 var Events = []string{"SessionStart", "SessionEnd"}
 
 // Command is the command line of cfix's hook for event, run by the cfix
-// binary at bin (an absolute path).
-func Command(bin, event string) string {
-	return shell.Quote(bin) + " hook " + event
+// binary at bin (an absolute path), acting on the store root (recorded at
+// install: --root ROOT); "" records none (a project's settings, read by a
+// Claude Code of any store: the hook acts on $CLAUDE_CONFIG_DIR's).
+func Command(bin, event, root string) string {
+	c := shell.Quote(bin) + " hook " + event
+	if root != "" {
+		c += " --root " + shell.Quote(root)
+	}
+	return c
 }
 
 // Installed is one hook of cfix found in a settings file.
@@ -28,25 +36,79 @@ type Installed struct {
 	Event   string
 	Command string
 	Binary  string // the cfix the command runs, as the command names it
+	// Root is the store the command names (--root), "" when it names none:
+	// written by an earlier cfix, or in a project's settings.
+	Root string
 }
 
-// ourBinary reports whether command is a hook of cfix for event (its own
-// command line: BIN hook EVENT, BIN's file name starting with cfix) and
-// which binary it runs.
-func ourBinary(command, event string) (string, bool) {
-	rest, ok := strings.CutSuffix(command, " hook "+event)
-	if !ok || rest == "" {
-		return "", false
+// ourCommand reports whether command is a hook of cfix for event (its own
+// command line: BIN hook EVENT [--root ROOT], BIN's file name starting with
+// cfix), with the binary it runs and the store it names.
+func ourCommand(command, event string) (bin, root string, ok bool) {
+	bin, rest, ok := word(command)
+	if !ok {
+		return "", "", false
 	}
-	bin := rest
-	if len(bin) >= 2 && bin[0] == '\'' && bin[len(bin)-1] == '\'' {
-		bin = strings.ReplaceAll(bin[1:len(bin)-1], `'\''`, "'")
+	if rest, ok = strings.CutPrefix(rest, " hook "+event); !ok {
+		return "", "", false
+	}
+	if rest != "" {
+		if rest, ok = strings.CutPrefix(rest, " --root "); !ok {
+			return "", "", false
+		}
+		if root, rest, ok = word(rest); !ok || rest != "" || root == "" {
+			return "", "", false
+		}
 	}
 	base := bin[strings.LastIndexAny(bin, `/\`)+1:]
 	if !strings.HasPrefix(base, "cfix") {
-		return "", false
+		return "", "", false
 	}
-	return bin, true
+	return bin, root, true
+}
+
+// word reads the first word of s as shell.Quote writes one: bare, in
+// single quotes (a quote inside closes them, escapes itself and opens
+// them again), or $'...' (kept as it is written: a path with control
+// characters); rest is what follows it.
+func word(s string) (w, rest string, ok bool) {
+	switch {
+	case strings.HasPrefix(s, "$'"):
+		for i := 2; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '\'':
+				return s[:i+1], s[i+1:], true
+			}
+		}
+		return "", "", false
+	case strings.HasPrefix(s, "'"):
+		var b strings.Builder
+		for i := 1; i < len(s); {
+			j := strings.IndexByte(s[i:], '\'')
+			if j < 0 {
+				return "", "", false
+			}
+			b.WriteString(s[i : i+j])
+			i += j + 1
+			if strings.HasPrefix(s[i:], `\''`) {
+				b.WriteByte('\'')
+				i += 3
+				continue
+			}
+			return b.String(), s[i:], true
+		}
+		return "", "", false
+	}
+	i := strings.IndexByte(s, ' ')
+	if i < 0 {
+		i = len(s)
+	}
+	if i == 0 {
+		return "", "", false
+	}
+	return s[:i], s[i:], true
 }
 
 // SettingsError says why a settings file is not changed.
@@ -85,84 +147,211 @@ func check(path string, raw []byte) error {
 	return nil
 }
 
+// hookTypes are the hook types Claude Code 2.1.332 knows: 2.1.205 rejects
+// a whole settings file with a hook of another type.
+var hookTypes = map[string]bool{"command": true, "prompt": true, "agent": true, "http": true, "mcp_tool": true}
+
+// Refusal says why cfix does not install into the settings raw read from
+// path, or nil. Measured with the clients (e2e TestSettingsShapes): a
+// hooks member that is not an object, or an event that is not an array,
+// is ignored (2.1.332 says so), and cfix's hooks there would never run; a
+// null where a matcher group or a hook goes, a group without its hooks
+// array, a hook without a type Claude Code knows or a command hook without
+// its command, a matcher that is not a string, make 2.1.205 reject the
+// whole file (2.1.332 skips the entry): fix it first. Where a member is
+// written twice, the last is the one read, as JSON.parse reads it.
+func Refusal(path string, raw []byte) error {
+	if err := check(path, raw); err != nil {
+		return err
+	}
+	refuse := func(format string, args ...any) error {
+		return &SettingsError{Path: path, Msg: fmt.Sprintf(format, args...)}
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil
+	}
+	h, ok := top["hooks"]
+	if !ok {
+		return nil
+	}
+	var hooks map[string]json.RawMessage
+	if c := bytes.TrimSpace(h)[0]; c != '{' || json.Unmarshal(h, &hooks) != nil {
+		return refuse("hooks is %s, not an object: Claude Code ignores it, and cfix's hooks would never run; fix it first (a hooks of {} or none at all)", kind(c))
+	}
+	for _, ev := range Events {
+		if raw, ok := hooks[ev]; ok {
+			if c := bytes.TrimSpace(raw)[0]; c != '[' {
+				return refuse("hooks.%s is %s, not an array: Claude Code ignores it, and cfix's hook would never run; fix it first", ev, kind(c))
+			}
+		}
+	}
+	const whole = "Claude Code (2.1.205) rejects the whole file for it, 2.1.332 skips it; fix it first"
+	for _, ev := range slices.Sorted(maps.Keys(hooks)) {
+		var groups []json.RawMessage
+		if json.Unmarshal(hooks[ev], &groups) != nil {
+			continue // an event that is not an array is ignored (not cfix's)
+		}
+		for i, g := range groups {
+			at := fmt.Sprintf("hooks.%s[%d]", ev, i)
+			var group map[string]json.RawMessage
+			if bytes.Equal(bytes.TrimSpace(g), []byte("null")) || json.Unmarshal(g, &group) != nil {
+				return refuse("%s is %s, not a matcher group: %s", at, kind(bytes.TrimSpace(g)[0]), whole)
+			}
+			if m, ok := group["matcher"]; ok && bytes.TrimSpace(m)[0] != '"' {
+				return refuse("%s.matcher is %s, not a string: %s", at, kind(bytes.TrimSpace(m)[0]), whole)
+			}
+			var list []json.RawMessage
+			if hs, ok := group["hooks"]; !ok || bytes.TrimSpace(hs)[0] != '[' || json.Unmarshal(hs, &list) != nil {
+				return refuse("%s has no hooks array: %s", at, whole)
+			}
+			for j, e := range list {
+				at := fmt.Sprintf("%s.hooks[%d]", at, j)
+				var hook struct {
+					Type    *string `json:"type"`
+					Command *string `json:"command"`
+				}
+				if bytes.TrimSpace(e)[0] != '{' || json.Unmarshal(e, &hook) != nil {
+					return refuse("%s is %s, not a hook: %s", at, kind(bytes.TrimSpace(e)[0]), whole)
+				}
+				switch {
+				case hook.Type == nil || !hookTypes[*hook.Type]:
+					return refuse("%s has no type Claude Code knows (%s): %s", at, strings.Join(slices.Sorted(maps.Keys(hookTypes)), ", "), whole)
+				case *hook.Type == "command" && (hook.Command == nil || *hook.Command == ""):
+					return refuse("%s is a command hook without its command: %s", at, whole)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // blank reports whether raw holds nothing but white space: a settings file
 // that is missing or empty.
 func blank(raw []byte) bool { return len(bytes.TrimSpace(raw)) == 0 }
 
 // Fresh is the settings file install writes where there is none (or an
 // empty one): cfix's hooks, indented by two spaces.
-func Fresh(bin string) []byte {
+func Fresh(bin, root string) []byte {
 	var hooks struct {
 		Hooks struct {
 			SessionStart []group
 			SessionEnd   []group
 		} `json:"hooks"`
 	}
-	hooks.Hooks.SessionStart = []group{ourGroup(bin, "SessionStart")}
-	hooks.Hooks.SessionEnd = []group{ourGroup(bin, "SessionEnd")}
+	hooks.Hooks.SessionStart = []group{ourGroup(bin, "SessionStart", root)}
+	hooks.Hooks.SessionEnd = []group{ourGroup(bin, "SessionEnd", root)}
 	b, _ := json.MarshalIndent(hooks, "", "  ")
 	return append(b, '\n')
 }
 
-func ourGroup(bin, event string) group {
-	return group{Hooks: []hookEntry{{Type: "command", Command: Command(bin, event)}}}
+func ourGroup(bin, event, root string) group {
+	return group{Hooks: []hookEntry{{Type: "command", Command: Command(bin, event, root)}}}
 }
 
-// Install adds cfix's hooks (run by bin) to the settings raw read from
-// path, editing the text: the bytes of everything else are kept, and what
-// is added is indented as the file is (compact, on one line, in a file of one line).
-// An event that already has a hook of cfix gets this binary in its command
-// line (the rest of the entry is left as it is). It refuses a
-// file that is not a JSON object, a hooks field that is not an object
-// (null among them: Claude Code rejects the whole file), and an event
-// whose value is not an array.
-func Install(path string, raw []byte, bin string) ([]byte, error) {
-	if blank(raw) {
-		return Fresh(bin), nil
+// Before is what an install found that its uninstall needs to give the
+// settings file back byte for byte: whether the file was missing, the
+// bytes of a blank one, the containers the install made ("hooks",
+// "hooks.EVENT"), those it found and filled (with the white space inside
+// the empty ones: "" is the top-level object). cfix keeps it in its state
+// folder (SaveBefore) until the uninstall.
+type Before struct {
+	Missing bool              `json:"missing,omitempty"`
+	Blank   *string           `json:"blank,omitempty"`
+	Made    map[string]bool   `json:"made,omitempty"`
+	Found   map[string]bool   `json:"found,omitempty"`
+	Inner   map[string]string `json:"inner,omitempty"`
+}
+
+func (b *Before) made(key string) {
+	if b.Made == nil {
+		b.Made = map[string]bool{}
 	}
-	if err := check(path, raw); err != nil {
-		return nil, err
+	b.Made[key] = true
+}
+
+// found records a container install fills: with the white space inside
+// when it is empty.
+func (b *Before) found(key string, raw []byte, at int, empty bool) {
+	if b.Found == nil {
+		b.Found = map[string]bool{}
+	}
+	b.Found[key] = true
+	if empty {
+		if b.Inner == nil {
+			b.Inner = map[string]string{}
+		}
+		b.Inner[key] = string(raw[at+1 : firstNonSpace(raw, at+1)])
+	}
+}
+
+// Install adds cfix's hooks (run by bin, acting on the store root) to the
+// settings raw read from path, editing the text: the bytes of everything
+// else are kept, and what is added is indented as the file is (compact,
+// on one line, in a file of one line; with its line ends, \r\n in a file
+// that has them). Where a member is written twice, the last is the one
+// Claude Code reads (JSON.parse): it is the one edited. An event that
+// already has a hook of cfix gets this command line (the rest of the entry
+// is left as it is). It refuses a file Claude Code would not run cfix's
+// hooks from (Refusal), saying why. Before says what uninstall needs.
+func Install(path string, raw []byte, bin, root string) ([]byte, *Before, error) {
+	b := &Before{}
+	if blank(raw) {
+		s := string(raw)
+		b.Blank = &s
+		return Fresh(bin, root), b, nil
+	}
+	if err := Refusal(path, raw); err != nil {
+		return nil, nil, err
 	}
 	out := raw
 	for _, ev := range Events {
 		top, _, err := session.Fields(out, 0)
 		if err != nil {
-			return nil, &SettingsError{Path: path, Msg: err.Error()}
+			return nil, nil, &SettingsError{Path: path, Msg: err.Error()}
 		}
 		hooks := field(top, "hooks")
 		if hooks == nil {
-			out = insertMember(out, 0, "hooks", map[string][]group{ev: {ourGroup(bin, ev)}})
+			open := firstNonSpace(out, 0)
+			if len(top) == 0 {
+				b.found("", out, open, true)
+			}
+			b.made("hooks")
+			b.made("hooks." + ev)
+			out = insertMember(out, 0, "hooks", map[string][]group{ev: {ourGroup(bin, ev, root)}})
 			continue
-		}
-		if out[hooks.Start] != '{' {
-			return nil, &SettingsError{Path: path, Msg: fmt.Sprintf("hooks is %s, not an object: Claude Code rejects the whole file; fix it first (a hooks field of {} or none at all)", kind(out[hooks.Start]))}
 		}
 		evs, _, err := session.Fields(out, hooks.Start)
 		if err != nil {
-			return nil, &SettingsError{Path: path, Msg: err.Error()}
+			return nil, nil, &SettingsError{Path: path, Msg: err.Error()}
+		}
+		if !b.Made["hooks"] {
+			b.found("hooks", out, hooks.Start, len(evs) == 0)
 		}
 		f := field(evs, ev)
 		if f == nil {
-			out = insertMember(out, hooks.Start, ev, []group{ourGroup(bin, ev)})
+			b.made("hooks." + ev)
+			out = insertMember(out, hooks.Start, ev, []group{ourGroup(bin, ev, root)})
 			continue
-		}
-		if out[f.Start] != '[' {
-			return nil, &SettingsError{Path: path, Msg: fmt.Sprintf("hooks.%s is %s, not an array: Claude Code rejects the whole file; fix it first", ev, kind(out[f.Start]))}
 		}
 		elems, _, err := session.Elements(out, f.Start)
 		if err != nil {
-			return nil, &SettingsError{Path: path, Msg: err.Error()}
+			return nil, nil, &SettingsError{Path: path, Msg: err.Error()}
 		}
 		if mine := ours(out, elems, ev); len(mine) > 0 {
-			// cfix's hook of another binary (cfix moved) runs this one.
-			if out, err = setCommand(out, elems[mine[0]], Command(bin, ev)); err != nil {
-				return nil, &SettingsError{Path: path, Msg: err.Error()}
+			// cfix's hook of another binary (cfix moved), or of an
+			// earlier cfix (no store): this command line. What was there
+			// before that install is not known: uninstall removes an
+			// array it leaves empty.
+			if out, err = setCommand(out, elems[mine[0]], Command(bin, ev, root)); err != nil {
+				return nil, nil, &SettingsError{Path: path, Msg: err.Error()}
 			}
 			continue
 		}
-		out = appendElement(out, f.Start, ourGroup(bin, ev))
+		b.found("hooks."+ev, out, f.Start, len(elems) == 0)
+		out = appendElement(out, f.Start, ourGroup(bin, ev, root))
 	}
-	return out, nil
+	return out, b, nil
 }
 
 // setCommand sets the command of the hook of the group at span (one of
@@ -192,31 +381,42 @@ func setCommand(raw []byte, span [2]int, command string) ([]byte, error) {
 	return append(out, raw[c.End:]...), nil
 }
 
-// Uninstall removes from raw the hooks of cfix: each entry install added,
-// then an event's array it leaves empty, then a hooks object it leaves
-// empty. After Install, it gives back the bytes Install was given (an
-// empty array or object with white space inside comes back without it).
-func Uninstall(path string, raw []byte) ([]byte, error) {
+// Uninstall removes from raw the hooks of cfix: each entry of cfix, then
+// an event's array and a hooks object left empty that the install made.
+// With what the install found (before, nil when unknown: a file installed
+// by an earlier cfix), what it filled stays, with the white space it held,
+// and a file that was missing or blank comes back as it was when nothing
+// else was added to it (gone says the file is to be removed): after
+// Install, the bytes Install was given. Without it, an array or hooks
+// object left empty goes.
+func Uninstall(path string, raw []byte, before *Before) (out []byte, gone bool, err error) {
 	if blank(raw) {
-		return raw, nil
+		return raw, false, nil
 	}
 	if err := check(path, raw); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	out := raw
+	if before == nil {
+		before = &Before{}
+	}
+	// made reports whether uninstall removes the container key when it
+	// leaves it empty: the install made it, or it is not known.
+	made := func(key string) bool { return before.Made[key] || !before.Found[key] }
+	out = raw
+	removed := false
 	for i := len(Events) - 1; i >= 0; i-- {
 		ev := Events[i]
 		top, _, err := session.Fields(out, 0)
 		if err != nil {
-			return nil, &SettingsError{Path: path, Msg: err.Error()}
+			return nil, false, &SettingsError{Path: path, Msg: err.Error()}
 		}
 		hooks := field(top, "hooks")
 		if hooks == nil || out[hooks.Start] != '{' {
-			return out, nil
+			break
 		}
 		evs, _, err := session.Fields(out, hooks.Start)
 		if err != nil {
-			return nil, &SettingsError{Path: path, Msg: err.Error()}
+			return nil, false, &SettingsError{Path: path, Msg: err.Error()}
 		}
 		f := field(evs, ev)
 		if f == nil || out[f.Start] != '[' {
@@ -224,29 +424,64 @@ func Uninstall(path string, raw []byte) ([]byte, error) {
 		}
 		elems, _, err := session.Elements(out, f.Start)
 		if err != nil {
-			return nil, &SettingsError{Path: path, Msg: err.Error()}
+			return nil, false, &SettingsError{Path: path, Msg: err.Error()}
 		}
 		mine := ours(out, elems, ev)
 		if len(mine) == 0 {
 			continue
 		}
-		if len(mine) == len(elems) {
-			out = removeItem(out, hooks.Start, memberSpans(evs), indexOf(evs, ev))
+		removed = true
+		if len(mine) == len(elems) && made("hooks."+ev) {
+			out = removeItem(out, hooks.Start, memberSpans(evs), lastIndex(evs, ev))
 		} else {
 			for j := len(mine) - 1; j >= 0; j-- {
 				out = removeItem(out, f.Start, elems, mine[j])
 				elems, _, _ = session.Elements(out, f.Start)
 			}
+			if len(elems) == 0 {
+				out = fillEmpty(out, f.Start, before.Inner["hooks."+ev])
+			}
 		}
-		// The hooks object left empty goes too.
+		// The hooks object left empty goes too, or gets its white space.
 		top, _, _ = session.Fields(out, 0)
 		if h := field(top, "hooks"); h != nil {
 			if evs, _, _ := session.Fields(out, h.Start); len(evs) == 0 {
-				out = removeItem(out, firstNonSpace(out, 0), memberSpans(top), indexOf(top, "hooks"))
+				if made("hooks") {
+					out = removeItem(out, firstNonSpace(out, 0), memberSpans(top), lastIndex(top, "hooks"))
+				} else {
+					out = fillEmpty(out, h.Start, before.Inner["hooks"])
+				}
 			}
 		}
 	}
-	return out, nil
+	if !removed {
+		return raw, false, nil
+	}
+	if top, _, err := session.Fields(out, 0); err == nil && len(top) == 0 {
+		// What install made of a missing or blank file, or of an empty
+		// object, and nothing else since.
+		switch {
+		case before.Missing && string(out) == "{}\n":
+			return nil, true, nil
+		case before.Blank != nil && string(out) == "{}\n":
+			return []byte(*before.Blank), false, nil
+		case before.Found[""]:
+			out = fillEmpty(out, firstNonSpace(out, 0), before.Inner[""])
+		}
+	}
+	return out, false, nil
+}
+
+// fillEmpty puts inner between the brackets of the empty container that
+// opens at raw[open] (which holds no white space).
+func fillEmpty(raw []byte, open int, inner string) []byte {
+	if inner == "" {
+		return raw
+	}
+	out := make([]byte, 0, len(raw)+len(inner))
+	out = append(out, raw[:open+1]...)
+	out = append(out, inner...)
+	return append(out, raw[open+1:]...)
 }
 
 // List returns cfix's hooks found in the settings raw.
@@ -263,8 +498,8 @@ func List(raw []byte) []Installed {
 	for _, ev := range Events {
 		for _, g := range s.Hooks[ev] {
 			for _, h := range g.Hooks {
-				if bin, ok := ourBinary(h.Command, ev); ok {
-					out = append(out, Installed{Event: ev, Command: h.Command, Binary: bin})
+				if bin, root, ok := ourCommand(h.Command, ev); ok {
+					out = append(out, Installed{Event: ev, Command: h.Command, Binary: bin, Root: root})
 				}
 			}
 		}
@@ -284,22 +519,24 @@ func ours(raw []byte, elems [][2]int, event string) []int {
 		if json.Unmarshal(raw[e[0]:e[1]], &all) != nil || len(all) != 1 || json.Unmarshal(raw[e[0]:e[1]], &g) != nil || len(g.Hooks) != 1 {
 			continue
 		}
-		if _, ok := ourBinary(g.Hooks[0].Command, event); ok && g.Hooks[0].Type == "command" {
+		if _, _, ok := ourCommand(g.Hooks[0].Command, event); ok && g.Hooks[0].Type == "command" {
 			idx = append(idx, i)
 		}
 	}
 	return idx
 }
 
+// field is the member key of an object, the last when it is written
+// twice: Claude Code reads the file with JSON.parse, which takes the last.
 func field(fs []session.Field, key string) *session.Field {
-	if i := indexOf(fs, key); i >= 0 {
+	if i := lastIndex(fs, key); i >= 0 {
 		return &fs[i]
 	}
 	return nil
 }
 
-func indexOf(fs []session.Field, key string) int {
-	for i := range fs {
+func lastIndex(fs []session.Field, key string) int {
+	for i := len(fs) - 1; i >= 0; i-- {
 		if fs[i].Key == key {
 			return i
 		}
@@ -323,6 +560,8 @@ func kind(c byte) string {
 		return "a string"
 	case '[':
 		return "an array"
+	case '{':
+		return "an object"
 	case 't', 'f':
 		return "a boolean"
 	}
@@ -371,7 +610,15 @@ func render(raw []byte, v any, indent string) string {
 		return string(b)
 	}
 	b, _ := json.MarshalIndent(v, indent, unit(raw))
-	return string(b)
+	return strings.ReplaceAll(string(b), "\n", eol(raw))
+}
+
+// eol is the file's line end: \r\n when it has one, else \n.
+func eol(raw []byte) string {
+	if bytes.Contains(raw, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 // flat reports whether the settings are written on one line: a top-level
@@ -428,7 +675,8 @@ func insertItem(raw []byte, open int, items [][2]int, text func(indent string) s
 	} else {
 		indent := lineIndent(raw, open)
 		step := unit(raw)
-		b.WriteString("\n" + indent + step + text(indent+step) + "\n" + indent)
+		nl := eol(raw)
+		b.WriteString(nl + indent + step + text(indent+step) + nl + indent)
 	}
 	b.Write(raw[close:])
 	return b.Bytes()

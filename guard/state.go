@@ -133,3 +133,68 @@ func Log(dir, line string) error {
 	}
 	return err
 }
+
+// installsName is the file of what each install found (Before), by the
+// absolute path of the settings file it changed.
+const installsName = "guard-installs.json"
+
+// LoadBefore returns what the install of the settings file at path found,
+// as SaveBefore kept it in dir; nil when nothing was kept (installed by an
+// earlier cfix, or the file is damaged: uninstall then works without it).
+func LoadBefore(dir, path string) *Before {
+	all := readInstalls(dir)
+	return all[path]
+}
+
+// SaveBefore keeps what the install of the settings file at path found
+// (nil forgets it), written to a temporary file and renamed.
+func SaveBefore(dir, path string, b *Before) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	all := readInstalls(dir)
+	if b == nil {
+		if _, ok := all[path]; !ok {
+			return nil
+		}
+		delete(all, path)
+	} else {
+		all[path] = b
+	}
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, installsName), append(data, '\n'))
+}
+
+func readInstalls(dir string) map[string]*Before {
+	all := map[string]*Before{}
+	b, err := os.ReadFile(filepath.Join(dir, installsName))
+	if err == nil && len(b) < 1<<20 {
+		json.Unmarshal(b, &all)
+	}
+	if all == nil {
+		all = map[string]*Before{}
+	}
+	return all
+}
+
+// writeAtomic writes data to path through a temporary file beside it.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}

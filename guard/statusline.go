@@ -95,7 +95,7 @@ func UninstallStatusLine(path string, raw []byte) ([]byte, error) {
 	if f == nil || !ourStatusLine(raw[f.Start:f.End]) {
 		return raw, nil
 	}
-	return removeItem(raw, firstNonSpace(raw, 0), memberSpans(top), indexOf(top, "statusLine")), nil
+	return removeItem(raw, firstNonSpace(raw, 0), memberSpans(top), lastIndex(top, "statusLine")), nil
 }
 
 // StatusLineOf is the command of cfix's statusLine in raw, "" when it has

@@ -78,8 +78,10 @@ type Session struct {
 	Bytes int64  `json:"bytes"`
 	// Prompts is how many lines of history.jsonl the pack holds for it.
 	Prompts int `json:"prompts,omitempty"`
-	// Redacted is how many secrets were taken out of its files.
-	Redacted int `json:"redacted,omitempty"`
+	// Redacted is how many secrets were taken out of its files, its
+	// prompts, its title and its index entry; Rules counts them by rule.
+	Redacted int            `json:"redacted,omitempty"`
+	Rules    map[string]int `json:"rules,omitempty"`
 	// Index is its sessions-index.json entry in the source store.
 	Index json.RawMessage `json:"index,omitempty"`
 }

@@ -419,13 +419,20 @@ type toyRedactor struct{}
 
 const token = "TOKEN-9f8e7d6c5b4a"
 
-func (toyRedactor) Line(raw []byte) ([]byte, int) {
+func (toyRedactor) LineRules(raw []byte, rules map[string]int) ([]byte, int) {
 	n := bytes.Count(raw, []byte(token))
+	if rules != nil && n > 0 {
+		rules["toy"] += n
+	}
 	return bytes.ReplaceAll(raw, []byte(token), []byte("[REDACTED:toy]")), n
 }
 
-func (toyRedactor) Text(s string) (string, int) {
-	return strings.ReplaceAll(s, token, "[REDACTED:toy]"), strings.Count(s, token)
+func (toyRedactor) TextRules(s string, rules map[string]int) (string, int) {
+	n := strings.Count(s, token)
+	if rules != nil && n > 0 {
+		rules["toy"] += n
+	}
+	return strings.ReplaceAll(s, token, "[REDACTED:toy]"), n
 }
 
 // TestRedact: with Redact, nothing of a secret planted in a prompt, a
@@ -449,7 +456,9 @@ func TestRedact(t *testing.T) {
 		t.Fatal(err)
 	}
 	path, w := packed(t, src, pack.Options{Redact: toyRedactor{}}, c.session)
-	if !w.Manifest.Redacted || w.Manifest.Sessions[0].Redacted != 4 || strings.Contains(w.Manifest.Sessions[0].Title, token) {
+	// Five: the title line, the subagent, its .meta.json, the prompt of
+	// history.jsonl, and the title the manifest holds.
+	if s := w.Manifest.Sessions[0]; !w.Manifest.Redacted || s.Redacted != 5 || s.Rules["toy"] != 5 || len(s.Rules) != 1 || strings.Contains(s.Title, token) {
 		t.Fatalf("manifest: redacted %v, %d secrets, title %q", w.Manifest.Redacted, w.Manifest.Sessions[0].Redacted, w.Manifest.Sessions[0].Title)
 	}
 	dst := emptyStore(t)
@@ -470,7 +479,7 @@ func TestRedact(t *testing.T) {
 		t.Errorf("%d markers landed, want 4 (prompt line of the title, subagent, meta, history)", n)
 	}
 	// Without Redact, every byte as it is.
-	path, w = packed(t, src, pack.Options{}, c.session)
+	path, w = packed(t, src, pack.Options{AllowSecrets: true}, c.session)
 	if w.Manifest.Redacted || w.Manifest.Sessions[0].Redacted != 0 {
 		t.Fatalf("redacted without Redact")
 	}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
+	"github.com/cfix-dev/cfix/secrets"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -41,17 +44,85 @@ type Options struct {
 	Now        time.Time
 	// Redact, when set, takes secrets out of what is packed: every line
 	// of a JSON lines file (transcripts, subagents, the prompts of
-	// history.jsonl) through its Line, any other file (tool-results,
-	// todo lists, file-history) whole through its Text, and each
+	// history.jsonl) through its LineRules, any other file (tool-results,
+	// todo lists, file-history) whole through its TextRules, and each
 	// session's title and index entry (cfix pack --redact:
-	// secrets.Filter).
+	// secrets.Filter). The manifest counts what went, by rule.
 	Redact Redactor
+	// AllowSecrets packs the secrets of the sessions as they are. Without
+	// it and without Redact, Write first looks for secrets in all it
+	// would pack, with Detect (default: secrets' rules but for the
+	// fingerprints of the store's ignore file), and refuses with a
+	// *SecretsError when it finds one: secrets never leave the store
+	// unless asked, encrypted or not.
+	AllowSecrets bool
+	Detect       Redactor
 }
 
-// Redactor is what Options.Redact does: secrets.Filter.
+// Redactor finds secrets and takes them out (secrets.Filter): each call
+// returns its input with the secrets replaced and how many were, and adds
+// to rules (when not nil) how many of each rule.
 type Redactor interface {
-	Line(raw []byte) ([]byte, int)
-	Text(s string) (string, int)
+	LineRules(raw []byte, rules map[string]int) ([]byte, int)
+	TextRules(s string, rules map[string]int) (string, int)
+}
+
+// SecretsError is Write's refusal of sessions holding secrets (neither
+// Options.Redact nor Options.AllowSecrets set): what it found, by
+// session, never the secrets themselves.
+type SecretsError struct {
+	Sessions []SessionSecrets
+}
+
+// SessionSecrets are the secrets found in one session's packed files,
+// its prompts of history.jsonl, its title and its index entry.
+type SessionSecrets struct {
+	ID    string         `json:"id"`
+	Count int            `json:"count"`
+	Rules map[string]int `json:"rules"` // rule id → how many
+}
+
+// Count is how many secrets were found in all.
+func (e *SecretsError) Count() int {
+	n := 0
+	for _, s := range e.Sessions {
+		n += s.Count
+	}
+	return n
+}
+
+func (e *SecretsError) Error() string {
+	n := e.Count()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s in %d %s: ", n, plural.Of(n, "secret"), len(e.Sessions), plural.Of(len(e.Sessions), "session"))
+	for i, s := range e.Sessions {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "session %s holds %d (%s)", s.ID, s.Count, RuleList(s.Rules))
+	}
+	return b.String()
+}
+
+// RuleList names the rules of counts, most found first: "github-pat ×2,
+// aws-access-token".
+func RuleList(rules map[string]int) string {
+	ids := make([]string, 0, len(rules))
+	for id := range rules {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if rules[ids[i]] != rules[ids[j]] {
+			return rules[ids[i]] > rules[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	for i, id := range ids {
+		if rules[id] > 1 {
+			ids[i] = fmt.Sprintf("%s ×%d", id, rules[id])
+		}
+	}
+	return strings.Join(ids, ", ")
 }
 
 // maxRedactText is the largest file that is not JSON lines Redact takes
@@ -74,9 +145,14 @@ type source struct {
 	limit int64           // bytes of the file read (its size when described)
 	keep  map[string]bool // HistoryName: the session ids whose lines it keeps
 	// redact, when set, takes the secrets out of what is read: line by
-	// line when lines is set, else the file whole.
+	// line when lines is set, else the file whole. detect says it only
+	// finds them: what is written is the file as it is.
 	redact Redactor
+	detect bool
 	lines  bool
+	// rules counts, by rule, the secrets redact finds (each session's
+	// own map; for HistoryName, see copyHistory).
+	rules map[string]int
 }
 
 // Write writes the pack of the sessions o names to w: every session's
@@ -96,6 +172,25 @@ func Write(w io.Writer, o Options) (*Written, error) {
 	}
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
+	}
+	if o.Redact != nil {
+		o.AllowSecrets = false // nothing is left to allow
+	}
+	detect := o.Detect
+	if o.Redact == nil && !o.AllowSecrets && detect == nil {
+		ig, err := secrets.ReadIgnore(o.Root)
+		if err != nil {
+			return nil, err
+		}
+		f, err := secrets.NewFilter(secrets.RedactorOptions{Ignore: ig})
+		if err != nil {
+			return nil, err
+		}
+		detect = f
+	}
+	finder := o.Redact // what finds the secrets, when they are looked for
+	if o.Redact == nil && !o.AllowSecrets {
+		finder = detect
 	}
 	l, err := store.Scan(o.Root)
 	if err != nil {
@@ -134,6 +229,9 @@ func Write(w io.Writer, o Options) (*Written, error) {
 		}
 		s := Session{ID: main.Session, Title: store.TitleOf(main), CWD: sc.CWD, Project: main.Project,
 			First: sc.Sum.First, Last: sc.Sum.Last, Main: "projects/" + main.Project + "/" + main.Session + ".jsonl"}
+		if finder != nil {
+			s.Rules = map[string]int{}
+		}
 		if filepath.Base(main.Path) != main.Session+".jsonl" {
 			return nil, &carry.InputError{Msg: fmt.Sprintf("%s: a transcript whose name is not its session id cannot be packed; rename it %s.jsonl first", main.Path, main.Session)}
 		}
@@ -160,8 +258,10 @@ func Write(w io.Writer, o Options) (*Written, error) {
 				}
 				f.Mode, f.ModTime, f.Size, f.SHA256 = fp.Mode.Perm(), fp.ModTime.UTC(), fp.Size, fp.SHA256
 			}
-			src := source{path: mb.Path, limit: f.Size, redact: o.Redact, lines: strings.HasSuffix(mb.Path, ".jsonl")}
-			if !mb.Dir && o.Redact != nil {
+			src := source{path: mb.Path, limit: f.Size, redact: o.Redact, lines: strings.HasSuffix(mb.Path, ".jsonl"), rules: s.Rules}
+			switch {
+			case mb.Dir:
+			case o.Redact != nil:
 				// What the pack holds is the file with its secrets out.
 				h := sha256.New()
 				n, k, err := copyRedacted(h, src)
@@ -170,20 +270,37 @@ func Write(w io.Writer, o Options) (*Written, error) {
 				}
 				f.Size, f.SHA256 = n, hex.EncodeToString(h.Sum(nil))
 				s.Redacted += k
+			case finder != nil:
+				// Looked at only: the pack would hold it as it is.
+				ds := src
+				ds.redact, ds.detect = finder, true
+				if _, k, err := copyRedacted(io.Discard, ds); err != nil {
+					return nil, err
+				} else {
+					s.Redacted += k
+				}
 			}
 			if !mb.Dir {
 				s.Files++
 				s.Bytes += f.Size
 			}
 			m.Files = append(m.Files, f)
+			src.rules = nil // counted once, here
 			sources = append(sources, src)
 		}
-		if o.Redact != nil {
-			m.Redacted = true
-			s.Title, _ = o.Redact.Text(s.Title)
+		if finder != nil {
+			// The manifest holds the title and the index entry too.
+			title, k := finder.TextRules(s.Title, s.Rules)
+			s.Redacted += k
 			if s.Index != nil {
-				e, _ := o.Redact.Line(s.Index)
-				s.Index = json.RawMessage(e)
+				e, k := finder.LineRules(s.Index, s.Rules)
+				s.Redacted += k
+				if o.Redact != nil {
+					s.Index = json.RawMessage(e)
+				}
+			}
+			if o.Redact != nil {
+				m.Redacted, s.Title = true, title
 			}
 		}
 		if age := o.Now.Sub(sc.FP.ModTime); age < changeset.DefaultLiveWindow {
@@ -195,25 +312,49 @@ func Write(w io.Writer, o Options) (*Written, error) {
 	hist := filepath.Join(o.Root, "history.jsonl")
 	if fi, err := os.Lstat(hist); err == nil && fi.Mode().IsRegular() {
 		f := File{Path: HistoryName, Mode: fi.Mode().Perm(), ModTime: fi.ModTime().UTC()}
-		src := source{path: hist, limit: fi.Size(), keep: ids, redact: o.Redact}
+		src := source{path: hist, limit: fi.Size(), keep: ids, redact: finder, detect: o.Redact == nil}
 		h := sha256.New()
 		counts, n, err := copyHistory(h, src)
 		if err != nil {
 			return nil, err
 		}
 		for i := range m.Sessions {
-			m.Sessions[i].Redacted += counts["\x00redacted "+m.Sessions[i].ID]
+			s := &m.Sessions[i]
+			for rule, k := range counts.rules[s.ID] {
+				s.Rules[rule] += k
+				s.Redacted += k
+			}
 		}
+		src.redact, src.detect = o.Redact, false // what is written
 		if n > 0 {
 			f.Size, f.SHA256 = n, hex.EncodeToString(h.Sum(nil))
 			m.Files = append(m.Files, f)
 			sources = append(sources, src)
 			for i := range m.Sessions {
-				m.Sessions[i].Prompts = counts[m.Sessions[i].ID]
+				m.Sessions[i].Prompts = counts.lines[m.Sessions[i].ID]
 			}
 		}
 	} else if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s is a symbolic link: its prompts are left out", hist))
+	}
+	if o.Redact == nil && finder != nil {
+		// Looked for, not taken out: refused when there is one.
+		se := &SecretsError{}
+		for i := range m.Sessions {
+			s := &m.Sessions[i]
+			if s.Redacted > 0 {
+				se.Sessions = append(se.Sessions, SessionSecrets{ID: s.ID, Count: s.Redacted, Rules: s.Rules})
+			}
+			s.Redacted, s.Rules = 0, nil
+		}
+		if len(se.Sessions) > 0 {
+			return nil, se
+		}
+	}
+	for i := range m.Sessions {
+		if len(m.Sessions[i].Rules) == 0 {
+			m.Sessions[i].Rules = nil
+		}
 	}
 	if err := write(w, m, sources, o.Recipients); err != nil {
 		return nil, err
@@ -221,17 +362,25 @@ func Write(w io.Writer, o Options) (*Written, error) {
 	return res, nil
 }
 
+// historyCounts is what copyHistory counts: the lines of each session,
+// and the secrets of its lines by rule.
+type historyCounts struct {
+	lines map[string]int
+	rules map[string]map[string]int
+}
+
 // copyHistory writes to w the lines of the first src.limit bytes of the
 // history.jsonl at src.path whose sessionId is one src keeps, each with
-// its "\n"; it returns how many lines each session has, and the bytes
-// written.
-func copyHistory(w io.Writer, src source) (map[string]int, int64, error) {
+// its "\n" (with src.redact, their secrets out, or only counted with
+// src.detect); it returns how many lines each session has and the secrets
+// found in them, and the bytes written.
+func copyHistory(w io.Writer, src source) (*historyCounts, int64, error) {
 	f, err := rfile.Open(src.path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	counts := map[string]int{}
+	counts := &historyCounts{lines: map[string]int{}, rules: map[string]map[string]int{}}
 	var n int64
 	rd := session.NewReader(io.LimitReader(f, src.limit), nil)
 	for rd.Next() {
@@ -247,12 +396,18 @@ func copyHistory(w io.Writer, src source) (map[string]int, int64, error) {
 		if !ok || !src.keep[id] {
 			continue
 		}
-		counts[id]++
+		counts.lines[id]++
 		raw := l.Raw
 		if src.redact != nil {
-			var k int
-			raw, k = src.redact.Line(raw)
-			counts["\x00redacted "+id] += k
+			rules := counts.rules[id]
+			if rules == nil {
+				rules = map[string]int{}
+				counts.rules[id] = rules
+			}
+			out, _ := src.redact.LineRules(raw, rules)
+			if !src.detect {
+				raw = out
+			}
 		}
 		k, err := w.Write(raw)
 		n += int64(k)
@@ -366,20 +521,23 @@ func copyRedacted(w io.Writer, src source) (int64, int, error) {
 	secrets := 0
 	if !src.lines {
 		if src.limit > maxRedactText {
+			if src.detect {
+				return 0, 0, fmt.Errorf("%s: %s, over the %s read whole to look for secrets in a file that is not JSON lines; pack it with --allow-secrets (as it is), or leave the session out", src.path, changeset.Size(src.limit), changeset.Size(maxRedactText))
+			}
 			return 0, 0, fmt.Errorf("%s: %s, over the %s --redact reads of a file that is not JSON lines; pack without --redact, or leave the session out", src.path, changeset.Size(src.limit), changeset.Size(maxRedactText))
 		}
 		b, err := io.ReadAll(r)
 		if err != nil {
 			return 0, 0, err
 		}
-		out, k := src.redact.Text(string(b))
+		out, k := src.redact.TextRules(string(b), src.rules)
 		_, err = io.WriteString(cw, out)
 		return cw.n, k, err
 	}
 	rd := session.NewReader(r, nil)
 	for rd.Next() {
 		l := rd.Line()
-		out, k := src.redact.Line(l.Raw)
+		out, k := src.redact.LineRules(l.Raw, src.rules)
 		secrets += k
 		if _, err := cw.Write(out); err != nil {
 			return cw.n, secrets, err

@@ -1046,7 +1046,7 @@ func (x *fixer) chain() error {
 	if err := x.leafOverLost(relinked); err != nil {
 		return err
 	}
-	if x.aggressive && x.allow(Progress) {
+	if x.aggressive && x.allow(Progress) && x.moreThanProgress() {
 		for i := range x.nodes {
 			if x.deleted[i] || x.nodes[i].Type != "progress" {
 				continue
@@ -1058,6 +1058,18 @@ func (x *fixer) chain() error {
 		}
 	}
 	return x.resumed()
+}
+
+// moreThanProgress reports whether a chain entry that is not progress
+// stays: a transcript of progress entries alone (a SessionStart hook's,
+// 2.1.7x) keeps them, or dropping them would leave it empty.
+func (x *fixer) moreThanProgress() bool {
+	for i := range x.nodes {
+		if !x.deleted[i] && x.nodes[i].Type != "progress" {
+			return true
+		}
+	}
+	return false
 }
 
 // resumed fixes tool pairing and thinking blocks on the chain the writing

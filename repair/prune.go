@@ -157,6 +157,9 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 	}
 	// Sessions behind a project folder linked out of the store stay whole.
 	p.cs.LeaveOutside(true)
+	if err := p.dropIndexEntries(); err != nil {
+		return nil, err
+	}
 	// The project folders whose last session files go, go with them.
 	projects := store.ProjectsDir(opts.Root)
 	var dirs []string
@@ -169,6 +172,24 @@ func Prune(opts PruneOptions) (*changeset.ChangeSet, error) {
 		return nil, err
 	}
 	return p.cs, nil
+}
+
+// dropIndexEntries drops from each folder's sessions-index.json the
+// entries of the main transcripts the plan removes.
+func (p *pruner) dropIndexEntries() error {
+	byPath := map[string]store.File{}
+	for _, fs := range p.sessions {
+		for _, f := range fs {
+			byPath[f.Path] = f
+		}
+	}
+	byFolder := map[string][]string{}
+	for _, op := range p.cs.Ops {
+		if f, ok := byPath[op.Path]; ok && op.Action == changeset.Delete {
+			byFolder[f.Project] = append(byFolder[f.Project], f.Session)
+		}
+	}
+	return carry.DropFromIndexes(p.cs, p.root, byFolder)
 }
 
 type pruner struct {
@@ -257,19 +278,19 @@ func (p *pruner) old(cutoff time.Time) error {
 	return nil
 }
 
-// emptySessions plans 0-byte and metadata-only session files. A
-// metadata-only one whose subagent transcripts survive stays: its
-// conversation was lost (validate's transcript-lost), and cfix rm removes
-// the whole session once export has read what is left.
+// emptySessions plans 0-byte and metadata-only session files. One whose
+// subagent transcripts survive (under its session folder, or flat beside
+// it with its sessionId: the Warmup runs of 2.0.x) stays: they are
+// history, and without the transcript they would be left agent-orphan
+// (validate's transcript-lost, or session-empty saying what is left); cfix
+// rm removes the whole session once export has read what is left.
 func (p *pruner) emptySessions() error {
-	agents := map[string]bool{}
-	for _, f := range p.layout.Files {
-		if f.Kind == store.KindAgent && !f.Side() {
-			agents[f.Session] = true
-		}
-	}
+	agents := store.Subagents(p.layout)
 	for _, f := range p.layout.Files {
 		if f.Kind != store.KindSession || p.live[f.Session] || p.planned[f.Path] {
+			continue
+		}
+		if agents[store.FolderSession(f.Project, f.Session)] > 0 {
 			continue
 		}
 		if f.Size == 0 {
@@ -282,7 +303,7 @@ func (p *pruner) emptySessions() error {
 		if err != nil {
 			return err
 		}
-		if meta && !agents[f.Session] {
+		if meta {
 			reason := "session file holding only metadata lines, no conversation (kept in the backup)"
 			if title, _ := validate.MetaTitle(f.Path); title != "" {
 				reason = fmt.Sprintf("session file holding only metadata lines (titled %q), no conversation (kept in the backup)", title)

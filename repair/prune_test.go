@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/repair"
+	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/validate"
 )
 
@@ -58,7 +60,7 @@ func TestPruneRoundTrip(t *testing.T) {
 		filepath.Join(root, "session-env", id),
 		filepath.Join(root, "session-env", "44444444-4444-4444-8444-444444444444"),
 		filepath.Join(root, "file-history", "44444444-4444-4444-8444-444444444444"),
-		filepath.Join(root, "projects", "-home-dev-work-alpha", "21f963e8-f905-4724-a1da-7940b8080856.jsonl"),
+		filepath.Join(root, "projects", "-home-dev-work-delta", "8a6b6493-151e-4f50-87ee-141e4629e4fd.jsonl"),
 	} {
 		if _, ok := ops[want]; !ok {
 			t.Errorf("not planned: %s", want)
@@ -80,9 +82,19 @@ func TestPruneRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l, err := store.Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := store.Subagents(l)
 	for _, f := range rep.Findings {
 		switch f.Code {
-		case validate.SessionEmpty, validate.OrphanTodos, validate.OrphanFileHist, validate.OrphanSessionEnv, validate.SessionEnvEmpty:
+		case validate.SessionEmpty:
+			// One whose Warmup subagents survive stays (TestPruneKeepsSubagentFamilies).
+			if agents[store.FolderSession(filepath.Base(filepath.Dir(f.Path)), strings.TrimSuffix(filepath.Base(f.Path), ".jsonl"))] == 0 {
+				t.Errorf("after prune: %s %s", f.Code, f.Path)
+			}
+		case validate.OrphanTodos, validate.OrphanFileHist, validate.OrphanSessionEnv, validate.SessionEnvEmpty:
 			t.Errorf("after prune: %s %s", f.Code, f.Path)
 		case validate.OrphanDebug:
 			if f.Path != latestTarget {

@@ -181,10 +181,19 @@ func (r *Redactor) find(text string, out []repl) []repl {
 }
 
 // Text returns text with its secrets replaced, and how many were.
-func (r *Redactor) Text(text string) (string, int) {
+func (r *Redactor) Text(text string) (string, int) { return r.TextRules(text, nil) }
+
+// TextRules is Text that also adds to rules (when not nil) how many
+// secrets of each rule it replaced.
+func (r *Redactor) TextRules(text string, rules map[string]int) (string, int) {
 	rs := r.find(text, nil)
 	if len(rs) == 0 {
 		return text, 0
+	}
+	if rules != nil {
+		for _, x := range rs {
+			rules[x.rule]++
+		}
 	}
 	var b strings.Builder
 	last := 0
@@ -209,10 +218,19 @@ type rawRepl struct {
 // Line returns the JSON line raw with the secrets of its string values
 // replaced, and how many were (raw itself when none). A line that is not
 // JSON is redacted as text.
-func (r *Redactor) Line(raw []byte) ([]byte, int) {
+func (r *Redactor) Line(raw []byte) ([]byte, int) { return r.LineRules(raw, nil) }
+
+// LineRules is Line that also adds to rules (when not nil) how many
+// secrets of each rule it replaced.
+func (r *Redactor) LineRules(raw []byte, rules map[string]int) ([]byte, int) {
 	rr := r.lineRepls(raw, false)
 	if len(rr) == 0 {
 		return raw, 0
+	}
+	if rules != nil {
+		for _, x := range rr {
+			rules[x.rule]++
+		}
 	}
 	return applyRaw(raw, rr), len(rr)
 }
@@ -314,6 +332,20 @@ func (f *Filter) Text(s string) (string, int) {
 	r := f.pool.Get().(*Redactor)
 	defer f.pool.Put(r)
 	return r.Text(s)
+}
+
+// LineRules is Redactor.LineRules.
+func (f *Filter) LineRules(raw []byte, rules map[string]int) ([]byte, int) {
+	r := f.pool.Get().(*Redactor)
+	defer f.pool.Put(r)
+	return r.LineRules(raw, rules)
+}
+
+// TextRules is Redactor.TextRules.
+func (f *Filter) TextRules(s string, rules map[string]int) (string, int) {
+	r := f.pool.Get().(*Redactor)
+	defer f.pool.Put(r)
+	return r.TextRules(s, rules)
 }
 
 // Bytes is Text of a text held in bytes: b itself when nothing goes.

@@ -135,3 +135,30 @@ func Families(l *Layout, ids map[string]bool) map[string]*Layout {
 	}
 	return out
 }
+
+// Subagents counts the subagent transcripts of each session in a project
+// folder, keyed by folder and session id (FolderSession), in both layouts:
+// those under the session's folder, and the flat agent-*.jsonl beside the
+// sessions (<= 2.0.x) whose entries' sessionId names it (each one's head
+// read once). Side runs (compaction, prompt suggestion) are left out:
+// nobody resumes them.
+func Subagents(l *Layout) map[string]int {
+	out := map[string]int{}
+	for _, f := range l.Files {
+		if f.Side() {
+			continue
+		}
+		switch f.Kind {
+		case KindAgent:
+			out[FolderSession(f.Project, f.Session)]++
+		case KindAgentFlat:
+			if id := FlatAgentSession(f.Path); id != "" {
+				out[FolderSession(f.Project, id)]++
+			}
+		}
+	}
+	return out
+}
+
+// FolderSession is the key of session id in project folder folder.
+func FolderSession(folder, id string) string { return folder + "/" + id }

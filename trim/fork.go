@@ -3,6 +3,7 @@ package trim
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
@@ -22,6 +23,8 @@ type ForkOptions struct {
 	// Title is the fork's title; "" gives it the source's title with
 	// " (fork)".
 	Title string
+	// Now is the time the new session's files get (time.Now when zero).
+	Now time.Time
 }
 
 // ForkPlan is a fork's change set and where its history ends.
@@ -146,7 +149,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	if lines == nil {
 		lines = []changeset.LineTrim{} // a copy, but through the fork's path
 	}
-	p, err := carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines,
+	p, err := carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now,
 		Saved: saved, Removed: len(lines), Command: "fork", What: what, Title: copyTitle(src, o.Title, "fork")})
 	if err != nil {
 		return nil, err

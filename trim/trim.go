@@ -3,6 +3,7 @@ package trim
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cfix-dev/cfix/carry"
 	"github.com/cfix-dev/cfix/changeset"
@@ -30,6 +31,8 @@ type Options struct {
 	// Title is the new session's title; "" gives it the source's title
 	// with " (trimmed)" (not for InPlace).
 	Title string
+	// Now is the time the new session's files get (time.Now when zero).
+	Now time.Time
 }
 
 // Figures are what a trim takes out.
@@ -125,7 +128,7 @@ func Trim(o Options) (*Plan, error) {
 			EntriesRemoved: fig.Entries, Reason: what + " in place" + describe(fig)})
 		p = &carry.Plan{ChangeSet: cs, SessionID: src.Session, Dir: s.cwd, Folder: src.Project}
 	} else {
-		p, err = carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Title: copyTitle(src, o.Title, "trimmed"),
+		p, err = carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now, Title: copyTitle(src, o.Title, "trimmed"),
 			Saved: fig.Bytes, Removed: fig.Entries, Command: "trim", What: what + describe(fig)})
 		if err != nil {
 			return nil, err

@@ -17,16 +17,30 @@ type leftRef struct {
 	session string
 }
 
-// agentsOf counts the subagent transcripts of session id (side runs, such
-// as compactions, left out).
+// agentsOf counts the subagent transcripts of session id in every
+// project folder (side runs, such as compactions, left out).
 func (s *storeCheck) agentsOf(id string) int {
 	n := 0
-	for _, f := range s.all().Files {
-		if f.Kind == store.KindAgent && f.Session == id && !f.Side() {
-			n++
+	for k, c := range s.agentCountsOf() {
+		if strings.HasSuffix(k, "/"+id) {
+			n += c
 		}
 	}
 	return n
+}
+
+// agentsIn counts the subagent transcripts of session id in project
+// folder folder: under its session folder, or flat beside it (2.0.x)
+// with its sessionId.
+func (s *storeCheck) agentsIn(folder, id string) int {
+	return s.agentCountsOf()[store.FolderSession(folder, id)]
+}
+
+func (s *storeCheck) agentCountsOf() map[string]int {
+	if s.agentCounts == nil {
+		s.agentCounts = store.Subagents(s.all())
+	}
+	return s.agentCounts
 }
 
 // lost reports a metadata-only main transcript whose subagent transcripts

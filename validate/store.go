@@ -33,9 +33,10 @@ type storeCheck struct {
 	uuidFile map[string]*fileResult   // chain uuid → file holding it
 	byPath   map[string]*fileResult
 
-	allLayout  *store.Layout  // the whole store, for a targeted run (see all)
-	runningIDs map[string]int // session id → pid of the running process holding it
-	leftRefs   []leftRef      // findings of sessions whose conversation is gone
+	allLayout   *store.Layout  // the whole store, for a targeted run (see all)
+	agentCounts map[string]int // subagent transcripts by folder and session (see subagents)
+	runningIDs  map[string]int // session id → pid of the running process holding it
+	leftRefs    []leftRef      // findings of sessions whose conversation is gone
 }
 
 func (s *storeCheck) add(code Code, path string, line int, format string, args ...any) *Finding {
@@ -100,6 +101,12 @@ func (s *storeCheck) sessionFiles() {
 			}
 		}
 		if f.Size == 0 {
+			if s.agentsIn(f.Project, f.Session) > 0 {
+				// Prune leaves it: its subagents would be left agent-orphan.
+				s.add(SessionEmpty, f.Path, 0, "session file is empty (0 bytes) while its subagents ran")
+				s.leftRefs = append(s.leftRefs, leftRef{len(s.findings) - 1, f.Session})
+				continue
+			}
 			s.add(SessionEmpty, f.Path, 0, "session file is empty (0 bytes)")
 		}
 	}
@@ -159,7 +166,7 @@ func (s *storeCheck) leafs() {
 			s.add(SessionStub, r.file.Path, 0, "stub: %s and no conversation; session %s has its transcript in %s", plural.Count(r.lines, "metadata line"), r.file.Session, o)
 			continue
 		}
-		if s.agentsOf(r.file.Session) > 0 {
+		if s.agentsIn(r.file.Project, r.file.Session) > 0 {
 			s.lost(r)
 			continue
 		}

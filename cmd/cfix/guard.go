@@ -58,11 +58,15 @@ settings.json, as a plan like every change cfix makes (a dry run unless
 every byte of the rest is kept, and what is added is indented as the file
 is (one line in a file of one line). A missing or empty file is written
 with two-space indentation. An event that already has cfix's hook gets
-this binary in its command line. A file that is not valid JSON is refused, and so is a hooks field
-that is not an object (a hooks of null makes Claude Code reject the whole
-file: fix it first).
+this binary in its command line. A file cfix's hooks would not run from is
+refused, saying why: not valid JSON, a hooks field that is not an object
+or an event of cfix's that is not a list (Claude Code ignores them), an
+entry that makes Claude Code reject the whole file (a null group or hook,
+a hook without its command: fix it first).
 
-The hooks run this cfix binary (--cfix names another).
+The hooks run this cfix binary (--cfix names another) and act on this
+store only (--root STORE in their command line; a project's name none and
+act on the store of the Claude Code that runs them).
 
 --statusline also sets Claude Code's status line (the statusLine setting)
 to cfix statusline: one line with the session's cost so far, today's, the
@@ -93,11 +97,12 @@ cfix's state folder; cfix guard uninstall --apply turns it off.
   cfix guard uninstall --apply --yes`
 		cmd.Short = "Plan (and with --apply, make) the removal of cfix's hooks from settings.json"
 		cmd.Long = `Uninstall removes from the store's settings.json exactly what cfix guard
-install added: cfix's entries, then an event's list they leave empty, then a
-hooks field left empty. After an install, it gives back the file byte for
-byte (an empty hooks field, {}, that was there before goes too). A dry run
-unless --apply; cfix undo takes it back. --project: the .claude/settings.json
-of the current directory.
+install added: cfix's entries, and an event's list or a hooks field that
+install made and they leave empty. After an install, it gives back the
+file byte for byte (a file install made goes again), from what the install
+found, which cfix keeps in its state folder; what was added since stays. A
+dry run unless --apply; cfix undo takes it back. --project: the
+.claude/settings.json of the current directory.
 
 ` + plannerExitStatus
 	}
@@ -127,29 +132,34 @@ func hookBinary(flag string) (string, error) {
 	return exe, nil
 }
 
-// guardTarget is the settings file guard changes, and the change set that
-// changes it: the store's, or with --project the one in the .claude folder
-// of the current directory (a change set of that file alone).
-func guardTarget(opts *guardOptions, command string) (path string, cs *changeset.ChangeSet, err error) {
+// guardTarget is the settings file guard changes, the change set that
+// changes it, and the store its hooks record: the store's settings (and the
+// store), or with --project the one in the .claude folder of the current
+// directory (a change set of that file alone; no store recorded: a
+// project's settings are read by a Claude Code of any store).
+func guardTarget(opts *guardOptions, command string) (path string, cs *changeset.ChangeSet, store string, err error) {
 	if opts.project {
 		if opts.root != "" {
-			return "", nil, usageError(fmt.Errorf("--project and --root: name one settings file"))
+			return "", nil, "", usageError(fmt.Errorf("--project and --root: name one settings file"))
 		}
 		dir, ok, err := guard.ProjectDir()
 		if err != nil {
-			return "", nil, usageError(err)
+			return "", nil, "", usageError(err)
 		}
 		if ok {
 			cs = changeset.NewProjectSettings(dir, command)
-			return filepath.Join(cs.Root, "settings.json"), cs, nil
+			return filepath.Join(cs.Root, "settings.json"), cs, "", nil
 		}
 		// The current directory's .claude is the store: its settings.
 	}
 	root, err := resolveRoot(opts.root)
 	if err != nil {
-		return "", nil, err
+		return "", nil, "", err
 	}
-	return filepath.Join(root, "settings.json"), changeset.New(root, command), nil
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return filepath.Join(root, "settings.json"), changeset.New(root, command), root, nil
 }
 
 func runGuardChange(opts *guardOptions, install bool) error {
@@ -157,7 +167,7 @@ func runGuardChange(opts *guardOptions, install bool) error {
 	if err != nil {
 		return usageError(fmt.Errorf("cfix binary: %v", err))
 	}
-	path, cs, err := guardTarget(opts, "guard "+map[bool]string{true: "install", false: "uninstall"}[install])
+	path, cs, storeRoot, err := guardTarget(opts, "guard "+map[bool]string{true: "install", false: "uninstall"}[install])
 	if err != nil {
 		return err
 	}
@@ -165,31 +175,65 @@ func runGuardChange(opts *guardOptions, install bool) error {
 	if err != nil {
 		return &exitError{code: exitFound, err: err}
 	}
+	// What an install found is kept in cfix's state folder once it is
+	// applied: its uninstall gives the file back byte for byte.
+	stateDir, serr := guard.StateDir()
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	var out []byte
+	var gone bool
 	reason := "add cfix's hooks, run by " + shell.Quote(bin) + " (hook EVENT)"
 	if install {
-		out, err = guard.Install(path, raw, bin)
+		var before *guard.Before
+		out, before, err = guard.Install(path, raw, bin, storeRoot)
+		if err == nil && serr == nil {
+			before.Missing = !exists
+			if len(guard.List(raw)) > 0 {
+				// cfix's hooks are there already (another binary, an
+				// earlier cfix): what the first install found stays,
+				// or is not known.
+				before = guard.LoadBefore(stateDir, path)
+			}
+			opts.kept = func() error { return guard.SaveBefore(stateDir, path, before) }
+		}
 	} else {
-		out, err = guard.Uninstall(path, raw)
-		reason = "remove cfix's hooks"
+		var before *guard.Before
+		if serr == nil {
+			before = guard.LoadBefore(stateDir, path)
+			opts.kept = func() error { return guard.SaveBefore(stateDir, path, nil) }
+		}
+		// The status line first (install added it last): then the
+		// hooks' uninstall sees what install made of the file.
+		out, reason = raw, "remove cfix's hooks"
+		if guard.StatusLineOf(raw) != "" {
+			out, err = guard.UninstallStatusLine(path, raw)
+			reason += " and cfix's status line"
+		}
+		if err == nil {
+			out, gone, err = guard.Uninstall(path, out, before)
+		}
+		if gone {
+			reason += ": the file, which cfix guard install made"
+		}
 	}
 	if err == nil && install && opts.statusLine {
 		out, err = guard.InstallStatusLine(path, out, bin)
 		reason += " and cfix's status line (" + guard.StatusLineCommand(bin) + ")"
-	} else if err == nil && !install && guard.StatusLineOf(out) != "" {
-		out, err = guard.UninstallStatusLine(path, out)
-		reason += " and cfix's status line"
 	}
 	if err != nil {
 		return usageError(err)
 	}
-	if string(out) != string(raw) || (install && !exists) {
+	if string(out) != string(raw) || (install && !exists) || gone {
 		fp, err := changeset.FingerprintOf(path)
 		if err != nil {
 			return &exitError{code: exitFound, err: err}
 		}
 		op := changeset.Op{Action: changeset.Rewrite, Path: path, Expect: fp, Data: out, HasData: true, Reason: reason}
-		if !exists {
+		switch {
+		case gone:
+			op = changeset.Op{Action: changeset.Delete, Path: path, Expect: fp, Reason: reason}
+		case !exists:
 			op.Action = changeset.Create
 		}
 		cs.Add(op)
@@ -268,8 +312,9 @@ Code's sweep, and where the archives are); and when each hook last ran.`,
 }
 
 // listHooks says which of cfix's hooks the settings file at path holds;
-// quiet says nothing of a file without any.
-func listHooks(w io.Writer, path string, quiet bool) (int, error) {
+// quiet says nothing of a file without any. storeRoot is the store whose
+// settings these are ("" for a project's), which each hook should name.
+func listHooks(w io.Writer, path, storeRoot string, quiet bool) (int, error) {
 	raw, _, err := guard.ReadSettings(path)
 	if err != nil {
 		return 0, &exitError{code: exitFound, err: err}
@@ -288,6 +333,12 @@ func listHooks(w io.Writer, path string, quiet bool) (int, error) {
 		if fi, err := os.Stat(h.Binary); err != nil || fi.IsDir() {
 			note = "  (missing: cfix guard install --apply, run by the cfix to use, makes the hooks run it)"
 		}
+		switch {
+		case h.Root == "" && storeRoot != "":
+			note += "  (names no store: it acts on $CLAUDE_CONFIG_DIR or ~/.claude; cfix guard install --apply records this one)"
+		case h.Root != "" && storeRoot != "" && h.Root != storeRoot:
+			note += fmt.Sprintf("  (acts on the store %s, not this one: cfix guard install --apply makes it act on this one)", h.Root)
+		}
 		fmt.Fprintf(w, "  %-12s %s%s\n", h.Event, h.Command, note)
 	}
 	return len(hooks), nil
@@ -295,7 +346,8 @@ func listHooks(w io.Writer, path string, quiet bool) (int, error) {
 
 func guardStatus(cmd *cobra.Command, root string, project bool) error {
 	w := cmd.OutOrStdout()
-	n, err := listHooks(w, filepath.Join(root, "settings.json"), false)
+	abs, _ := filepath.Abs(root)
+	n, err := listHooks(w, filepath.Join(root, "settings.json"), abs, false)
 	if err != nil {
 		return err
 	}
@@ -304,7 +356,7 @@ func guardStatus(cmd *cobra.Command, root string, project bool) error {
 	if dir, ok, err := guard.ProjectDir(); err != nil && project {
 		return usageError(err)
 	} else if ok {
-		m, err := listHooks(w, filepath.Join(dir, ".claude", "settings.json"), !project)
+		m, err := listHooks(w, filepath.Join(dir, ".claude", "settings.json"), "", !project)
 		if err != nil && project {
 			return err
 		}

@@ -25,6 +25,8 @@ type packOptions struct {
 	out        string
 	recipients []string
 	passphrase bool
+	redact     bool
+	allow      bool
 	json       bool
 }
 
@@ -34,7 +36,7 @@ func newPackCmd() *cobra.Command {
 		Use: "pack SESSION... -o FILE",
 		Example: `  cfix pack 2bc4b42d -o work.cfixpack
   cfix pack latest -o work.cfixpack --recipient age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p
-  cfix pack 2bc4b42d 7f3e9a10 -o work.cfixpack --passphrase`,
+  cfix pack 2bc4b42d 7f3e9a10 -o work.cfixpack --passphrase --redact`,
 		Short: "Write sessions into one file, to carry them to another machine or person",
 		Long: `Pack writes the sessions named into one file (FILE, or "-" for standard output):
 each with its whole family as clone copies it (main transcript, subagents with
@@ -48,8 +50,13 @@ With --recipient (age public keys, age1...; repeatable) or --passphrase the
 whole file is encrypted with age: only the holder of a recipient's key, or of
 the passphrase, can read anything of it, the manifest too. The passphrase is
 read from the terminal, or from CFIX_PASSPHRASE where there is none (scripts,
-CI). Secrets in the sessions are packed as they are: see what they hold with
-cfix search first.
+CI).
+
+Secrets never leave the store unless asked: pack looks for them first (the
+rules of cfix secrets, but for what .cfix-secrets-ignore names) and refuses
+sessions that hold one, encrypted or not, saying how many of which rules each
+holds. --redact replaces each by [REDACTED:<rule>] in what is packed (it says
+how many went, by rule); --allow-secrets packs them as they are.
 
 Symbolic links are never followed: a link in a session's files is left out and
 named. Pack reads the store and writes nothing into it; FILE is never
@@ -68,6 +75,8 @@ transcript, or latest.`,
 	f.StringVarP(&opts.out, "output", "o", "", `the pack file to write ("-" for standard output; required)`)
 	f.StringArrayVar(&opts.recipients, "recipient", nil, "encrypt to this age public key (age1...; repeatable)")
 	f.BoolVar(&opts.passphrase, "passphrase", false, "encrypt with a passphrase (asked on the terminal; $CFIX_PASSPHRASE)")
+	f.BoolVar(&opts.redact, "redact", false, "replace each secret by [REDACTED:<rule>] in what is packed")
+	f.BoolVar(&opts.allow, "allow-secrets", false, "pack the sessions' secrets as they are (without it, sessions holding one are refused)")
 	f.BoolVar(&opts.json, "json", false, "print what was packed as JSON")
 	cmd.MarkFlagRequired("output")
 	return cmd
@@ -78,6 +87,7 @@ type packJSON struct {
 	Pack      string         `json:"pack"`
 	Size      int64          `json:"size"`
 	Encrypted string         `json:"encrypted"`
+	Redacted  bool           `json:"redacted"`
 	Host      string         `json:"host"`
 	Files     int            `json:"files"`
 	Bytes     int64          `json:"bytes"`
@@ -90,7 +100,15 @@ func runPack(cmd *cobra.Command, opts *packOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := pack.Options{Root: root, Sessions: args}
+	o := pack.Options{Root: root, Sessions: args, AllowSecrets: opts.allow}
+	if opts.redact && opts.allow {
+		return usageError(errors.New("--redact and --allow-secrets: give one of them"))
+	}
+	if opts.redact {
+		if o.Redact, err = redactFilter(root); err != nil {
+			return err
+		}
+	}
 	for _, r := range opts.recipients {
 		rc, err := agelib.ParseX25519Recipient(r)
 		if err != nil {
@@ -138,6 +156,10 @@ func runPack(cmd *cobra.Command, opts *packOptions, args []string) error {
 			res, err = pack.WriteFile(name, o)
 		}
 	}
+	var se *pack.SecretsError
+	if errors.As(err, &se) {
+		return &exitError{code: exitFound, err: fmt.Errorf("%v; nothing was packed: --redact replaces each by [REDACTED:<rule>], --allow-secrets packs them as they are (cfix secrets lists them)", se)}
+	}
 	if err != nil {
 		return planError(err)
 	}
@@ -150,7 +172,7 @@ func runPack(cmd *cobra.Command, opts *packOptions, args []string) error {
 	}
 	if opts.json {
 		m := res.Manifest
-		pj := packJSON{Pack: name, Size: res.Size, Encrypted: m.Encrypted, Host: m.Host, Bytes: m.Bytes(), Notes: res.Notes}
+		pj := packJSON{Pack: name, Size: res.Size, Encrypted: m.Encrypted, Redacted: m.Redacted, Host: m.Host, Bytes: m.Bytes(), Notes: res.Notes}
 		for _, s := range m.Sessions {
 			s.Index = nil // Claude Code's own keys: in the manifest only
 			pj.Sessions = append(pj.Sessions, s)
@@ -201,11 +223,22 @@ func printPacked(w io.Writer, res *pack.Written, name string, size int64) error 
 			fmt.Fprintf(w, ", %d %s", s.Prompts, plural.Of(s.Prompts, "prompt"))
 		}
 		fmt.Fprintln(w, ")")
+		if m.Redacted {
+			if s.Redacted == 0 {
+				fmt.Fprintln(w, "      no secret found")
+			} else {
+				fmt.Fprintf(w, "      %d %s redacted: %s\n", s.Redacted, plural.Of(s.Redacted, "secret"), pack.RuleList(s.Rules))
+			}
+		}
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", visible.String(n))
 	}
-	if m.Encrypted == "" {
+	switch {
+	case m.Encrypted != "":
+	case m.Redacted:
+		fmt.Fprintln(w, "note: not encrypted: what the sessions read is in the pack but the secrets cfix secrets finds; --recipient or --passphrase encrypt it")
+	default:
 		fmt.Fprintln(w, "note: not encrypted: what the sessions read (keys, tokens, .env files) is in the pack as it is; --recipient or --passphrase encrypt it")
 	}
 	if size >= 0 {

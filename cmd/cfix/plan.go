@@ -45,6 +45,9 @@ type planFlags struct {
 	// lock, when set, is the store's lock, which the command took before
 	// it planned (undo); runPlan takes it otherwise.
 	lock *changeset.Lock
+	// kept, when set, runs once the plan is applied (what a command
+	// keeps of its own, outside the store); its error is a warning.
+	kept func() error
 	// asked is what asked for the apply, as the user typed it ("":
 	// --apply): the words of the message that asks for --yes.
 	asked string
@@ -243,6 +246,11 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		return planFailed(f, pj, err)
 	}
 	pj.Applied = true
+	if f.kept != nil {
+		if err := f.kept(); err != nil {
+			fmt.Fprintf(f.errOut, "cfix: warning: %v\n", err)
+		}
+	}
 	say := ""
 	if f.applied != nil {
 		s, removed, err := f.applied(res.Journal)

@@ -117,6 +117,7 @@ func runPush(cmd *cobra.Command, opts *pushOptions, url string, sessions []strin
 			return err
 		}
 	}
+	o.AllowSecrets = opts.allowSecrets
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	p, err := carryremote.PlanPush(ctx, o)
@@ -179,6 +180,10 @@ func runPush(cmd *cobra.Command, opts *pushOptions, url string, sessions []strin
 		}
 	}
 	res, err := p.Apply(ctx, progress)
+	var se *pack.SecretsError
+	if errors.As(err, &se) {
+		return &exitError{code: exitFound, err: fmt.Errorf("%v; the index was not written: --redact takes them out of what is sent, --allow-secrets sends them as they are (cfix secrets lists them)", se)}
+	}
 	if err != nil {
 		return &exitError{code: exitFound, err: fmt.Errorf("%v; the remote holds what the last whole push wrote: push again", err)}
 	}
