@@ -156,19 +156,26 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		}
 	}
 	fork := func(why string) (*Landed, error) {
-		var newID string
-		for n := 0; ; n++ {
-			newID = DerivedUUID(fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d", o.Command, id, o.Host, a.Dir, n))
-			if used(o.Root, rl, newID) == "" {
-				break
-			}
-		}
 		title := a.Title
 		if title == "" {
 			title = "session " + id
 		}
 		if o.Host != "" {
 			title += " (from " + o.Host + ")"
+		}
+		var newID string
+		for n := 0; ; n++ {
+			newID = DerivedUUID(fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d", o.Command, id, o.Host, a.Dir, n))
+			if used(o.Root, rl, newID) == "" {
+				break
+			}
+			// The ids of forks are derived: one landed before from the
+			// same incoming session is found under its id, and landing
+			// it again is nothing to do.
+			l, err := landedFork(o, cs, rl, src, a, newID, title)
+			if err != nil || l != nil {
+				return l, err
+			}
 		}
 		p, err := planSession(Options{Root: o.Root, From: o.From, Session: src.Path, To: a.Dir, ID: newID, Title: title,
 			Command: o.Command, What: what("a fork: " + why)}, false)
@@ -250,6 +257,68 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		}
 	}
 	return l, nil
+}
+
+// landedFork returns how the incoming session src lands when the store's
+// session newID is its fork landed before (the same bytes as the fork it
+// would make now, or those and more: it went on here): as that session,
+// with the files of the family it lacks. It returns nil when newID is
+// something else.
+func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store.File, a Arrival, newID, title string) (*Landed, error) {
+	var local []store.File
+	for _, f := range rl.Files {
+		if f.Kind == store.KindSession && strings.EqualFold(f.Session, newID) {
+			local = append(local, f)
+		}
+	}
+	if len(local) != 1 {
+		return nil, nil
+	}
+	lf := local[0]
+	p, err := planSession(Options{Root: o.Root, From: o.From, Session: src.Path, To: a.Dir, ID: newID, Title: title,
+		Command: o.Command, What: fmt.Sprintf("%s (landed here before as %s)", o.Command, newID), again: true}, false)
+	if err != nil {
+		return nil, nil // not a place this session can land: not its fork
+	}
+	var main *changeset.Op
+	for i, op := range p.ChangeSet.Ops {
+		if op.Action == changeset.Create && op.Path == lf.Path {
+			main = &p.ChangeSet.Ops[i]
+		}
+	}
+	if main == nil {
+		return nil, nil
+	}
+	rel, err := compareFile(lf.Path, main.From, main.Transform)
+	if err != nil {
+		return nil, err
+	}
+	how := LandSame
+	switch rel {
+	case relAhead:
+		how = LandAhead
+	case relSame:
+	default:
+		return nil, nil
+	}
+	kept := changeset.New(o.Root, o.Command)
+	for _, op := range p.ChangeSet.Ops {
+		if op.Path == lf.Path {
+			continue
+		}
+		keep, err := sortOut(cs, &op, newID)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			kept.Add(op)
+		}
+	}
+	if err := merge(cs, kept); err != nil {
+		return nil, err
+	}
+	return &Landed{Session: src.Session, ID: newID, How: how, Dir: a.Dir, Folder: filepath.Dir(lf.Path),
+		Why: fmt.Sprintf("landed here before as the fork %s", newID)}, nil
 }
 
 // sortOut decides what becomes of an op of the copy of a session the

@@ -267,6 +267,15 @@ func TestPushPull(t *testing.T) {
 			t.Fatalf("the fork is not titled with its machine")
 		}
 		pull(t, st, a, "desk", "/home/dev", carryremote.PullOptions{})
+		// Pulled again, an unchanged remote is nothing to do: the fork
+		// landed before is found, not made anew.
+		for _, again := range []struct{ root, machine, home string }{{b, "laptop", "/home/b"}, {a, "desk", "/home/dev"}} {
+			n := sessionCount(t, again.root)
+			pl = pull(t, st, again.root, again.machine, again.home, carryremote.PullOptions{})
+			if !pl.ChangeSet.Empty() || sessionCount(t, again.root) != n {
+				t.Fatalf("a pull of %s again plans %d ops (%+v): %d sessions, %d before", again.machine, len(pl.ChangeSet.Ops), pl.Sessions, sessionCount(t, again.root), n)
+			}
+		}
 		var texts []string
 		for _, root := range []string{a, b} {
 			var all []byte
