@@ -31,6 +31,13 @@ func (r CfixResult) String() string {
 // the test.
 func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 	t.Helper()
+	return RunCfixEnv(t, journalDir, nil, args...)
+}
+
+// RunCfixEnv is RunCfix with env (KEY=VALUE) added to cfix's environment
+// (a HOME, a remote's endpoint and credentials).
+func RunCfixEnv(t testing.TB, journalDir string, extra []string, args ...string) CfixResult {
+	t.Helper()
 	bin, err := CfixBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,7 @@ func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 	}
 	// What cfix caches (the catalog's cache) stays in the test's own
 	// folder, never in a HOME of the machine.
-	cmd.Env = append(env, "CFIX_JOURNAL_DIR="+journalDir, "XDG_CACHE_HOME="+t.TempDir())
+	cmd.Env = append(append(env, "CFIX_JOURNAL_DIR="+journalDir, "XDG_CACHE_HOME="+t.TempDir()), extra...)
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
