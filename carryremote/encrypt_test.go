@@ -123,3 +123,63 @@ func equalMaps(a, b map[string][32]byte) bool {
 	}
 	return true
 }
+
+// TestSealedKept: a push to recipients without the identity that opens
+// the index keeps the titles and folders of the sessions only the remote
+// has (their sealed entries copied over as they are, never opened); with
+// the identity, the index is sealed whole again.
+func TestSealedKept(t *testing.T) {
+	dir := t.TempDir()
+	st, _ := remote.Open("file://" + dir)
+	id, _ := age.GenerateX25519Identity()
+	to := []age.Recipient{id.Recipient()}
+	keys := pack.Keys{Identities: []age.Identity{id}}
+	a := damage.CopyStore(t, "2.1.332")
+	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Recipients: to})
+	// The alpha session leaves the store; another grows; pushed without
+	// the identity.
+	gone := mainOf(t, a, alpha)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(strings.TrimSuffix(gone, ".jsonl"))
+	grown := mainOf(t, a, "d80d47a1")
+	appendLine(t, grown, `{"type":"custom-title","customTitle":"grown","sessionId":"d80d47a1-34cb-49a2-9a85-a7599617b8b3"}`)
+	p, _ := push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Recipients: to})
+	if len(p.Items) != 1 {
+		t.Fatalf("the second push sends %d sessions, want the one that grew", len(p.Items))
+	}
+	check := func(what string) {
+		t.Helper()
+		ix, err := carryremote.ReadIndex(context.Background(), st, "laptop", keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range ix.Sessions {
+			if e.Meta == nil || e.Meta.CWD == "" {
+				t.Errorf("%s: session %s has no title or folder in the index", what, e.ID)
+				continue
+			}
+			n++
+			if e.ID == alpha && !strings.Contains(e.Meta.Title, "hello, first session") {
+				t.Errorf("%s: the alpha session's title is %q", what, e.Meta.Title)
+			}
+			if e.ID == "d80d47a1-34cb-49a2-9a85-a7599617b8b3" && e.Meta.Title != "grown" {
+				t.Errorf("%s: the grown session's title is %q, want the new one", what, e.Meta.Title)
+			}
+		}
+		if n != 5 {
+			t.Errorf("%s: %d sessions with their titles, want 5", what, n)
+		}
+	}
+	check("pushed without the identity")
+	// With the identity, one sealed part again.
+	appendLine(t, grown, `{"type":"custom-title","customTitle":"grown","sessionId":"d80d47a1-34cb-49a2-9a85-a7599617b8b3"}`)
+	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Recipients: to, Keys: keys})
+	check("pushed with the identity")
+	raw, _ := os.ReadFile(filepath.Join(dir, "laptop", "index.json"))
+	if n := strings.Count(string(raw), "BEGIN AGE ENCRYPTED FILE"); n != 1 {
+		t.Errorf("the index pushed with the identity has %d sealed parts, want 1", n)
+	}
+}

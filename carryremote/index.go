@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,11 +54,21 @@ type Index struct {
 	// Encrypted says its sessions' objects and Sealed are encrypted with
 	// age ("recipients" or "passphrase").
 	Encrypted string `json:"encrypted,omitempty"`
-	// Sealed, in an encrypted index, is the Meta of every session (a JSON
-	// object by id), as an armored age file: the index holds no text of
-	// the sessions in the clear.
-	Sealed   string  `json:"sealed,omitempty"`
-	Sessions []Entry `json:"sessions"`
+	// Sealed, in an encrypted index, holds the Meta of its sessions in
+	// armored age files: the index holds no text of the sessions in the
+	// clear. A push that can open them seals them all in one; one that
+	// cannot (no identity given) keeps those that describe sessions it
+	// does not have, as they are, and adds its own after them (a later
+	// part's Meta of a session wins).
+	Sealed   []SealedPart `json:"sealed,omitempty"`
+	Sessions []Entry      `json:"sessions"`
+}
+
+// SealedPart is the Meta of the sessions it names (a JSON object by id),
+// as an armored age file.
+type SealedPart struct {
+	Sessions []string `json:"sessions"`
+	Data     string   `json:"data"`
 }
 
 // Entry is one session of an index.
@@ -163,11 +174,34 @@ func ReadIndex(ctx context.Context, st remote.Store, machine string, keys pack.K
 		}
 		seen[e.ID] = true
 	}
-	if ix.Sealed != "" {
-		if metas := unseal(ix.Sealed, keys); metas != nil {
-			for i := range ix.Sessions {
-				if m, ok := metas[ix.Sessions[i].ID]; ok {
-					ix.Sessions[i].Meta = &m
+	if len(ix.Sealed) > 0 {
+		// A passphrase is asked once for every part.
+		if ask := keys.Passphrase; ask != nil {
+			var pass string
+			var perr error
+			asked := false
+			keys.Passphrase = func() (string, error) {
+				if !asked {
+					pass, perr = ask()
+					asked = true
+				}
+				return pass, perr
+			}
+		}
+		byID := map[string]int{}
+		for i := range ix.Sessions {
+			byID[ix.Sessions[i].ID] = i
+		}
+		for _, part := range ix.Sealed {
+			metas := unseal(part.Data, keys)
+			if metas == nil {
+				continue
+			}
+			for _, id := range part.Sessions {
+				if i, ok := byID[id]; ok {
+					if m, ok := metas[id]; ok {
+						ix.Sessions[i].Meta = &m
+					}
 				}
 			}
 		}
@@ -242,23 +276,41 @@ func seal(m any, recipients []age.Recipient) (string, error) {
 }
 
 // writeIndex writes ix as machine's index on st: with its Meta sealed to
-// recipients when there are some.
-func writeIndex(ctx context.Context, st remote.Store, ix *Index, recipients []age.Recipient) error {
+// recipients when there are some. The parts of old (the index it
+// replaces) that describe sessions of ix without a Meta (their parts not
+// opened) are kept as they are, before the new one.
+func writeIndex(ctx context.Context, st remote.Store, ix *Index, old *Index, recipients []age.Recipient) error {
 	out := *ix
 	if len(recipients) > 0 {
 		metas := map[string]Meta{}
+		unknown := map[string]bool{}
 		out.Sessions = make([]Entry, len(ix.Sessions))
+		part := SealedPart{Sessions: []string{}}
 		for i, e := range ix.Sessions {
 			if e.Meta != nil {
 				metas[e.ID] = *e.Meta
+				part.Sessions = append(part.Sessions, e.ID)
+			} else {
+				unknown[e.ID] = true
 			}
 			e.Meta = nil
 			out.Sessions[i] = e
 		}
+		out.Sealed = nil
+		if old != nil {
+			for _, p := range old.Sealed {
+				if slices.ContainsFunc(p.Sessions, func(id string) bool { return unknown[id] }) {
+					out.Sealed = append(out.Sealed, p)
+				}
+			}
+		}
 		var err error
-		if out.Sealed, err = seal(metas, recipients); err != nil {
+		if part.Data, err = seal(metas, recipients); err != nil {
 			return err
 		}
+		out.Sealed = append(out.Sealed, part)
+	} else {
+		out.Sealed = nil
 	}
 	b, err := json.MarshalIndent(&out, "", " ")
 	if err != nil {

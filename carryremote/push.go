@@ -19,6 +19,7 @@ import (
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/pack"
 	"github.com/cfix-dev/cfix/remote"
+	"github.com/cfix-dev/cfix/secrets"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -89,6 +90,8 @@ type PushPlan struct {
 	Notes []string `json:"notes"`
 
 	old     *Index
+	layout  *store.Layout     // the store's scan, each object's pack reads it
+	detect  pack.Redactor     // finds secrets, when they are refused
 	touched map[string]string // session id → its new Stat (files touched, bytes the same)
 	local   map[string]*Meta
 	o       PushOptions
@@ -131,6 +134,7 @@ func PlanPush(ctx context.Context, o PushOptions) (*PushPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", o.Root, err)
 	}
+	p.layout = l
 	var mains []store.File
 	if len(o.Sessions) > 0 {
 		seen := map[string]bool{}
@@ -305,6 +309,18 @@ func (p *PushPlan) Apply(ctx context.Context, progress Progress) (*Pushed, error
 	if staging == "" {
 		staging = pack.StagingDir()
 	}
+	if o.Redact == nil && !o.AllowSecrets && len(p.Items) > 0 {
+		// What finds secrets, made once for every pack.
+		ig, err := secrets.ReadIgnore(o.Root)
+		if err != nil {
+			return nil, err
+		}
+		f, err := secrets.NewFilter(secrets.RedactorOptions{Ignore: ig})
+		if err != nil {
+			return nil, err
+		}
+		p.detect = f
+	}
 	if err := os.MkdirAll(staging, 0o700); err != nil {
 		return nil, err
 	}
@@ -335,7 +351,7 @@ func (p *PushPlan) Apply(ctx context.Context, progress Progress) (*Pushed, error
 	}
 	sort.Slice(ix.Sessions, func(i, j int) bool { return ix.Sessions[i].ID < ix.Sessions[j].ID })
 	ix.Updated = o.Now.UTC()
-	if err := writeIndex(ctx, o.Remote, ix, o.Recipients); err != nil {
+	if err := writeIndex(ctx, o.Remote, ix, p.old, o.Recipients); err != nil {
 		return res, err
 	}
 	res.Written = append(res.Written, indexKey(o.Machine))
@@ -374,7 +390,7 @@ func (p *PushPlan) pushOne(ctx context.Context, staging string, it PushItem) (*E
 	defer os.Remove(f.Name())
 	defer f.Close()
 	w, err := pack.Write(f, pack.Options{Root: o.Root, Sessions: []string{it.main.Path}, Recipients: o.Recipients,
-		Passphrase: o.Passphrase, Host: o.Host, Home: o.Home, Now: o.Now, Redact: o.Redact, AllowSecrets: o.AllowSecrets})
+		Passphrase: o.Passphrase, Host: o.Host, Home: o.Home, Now: o.Now, Redact: o.Redact, AllowSecrets: o.AllowSecrets, Detect: p.detect, Layout: p.layout})
 	if err != nil {
 		return nil, 0, err
 	}

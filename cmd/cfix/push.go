@@ -71,7 +71,7 @@ them as they are.`,
 	f.StringVar(&opts.machine, "machine", "", "this machine's name on the remote (default: its host name)")
 	f.StringArrayVar(&opts.recipients, "recipient", nil, "encrypt to this age public key (age1...; repeatable)")
 	f.BoolVar(&opts.passphrase, "passphrase", false, "encrypt with a passphrase (asked on the terminal; $CFIX_PASSPHRASE)")
-	f.StringArrayVar(&opts.identities, "identity", nil, "an age identity file that opens the remote's index (its titles), when it is encrypted")
+	f.StringArrayVar(&opts.identities, "identity", nil, "an age identity file that opens the remote's encrypted index, to seal it in one part again (without it, the titles of sessions this push leaves are kept sealed as they are)")
 	f.BoolVar(&opts.redact, "redact", false, "take secrets out of what is sent (the store keeps them)")
 	f.BoolVar(&opts.allowSecrets, "allow-secrets", false, "send sessions that hold secrets as they are")
 	f.BoolVar(&opts.apply, "apply", false, "send (the default is a dry run that says what would be sent)")
