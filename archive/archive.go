@@ -183,6 +183,7 @@ func Archive(opts Options) (*Plan, error) {
 				metaOnly--
 			}
 			cs.Notes = append(cs.Notes, stubNote(s.ID, stubs[s.ID], "archived"))
+			s.StubOf = stubs[s.ID]
 			sessions = append(sessions, s)
 		}
 		if empty > 0 {
@@ -205,6 +206,7 @@ func Archive(opts Options) (*Plan, error) {
 			return nil, err
 		}
 		for _, s := range sessions {
+			s.StubOf = stubs[s.ID]
 			if why := linkedMain(s); why != "" {
 				return nil, &carry.ConflictError{Msg: why + "; nothing is planned"}
 			}
@@ -368,7 +370,7 @@ func (p *Plan) Cleanup() {
 // (the bytes of those that fit kept in hold, for write).
 func describe(root string, s *Session, indexes map[string][]byte, now time.Time, hash bool, hold *holder) (*Manifest, error) {
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: cfixVersion(), Session: s.ID, Projects: s.Projects,
-		LastActivity: s.LastActivity.UTC(), Archived: now.UTC()}
+		LastActivity: s.LastActivity.UTC(), Archived: now.UTC(), StubOf: s.StubOf}
 	for _, folder := range s.Projects {
 		if fi, err := os.Lstat(filepath.Join(store.ProjectsDir(root), folder)); err == nil && fi.IsDir() {
 			if m.Folders == nil {

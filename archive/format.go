@@ -93,6 +93,9 @@ type Manifest struct {
 	// when the session was archived: restore makes one that is gone (the
 	// archive left it empty, and removed it) as it was.
 	Folders map[string]FolderInfo `json:"folders,omitempty"`
+	// StubOf names the session this one is a stub of (metadata only,
+	// archived with it): restore of that session restores it too.
+	StubOf string `json:"stub_of,omitempty"`
 }
 
 // FolderInfo is the mode and mtime of a project folder.

@@ -41,6 +41,8 @@ type Session struct {
 	Bytes        int64
 	// Kept are files that name the session but stay, with why.
 	Kept []string
+	// StubOf is the session this one is a stub of, when it goes with it.
+	StubOf string
 	// dirFPs are the fingerprints of its folder parts, in order, when
 	// the archive was built.
 	dirFPs []changeset.Fingerprint

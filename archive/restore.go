@@ -111,11 +111,16 @@ func restore(opts RestoreOptions) (*RestorePlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", opts.Root, err)
 	}
+	paths, stubNotes, err := withStubs(dir, paths, l)
+	if err != nil {
+		return nil, err
+	}
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	// The ops copy from the staging folder, which only an apply makes.
 	staging := filepath.Join(filepath.Dir(paths[0]), ".restore-"+hex.EncodeToString(rnd[:]))
 	p := &RestorePlan{ChangeSet: changeset.New(opts.Root, "restore"), members: map[string]member{}}
+	p.ChangeSet.Notes = append(p.ChangeSet.Notes, stubNotes...)
 	p.ChangeSet.Own(staging) // the plan copies the extracted files from there
 	ok := false
 	defer func() {
@@ -433,4 +438,45 @@ func findArchives(dir string, args []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// withStubs adds to paths the archives in dir of the stubs archived with
+// the sessions of paths (their manifests' StubOf), with a note for each:
+// restored with it, or left when a session of its id is in the store.
+func withStubs(dir string, paths []string, l *store.Layout) ([]string, []string, error) {
+	sessions := map[string]bool{}
+	given := map[string]bool{}
+	for _, path := range paths {
+		m, err := readManifest(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		sessions[m.Session] = true
+		given[path] = true
+	}
+	list, _, err := List(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("archive folder %s: %w", dir, err)
+	}
+	inStore := map[string]bool{}
+	for _, f := range l.Files {
+		if f.Kind == store.KindSession {
+			inStore[f.Session] = true
+		}
+	}
+	var notes []string
+	for _, a := range list {
+		m := a.Manifest
+		if m.StubOf == "" || !sessions[m.StubOf] || given[a.Path] || sessions[m.Session] {
+			continue
+		}
+		if inStore[m.Session] {
+			notes = append(notes, visible.String(fmt.Sprintf("session %s, a stub of session %s archived with it, is in the store already: its archive %s is left", m.Session, m.StubOf, a.Path)))
+			continue
+		}
+		notes = append(notes, visible.String(fmt.Sprintf("session %s holds only metadata naming entries of session %s (archived with it): restored with it", m.Session, m.StubOf)))
+		paths = append(paths, a.Path)
+		sessions[m.Session] = true
+	}
+	return paths, notes, nil
 }

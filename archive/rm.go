@@ -137,10 +137,7 @@ func dropHistory(cs *changeset.ChangeSet, root string, sessions []*Session) erro
 		if !ids[id] {
 			continue
 		}
-		n := int64(len(ln.Raw))
-		if ln.Terminated {
-			n++
-		}
+		n := ln.End() - ln.Offset // a line over session.MaxLine too
 		// Consecutive lines make one edit.
 		if k := len(edits) - 1; k >= 0 && edits[k].Offset+edits[k].Length == ln.Offset {
 			edits[k].Length += n

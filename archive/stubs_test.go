@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -70,13 +71,17 @@ func TestStubsGoWithTheirSession(t *testing.T) {
 			}
 		}
 		if archived {
-			rp, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: []string{id, stub}, Extract: true})
+			// Restoring the session restores the stub archived with it.
+			rp, err := Restore(RestoreOptions{Root: root, Dir: adir, Archives: []string{id}, Extract: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			apply(t, rp.ChangeSet, journals)
 			rp.Cleanup()
 			requireTree(t, "restore", whole, tree(t, root))
+			if ents, _ := os.ReadDir(adir); len(ents) != 0 {
+				t.Errorf("restore of %s left %d archives: %v", id, len(ents), ents)
+			}
 		}
 	}
 }

@@ -37,6 +37,12 @@
 #   cfix search of it, and read_session's first page of the big session,
 #   read through its index, within 100 ms (see the mcp rows).
 #
+#   cfix validate and cfix guard's SessionEnd hook on a session of 10
+#   million {} lines, on one ending in 512 MB of NUL bytes and on one with a
+#   line of 512 MB, cfix show and cfix mcp's four session_health calls at
+#   once on the last two, and cfix mcp's four search_sessions calls of a 10
+#   MB query at once each peak under 200 MB of RSS (see the hostile rows).
+#
 # Environment: SIZE (500MB), BIG (200MB), SEED (1), RUNS (3); ROWS=hostile
 # measures only the rows of hostile input (no big store is made); ROWS=catalog
 # only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
@@ -245,7 +251,7 @@ hostile_store() {
 }
 hostile_rows() {
 	local hstamp big
-	hstamp="big=$BIG corpus=$(find testdata/corpus/2.1.88 -type f -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
+	hstamp="big=$BIG memory=1 corpus=$(find testdata/corpus/2.1.88 -type f -print0 | LC_ALL=C sort -z | xargs -0 cat | sha256sum | cut -c1-16)"
 	if [[ ! -f $HOSTILE/stamp || "$(cat "$HOSTILE/stamp")" != "$hstamp" ]]; then
 		echo "bench: making the hostile stores in $HOSTILE ..." >&2
 		rm -rf "$HOSTILE"
@@ -262,6 +268,7 @@ hostile_rows() {
 			head -c "$big" /dev/zero | tr '\0' x
 			printf '%s' "${line#*notes.txt}"
 		} | hostile_store huge
+		memory_stores
 		echo "$hstamp" >"$HOSTILE/stamp"
 	fi
 	cat "$DEEP/$HOSTILE_SESSION" "$HUGE/$HOSTILE_SESSION" >/dev/null
@@ -272,6 +279,88 @@ hostile_rows() {
 	measure_cfix "cfix clone (huge line, dry run)" clone --root "$HUGE" --to /bench-clone "$HUGE/$HOSTILE_SESSION"
 	measure_cfix "cfix prune (huge line, dry run)" prune --root "$HUGE" --older-than 1h
 	measure_cfix "cfix export (huge line)" export --root "$HUGE" "$HUGE/$HOSTILE_SESSION"
+	memory_rows
+}
+# The stores of bounded memory (docs/safety.md), copies of the 2.1.88
+# corpus store whose session is: 10 million lines of {} (30 MB); the
+# session, then a last line of 512 MB of NUL bytes without "\n", as a
+# crash leaves it (sparse); the session, then a prompt of 512 MB (one line
+# of valid JSON, a pasted file). Rows: cfix validate, and cfix guard's
+# SessionEnd hook (as Claude Code runs it when the session ends, process
+# start included, through bash for stdin), on each; cfix show, and cfix
+# mcp answering four session_health calls sent at once, on the last two;
+# cfix mcp refusing four search_sessions calls sent at once, each with a
+# query of 10 MB. Bar: every row's peak RSS under 200 MB (before: validate
+# 4.1 GB, 1.17 GB, 2.3 GB; the hook 6.6 GB, 1.2 GB, 2.4 GB; show 2.3 GB of
+# the NUL bytes; the four session_health 4.6 GB of them; the 10 MB queries
+# 2.7 GB).
+EMPTIES=$HOSTILE/empties/.claude
+NULS=$HOSTILE/nul/.claude
+LONG=$HOSTILE/long/.claude
+MEMORY_ROWS=()
+memory_stores() {
+	local src=testdata/corpus/2.1.88/.claude name
+	for name in empties nul long; do
+		rm -rf "${HOSTILE:?}/$name"
+		mkdir -p "$HOSTILE/$name"
+		cp -a "$src" "$HOSTILE/$name/.claude"
+	done
+	awk 'BEGIN { for (i = 0; i < 10000000; i++) print "{}" }' >"$EMPTIES/$HOSTILE_SESSION"
+	truncate -s +512M "$NULS/$HOSTILE_SESSION"
+	{
+		printf '{"parentUuid":"%s","isSidechain":false,"type":"user","message":{"role":"user","content":"' \
+			"$(jq -r 'select(.uuid) | .uuid' "$src/$HOSTILE_SESSION" | tail -n 1)"
+		head -c 512M /dev/zero | tr '\0' x
+		printf '"},"uuid":"0fa0b0c0-0000-4000-8000-00000000f00d","timestamp":"2027-01-02T03:04:05.000Z"}\n'
+	} >>"$LONG/$HOSTILE_SESSION"
+	touch -d '1 day ago' "$EMPTIES/$HOSTILE_SESSION" "$NULS/$HOSTILE_SESSION" "$LONG/$HOSTILE_SESSION"
+}
+# memory_hook NAME ROOT: cfix hook SessionEnd on the session of ROOT.
+memory_hook() {
+	local state=$PWD/$OUT/state-memory path=$2/$HOSTILE_SESSION
+	mkdir -p "$state"
+	printf '{"session_id":"%s","transcript_path":"%s","cwd":"/home/dev/work/beta.dir/sub","hook_event_name":"SessionEnd","reason":"other"}\n' \
+		"$(basename "$path" .jsonl)" "$PWD/$path" >"$OUT/hook-end.json"
+	if ((HAVE_CFIX)); then
+		measure "$1" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionEnd --root "$1" <"$0"' "$OUT/hook-end.json" "$PWD/$2"
+	else
+		row "$1" "cfix: not built"
+	fi
+}
+memory_rows() {
+	local what root
+	build_mcpcall
+	for what in "10M {} lines:$EMPTIES" "512 MB of NUL bytes:$NULS" "a 512 MB line:$LONG"; do
+		root=${what#*:}
+		what=${what%%:*}
+		cat "$root/$HOSTILE_SESSION" >/dev/null
+		use_set "$root/$HOSTILE_SESSION"
+		measure_cfix "cfix validate ($what)" validate --root "$root" --quiet "$root/$HOSTILE_SESSION"
+		memory_hook "cfix hook SessionEnd ($what)" "$root"
+		MEMORY_ROWS+=("cfix validate ($what)" "cfix hook SessionEnd ($what)")
+		if [[ $root != "$EMPTIES" ]]; then
+			measure_cfix "cfix show ($what)" show --root "$root" "$(basename "$HOSTILE_SESSION" .jsonl)"
+			MCP_ROOT=$root measure_mcp "mcp 4 session_health at once ($what)" -at-once 4 -tool session_health \
+				-args "{\"session\":\"$(basename "$HOSTILE_SESSION" .jsonl)\"}"
+			MEMORY_ROWS+=("cfix show ($what)" "mcp 4 session_health at once ($what)")
+		fi
+	done
+	use_set /dev/null
+	MCP_ROOT=testdata/corpus/2.1.88/.claude measure_mcp "mcp 4 search_sessions of 10 MB at once" -at-once 4 -refused -long query=10485760 -tool search_sessions -args '{"project":"all"}'
+	MEMORY_ROWS+=("mcp 4 search_sessions of 10 MB at once")
+}
+memory_verdicts() {
+	local name r v
+	for name in "${MEMORY_ROWS[@]}"; do
+		r=${RSS[$name]:-}
+		if ((!HAVE_CFIX)) || [[ -z $r ]]; then
+			VERDICTS+=("$name (bar: peak RSS < 200 MB): not measured")
+			STATUS=2
+			continue
+		fi
+		if awk -v r="$r" 'BEGIN {exit !(r < 200)}'; then v=PASS; else v=FAIL STATUS=1; fi
+		VERDICTS+=("$name peaks at $r MB (bar: < 200 MB): $v")
+	done
 }
 hostile_verdicts() {
 	local d=${WALL["cfix validate (deep line)"]:-} val=${WALL["cfix validate (huge line)"]:-} name w r x v
@@ -293,6 +382,7 @@ hostile_verdicts() {
 		if awk -v w="$w" -v c="$val" -v r="$r" 'BEGIN {exit !(w <= 2 * c && r < 1024)}'; then v=PASS; else v=FAIL STATUS=1; fi
 		VERDICTS+=("$name takes $w s, ${x}x the time of cfix validate of it ($val s), peak RSS $r MB (bar: <= 2x validate, < 1 GB): $v")
 	done
+	memory_verdicts
 }
 
 # --- the catalog: ls and browse through its cache, resume's check -------------
@@ -370,7 +460,7 @@ guard_hook_row() {
 	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"SessionStart","source":"resume"}\n' \
 		"$id" "$PWD/$path" "$PWD" >"$OUT/hook-input.json"
 	before=$(jq -c .last_archive "$state/cfix/guard-state.json")
-	measure "$2" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionStart <"$0"' "$OUT/hook-input.json"
+	measure "$2" env XDG_STATE_HOME="$state" bash -c 'exec bin/cfix hook SessionStart --root "$1" <"$0"' "$OUT/hook-input.json" "$PWD/$ROOT"
 	if [[ $(jq -c .last_archive "$state/cfix/guard-state.json") != "$before" ]]; then
 		row "$2" "the hook started an archive: the bench store may have changed (see $state/cfix/guard.log)"
 		FAILED=1
@@ -478,7 +568,7 @@ measure_mcp() {
 		row "$name" "not built (see $LOGS/build.log, $LOGS/mcpcall.log)"
 		return 0
 	fi
-	if ! out=$(bin/mcpcall -runs "$RUNS" "$@" -- bin/cfix mcp --root "$ROOT" 2>"$log.err"); then
+	if ! out=$(bin/mcpcall -runs "$RUNS" "$@" -- bin/cfix mcp --root "${MCP_ROOT:-$ROOT}" 2>"$log.err"); then
 		row "$name" "failed (see $log.err)"
 		FAILED=1
 		return 0
@@ -489,12 +579,16 @@ measure_mcp() {
 	RSS[$name]=$(awk -v k="$kb" 'BEGIN {printf "%.1f", k/1024}')
 	row "$name" "$wall" "${RSS[$name]}"
 }
-mcp_rows() {
-	local id
+# build_mcpcall builds bin/mcpcall.
+build_mcpcall() {
 	echo "bench: building bin/mcpcall ..." >&2
 	if go build -o bin/mcpcall ./bench/mcpcall 2>"$LOGS/mcpcall.log"; then
 		HAVE_MCPCALL=1
 	fi
+}
+mcp_rows() {
+	local id
+	build_mcpcall
 	use_set "$ROOT"
 	if [[ -z ${WALL["cfix search $MCP_RARE (store)"]:-} ]]; then
 		measure_cfix "cfix search $MCP_RARE (store)" search --root "$ROOT" "$MCP_RARE"

@@ -232,6 +232,12 @@ func (t *tail) Write(p []byte) (int, error) {
 	if t.want != nil && t.want.Load() != t.gen {
 		return 0, errStale
 	}
+	if len(p) >= t.n {
+		// Only its end can be kept: never copy all of a long write.
+		t.buf = append(t.buf[:0], p[len(p)-t.n:]...)
+		t.cut = true
+		return len(p), nil
+	}
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > 2*t.n {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.n:]...)

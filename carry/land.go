@@ -475,7 +475,7 @@ func compareFile(local, incoming string, t *changeset.Transform) (relation, erro
 	defer in.Close()
 	c := &cmpWriter{r: bufio.NewReaderSize(lf, 256<<10), buf: make([]byte, 64<<10)}
 	if t != nil {
-		err = t.Stream(c, in)
+		err = t.Stream(c, in, in)
 	} else {
 		_, err = io.Copy(c, in)
 	}

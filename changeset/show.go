@@ -95,7 +95,7 @@ func Summary(w io.Writer, cs *ChangeSet) {
 	}
 	fmt.Fprintln(w, Headline(cs))
 	if kept := JournalBytes(cs); kept > 0 {
-		fmt.Fprintf(w, "journal: when applied, %s of backups stay outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
+		fmt.Fprintf(w, "journal: an apply keeps %s of backups outside the store so that cfix undo can put them back (cfix journal prune frees them)\n", Size(kept))
 	}
 	for _, n := range cs.Notes {
 		fmt.Fprintf(w, "note: %s\n", visible.String(n))
@@ -121,6 +121,14 @@ func Summary(w io.Writer, cs *ChangeSet) {
 			detail = "→ " + op.To
 		case CreateDir:
 			detail = "from " + op.From
+			if cs.owns(op.From) {
+				// A folder the planner made for the copy (restore's
+				// extraction): what it holds says more than its name.
+				detail = "new folder"
+				if files, size, err := treeSize(op.From); err == nil {
+					detail = fmt.Sprintf("new folder: %s, %s", plural.Count(files, "file"), Size(size))
+				}
+			}
 		case RemoveEmptyDir:
 			detail = "if empty"
 		case DeleteEmptyDir:
@@ -724,12 +732,19 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		first = spans[0].from
 	}
 	rd := session.NewReader(io.NewSectionReader(f, start, 1<<62), nil)
-	si := 0
+	si, ki := 0, 0
 	for si < len(spans) && rd.Next() {
 		l := rd.Line()
 		l.N += first - 1
 		for si < len(spans) && l.N >= spans[si].to {
 			si++
+		}
+		// Of a run of lines an edit removes, only the first are shown.
+		for ki < len(op.Edits) && op.Edits[ki].Line+op.Edits[ki].Count <= l.N {
+			ki++
+		}
+		if ki < len(op.Edits) && longRun(op.Edits[ki]) && l.N >= op.Edits[ki].Line+maxTrimRun {
+			continue
 		}
 		if si < len(spans) && l.N >= spans[si].from {
 			keep[l.N] = append([]byte(nil), l.Raw...)
@@ -747,6 +762,19 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 		startNew := s.from + delta
 		ln := s.from
 		for ln < s.to {
+			if ei < len(op.Edits) && op.Edits[ei].Line == ln && longRun(op.Edits[ei]) {
+				// A run of lines removed: its first lines, and how many.
+				e := op.Edits[ei]
+				for k := 0; k < maxTrimRun; k++ {
+					body = append(body, "-"+shorten(keep[ln+k]))
+				}
+				body = append(body, fmt.Sprintf("-… %d more %s", e.Count-maxTrimRun, plural.Of(e.Count-maxTrimRun, "line")))
+				oldN += e.Count
+				delta -= e.Count
+				ln += e.Count
+				ei++
+				continue
+			}
 			if ei < len(op.Edits) && op.Edits[ei].Line == ln {
 				e := op.Edits[ei]
 				var old []string
@@ -795,6 +823,10 @@ func diffEdits(w *bufio.Writer, op *Op) error {
 	}
 	return nil
 }
+
+// longRun reports whether an edit removes a run of more lines than a
+// diff shows of it.
+func longRun(e Edit) bool { return len(e.New) == 0 && e.Count > maxTrimRun+1 }
 
 // linesBack returns where the line n lines before the one starting at off
 // starts (0 when the file has fewer lines before off).
@@ -898,86 +930,131 @@ const maxKept = 16 << 20
 
 // diffStreams diffs two whole streams: common head and tail are skipped by
 // line hashes, the middle is diffed with go-diff when it is small enough.
+// The streams are read side by side, once: what is kept of each is its
+// last diffRing line hashes (a middle longer than that is too long to
+// show anyway) and its first maxKept bytes, so a diff of ten million lines
+// costs what one of a hundred thousand does.
 func diffStreams(w *bufio.Writer, oldR, newR io.Reader, reason string) error {
 	seed := maphash.MakeSeed()
-	type lineRef struct {
-		h   uint64
-		off int64
-		n   int
-	}
-	scan := func(r io.Reader) ([]lineRef, *bytes.Buffer, error) {
-		// Keep the hashes; keep bytes only while the stream is small.
-		var refs []lineRef
-		var keep bytes.Buffer
-		rd := session.NewReader(r, nil)
-		for rd.Next() {
-			l := rd.Line()
-			refs = append(refs, lineRef{maphash.Bytes(seed, l.Raw), l.Offset, len(l.Raw)})
-			// Lines are kept in file order while all of them fit, so a
-			// line's bytes sit at its offset.
-			if keep.Len() == int(l.Offset) && keep.Len()+len(l.Raw) < maxKept {
-				keep.Write(l.Raw)
-				keep.WriteByte('\n')
-			}
+	a, b := newDiffSide(oldR, seed), newDiffSide(newR, seed)
+	p := -1 // the lines both start with
+	for i := 0; ; i++ {
+		ha, oka := a.next()
+		hb, okb := b.next()
+		if p < 0 && (!oka || !okb || ha != hb) {
+			p = i
 		}
-		return refs, &keep, rd.Err()
+		if !oka && !okb {
+			break
+		}
 	}
-	a, ab, err := scan(oldR)
-	if err != nil {
+	if err := errors.Join(a.rd.Err(), b.rd.Err()); err != nil {
 		return err
 	}
-	b, bb, err := scan(newR)
-	if err != nil {
-		return err
-	}
-	p := 0
-	for p < len(a) && p < len(b) && a[p].h == b[p].h {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s].h == b[len(b)-1-s].h {
-		s++
-	}
-	if p == len(a) && p == len(b) {
+	na, nb := a.n, b.n
+	if p == na && p == nb {
 		fmt.Fprintf(w, "@@ no change in lines @@ %s\n", visible.String(reason))
 		return nil
 	}
-	from := p - Context
-	if from < 0 {
-		from = 0
-	}
-	aTo, bTo := len(a)-s+Context, len(b)-s+Context
-	if aTo > len(a) {
-		aTo = len(a)
-	}
-	if bTo > len(b) {
-		bTo = len(b)
-	}
-	get := func(buf *bytes.Buffer, r lineRef) []byte {
-		if r.off+int64(r.n) <= int64(buf.Len()) {
-			return buf.Bytes()[r.off : r.off+int64(r.n)]
+	s := 0           // the lines both end with
+	bounded := false // s is only the lines the rings hold
+	for s < na-p && s < nb-p {
+		ia, ib := na-1-s, nb-1-s
+		if !a.has(ia) || !b.has(ib) {
+			bounded = true
+			break
 		}
-		// Not kept: its length, and its hash, so that two different
-		// lines never show as one.
-		return []byte(fmt.Sprintf("[%d bytes, not shown: hash %016x]", r.n, r.h))
+		if a.ref(ia).h != b.ref(ib).h {
+			break
+		}
+		s++
 	}
-	if (aTo-from)+(bTo-from) > maxRegion {
-		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, len(a)-s-p), hunkRange(p+1, len(b)-s-p), visible.String(reason))
-		fmt.Fprintf(w, " … %s differ (too many to show) …\n", plural.Count((len(a)-s-p)+(len(b)-s-p), "line"))
+	from := max(p-Context, 0)
+	aTo, bTo := min(na-s+Context, na), min(nb-s+Context, nb)
+	if bounded || (aTo-from)+(bTo-from) > maxRegion || !a.has(from) || !b.has(from) {
+		fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(p+1, na-s-p), hunkRange(p+1, nb-s-p), visible.String(reason))
+		if bounded {
+			fmt.Fprintf(w, " … lines differ from line %d on (too many to show) …\n", p+1)
+		} else {
+			fmt.Fprintf(w, " … %s differ (too many to show) …\n", plural.Count((na-s-p)+(nb-s-p), "line"))
+		}
 		return nil
 	}
 	var old, nw []string
-	for _, r := range a[from:aTo] {
-		old = append(old, string(get(ab, r)))
+	for i := from; i < aTo; i++ {
+		old = append(old, string(a.text(i)))
 	}
-	for _, r := range b[from:bTo] {
-		nw = append(nw, string(get(bb, r)))
+	for i := from; i < bTo; i++ {
+		nw = append(nw, string(b.text(i)))
 	}
 	fmt.Fprintf(w, "@@ -%s +%s @@ %s\n", hunkRange(from+1, aTo-from), hunkRange(from+1, bTo-from), visible.String(reason))
 	for _, l := range regionDiff(old, nw) {
 		fmt.Fprintln(w, l)
 	}
 	return nil
+}
+
+// diffRing is how many line hashes diffStreams keeps of each stream.
+const diffRing = 1 << 18
+
+// diffSide is one stream of diffStreams.
+type diffSide struct {
+	rd   *session.Reader
+	seed maphash.Seed
+	ring []lineRef // line i is ring[i%diffRing]
+	n    int       // lines read
+	keep bytes.Buffer
+	done bool
+}
+
+// lineRef is a line of a stream: its hash, offset and length.
+type lineRef struct {
+	h   uint64
+	off int64
+	n   int64
+}
+
+func newDiffSide(r io.Reader, seed maphash.Seed) *diffSide {
+	return &diffSide{rd: session.NewReader(r, nil), seed: seed}
+}
+
+// next reads a line and returns its hash; false at the end.
+func (d *diffSide) next() (uint64, bool) {
+	if d.done || !d.rd.Next() {
+		d.done = true
+		return 0, false
+	}
+	l := d.rd.Line()
+	r := lineRef{maphash.Bytes(d.seed, l.Raw), l.Offset, l.Len()}
+	// Lines are kept in file order while all of them fit, so a line's
+	// bytes sit at its offset (not a line over session.MaxLine: its Raw
+	// is not its bytes).
+	if l.Long == nil && d.keep.Len() == int(l.Offset) && d.keep.Len()+len(l.Raw) < maxKept {
+		d.keep.Write(l.Raw)
+		d.keep.WriteByte('\n')
+	}
+	if len(d.ring) < diffRing {
+		d.ring = append(d.ring, r)
+	} else {
+		d.ring[d.n%diffRing] = r
+	}
+	d.n++
+	return r.h, true
+}
+
+// has reports whether the ring holds line i.
+func (d *diffSide) has(i int) bool { return i >= 0 && i < d.n && i >= d.n-diffRing }
+
+func (d *diffSide) ref(i int) lineRef { return d.ring[i%diffRing] }
+
+// text is line i as kept, or its length and hash, so that two different
+// lines never show as one.
+func (d *diffSide) text(i int) []byte {
+	r := d.ref(i)
+	if r.off+r.n <= int64(d.keep.Len()) {
+		return d.keep.Bytes()[r.off : r.off+r.n]
+	}
+	return []byte(fmt.Sprintf("[%d bytes, not shown: hash %016x]", r.n, r.h))
 }
 
 // maxTrimHunks bounds the hunks a trim's diff shows, and maxTrimRun the
@@ -1033,11 +1110,13 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 	}
 	for ti < len(trims) && hunks <= maxTrimHunks && rd.Next() {
 		l := rd.Line()
-		if trims[ti].Line != l.N {
+		if l.N < trims[ti].Line {
 			continue
 		}
 		lt := &trims[ti]
-		ti++
+		if l.N >= lt.Last() {
+			ti++
+		}
 		if lt.Drop {
 			if runN > 0 && runFrom+runN != l.N {
 				flush()
@@ -1070,7 +1149,11 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		return err
 	}
 	// The rest is not read: the trims say how many lines change.
-	if more := unshown + len(trims) - ti; more > 0 {
+	more := unshown
+	for _, lt := range trims[ti:] {
+		more += lt.Last() - lt.Line + 1
+	}
+	if more > 0 {
 		fmt.Fprintf(w, "… %d more %s changed\n", more, plural.Of(more, "line"))
 	}
 	if a := op.Transform.Append; len(a) > 0 {
@@ -1081,4 +1164,19 @@ func diffTrim(w *bufio.Writer, op *Op) error {
 		}
 	}
 	return nil
+}
+
+// treeSize counts the files below root and the bytes of the regular ones.
+func treeSize(root string) (files int, size int64, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		if info, err := d.Info(); err == nil && d.Type().IsRegular() {
+			size += info.Size()
+		}
+		return nil
+	})
+	return files, size, err
 }

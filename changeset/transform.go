@@ -58,6 +58,10 @@ type Transform struct {
 // LineTrim is what a Transform does to one line of its source.
 type LineTrim struct {
 	Line int `json:"line"` // 1-based
+	// Through, when set, makes the trim one of the lines from Line to
+	// Through (a run of lines a fork leaves out, which hold no entry):
+	// Drop only.
+	Through int `json:"through,omitempty"`
 	// Drop leaves the line out.
 	Drop bool `json:"drop,omitempty"`
 	// Parent, when set, is the line's new parentUuid ("" for null).
@@ -67,6 +71,9 @@ type LineTrim struct {
 	ToolOutput bool `json:"tool_output,omitempty"`
 	Images     bool `json:"images,omitempty"`
 }
+
+// Last is the last line the trim is of.
+func (lt *LineTrim) Last() int { return max(lt.Line, lt.Through) }
 
 // options are the line's session.TrimOptions.
 func (lt *LineTrim) options() session.TrimOptions {
@@ -148,8 +155,11 @@ func (t *Transform) Check() error {
 		return fmt.Errorf("transform: rewrite_paths cannot map a Windows old_dir (%s) inside text", t.OldDir)
 	}
 	for i, lt := range t.Trim {
-		if lt.Line < 1 || i > 0 && lt.Line <= t.Trim[i-1].Line {
+		if lt.Line < 1 || i > 0 && lt.Line <= t.Trim[i-1].Last() {
 			return errors.New("transform: trim lines out of order")
+		}
+		if lt.Through != 0 && (lt.Through <= lt.Line || !lt.Drop || lt.Parent != nil || lt.Thinking || lt.ToolOutput || lt.Images) {
+			return errors.New("transform: a trim of a run of lines only drops them")
 		}
 	}
 	if len(t.Append) > 0 {
@@ -197,7 +207,7 @@ func (op *Op) transformed() (io.ReadCloser, error) {
 			r = io.LimitReader(f, limit)
 		}
 		bw := bufio.NewWriterSize(pw, 256<<10)
-		err := t.Stream(bw, r)
+		err := t.Stream(bw, r, f)
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -209,7 +219,11 @@ func (op *Op) transformed() (io.ReadCloser, error) {
 
 // Stream copies r to w, line by line, with the transform applied. Line
 // terminators are kept as they were (a last line without "\n" stays so).
-func (t *Transform) Stream(w io.Writer, r io.Reader) error {
+// src, when not nil, reads what r reads: a line longer than
+// session.MaxLine, which cfix never holds whole, is copied from it as it
+// streams past, its values rewritten in place (see longLine); without
+// src such a line is refused.
+func (t *Transform) Stream(w io.Writer, r io.Reader, src io.ReaderAt) error {
 	rd := session.NewReader(r, nil)
 	var buf []byte
 	ti := 0
@@ -217,8 +231,30 @@ func (t *Transform) Stream(w io.Writer, r io.Reader) error {
 	for rd.Next() {
 		l := rd.Line()
 		raw := l.Raw
-		for ti < len(t.Trim) && t.Trim[ti].Line < l.N {
+		for ti < len(t.Trim) && t.Trim[ti].Last() < l.N {
 			ti++
+		}
+		if ti < len(t.Trim) && t.Trim[ti].Through != 0 && t.Trim[ti].Line <= l.N {
+			continue // in a run of lines dropped
+		}
+		if l.Long != nil {
+			var lt *LineTrim
+			if ti < len(t.Trim) && t.Trim[ti].Line == l.N {
+				lt = &t.Trim[ti]
+			}
+			if lt != nil && lt.Drop {
+				continue
+			}
+			if err := t.longLine(w, l, lt, src); err != nil {
+				return fmt.Errorf("line %d: %w", l.N, err)
+			}
+			ended = l.Terminated
+			if l.Terminated {
+				if _, err := w.Write(nl); err != nil {
+					return err
+				}
+			}
+			continue
 		}
 		if ti < len(t.Trim) && t.Trim[ti].Line == l.N {
 			nb, err := t.Trim[ti].apply(raw)
@@ -263,6 +299,58 @@ func (t *Transform) Stream(w io.Writer, r io.Reader) error {
 
 var nl = []byte("\n")
 
+// longLine writes line l, longer than session.MaxLine, with the transform
+// and its trim lt applied, copying its bytes from src as they stream past:
+// the values the transform replaces (sessionId, cwd, agentId, parentUuid:
+// short values, whole in the line's skeleton) are found in the skeleton
+// and mapped back to the line (session.Long.Span). A trim of its content
+// (thinking, tool output, images) would rewrite strings the skeleton cut:
+// refused, as a value that does not map back is.
+func (t *Transform) longLine(w io.Writer, l session.Line, lt *LineTrim, src io.ReaderAt) error {
+	lg := l.Long
+	refuse := func(why string) error {
+		return fmt.Errorf("%s, over the %s cfix reads whole: %s", lg.Describe(), session.MB(session.MaxLine), why)
+	}
+	switch {
+	case src == nil || lg.Partial:
+		return refuse("cfix does not copy it")
+	case lt != nil && (lt.Thinking || lt.ToolOutput || lt.Images):
+		return refuse("cfix does not trim it")
+	}
+	reps := t.reps(l.Raw)
+	if lt != nil && lt.Parent != nil {
+		s, e, ok := session.Find(l.Raw, "parentUuid")
+		if !ok {
+			return refuse("its parentUuid is not found")
+		}
+		val := []byte("null")
+		if *lt.Parent != "" {
+			val = quote(*lt.Parent)
+		}
+		reps = append(reps, repl{s, e, val})
+		sort.Slice(reps, func(i, j int) bool { return reps[i].start < reps[j].start })
+	}
+	pos, end := l.Offset, l.Offset+lg.Size
+	for _, r := range reps {
+		s, e, ok := lg.Span(r.start, r.end)
+		if !ok || l.Offset+s < pos {
+			return refuse(fmt.Sprintf("a value it rewrites (at column %d of its skeleton) is not whole there", r.start+1))
+		}
+		if _, err := io.Copy(w, io.NewSectionReader(src, pos, l.Offset+s-pos)); err != nil {
+			return err
+		}
+		if _, err := w.Write(r.val); err != nil {
+			return err
+		}
+		pos = l.Offset + e
+	}
+	n, err := io.Copy(w, io.NewSectionReader(src, pos, end-pos))
+	if err == nil && n != end-pos {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
 type repl struct {
 	start, end int
 	val        []byte
@@ -276,14 +364,34 @@ func (t *Transform) Line(raw []byte) ([]byte, bool) { return t.appendLine(nil, r
 // appendLine is Line writing a changed line into dst[:0] (reused by
 // Stream, so a long transcript costs no allocation per line).
 func (t *Transform) appendLine(dst, raw []byte) ([]byte, bool) {
+	reps := t.reps(raw)
+	if len(reps) == 0 {
+		return raw, false
+	}
+	out := dst[:0]
+	last := 0
+	for _, r := range reps {
+		if r.start < last {
+			continue // values are disjoint; never happens
+		}
+		out = append(out, raw[last:r.start]...)
+		out = append(out, r.val...)
+		last = r.end
+	}
+	out = append(out, raw[last:]...)
+	return out, true
+}
+
+// reps are the values of line raw the transform replaces, in line order.
+func (t *Transform) reps(raw []byte) []repl {
 	at := skipWS(raw, 0)
 	if at >= len(raw) || raw[at] != '{' {
-		return raw, false
+		return nil
 	}
 	var fbuf [32]jsonField
 	fields, end, ok := objectFields(raw, at, fbuf[:0])
 	if !ok || skipWS(raw, end) != len(raw) {
-		return raw, false
+		return nil
 	}
 	var reps []repl
 	for _, f := range fields {
@@ -344,22 +452,8 @@ func (t *Transform) appendLine(dst, raw []byte) ([]byte, bool) {
 			}
 		}
 	}
-	if len(reps) == 0 {
-		return raw, false
-	}
 	sort.Slice(reps, func(i, j int) bool { return reps[i].start < reps[j].start })
-	out := dst[:0]
-	last := 0
-	for _, r := range reps {
-		if r.start < last {
-			continue // values are disjoint; never happens
-		}
-		out = append(out, raw[last:r.start]...)
-		out = append(out, r.val...)
-		last = r.end
-	}
-	out = append(out, raw[last:]...)
-	return out, true
+	return reps
 }
 
 // Blocks whose strings are never rewritten: thinking text is signed, and

@@ -139,7 +139,7 @@ func TestTransformStream(t *testing.T) {
 	tr := &Transform{Kind: TransformRetarget, OldSession: "s1", NewSession: "s2"}
 	in := "{\"sessionId\":\"s1\"}\nnot json\n\n{\"sessionId\":\"s1\"}"
 	var out bytes.Buffer
-	if err := tr.Stream(&out, strings.NewReader(in)); err != nil {
+	if err := tr.Stream(&out, strings.NewReader(in), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "{\"sessionId\":\"s2\"}\nnot json\n\n{\"sessionId\":\"s2\"}" // no final newline added

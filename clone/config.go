@@ -156,6 +156,11 @@ func planHistory(path, old, nw string) (*changeset.Op, error) {
 		if !ok {
 			continue
 		}
+		if l.Long != nil {
+			// Its skeleton is not its bytes: a line cfix never holds whole
+			// is not rewritten.
+			return nil, fmt.Errorf("%s:%d: %s, over the %s cfix reads whole, names %s: cfix does not rewrite it", path, l.N, l.Long.Describe(), session.MB(session.MaxLine), p)
+		}
 		nb := session.Replace(l.Raw, a, b, changeset.QuoteJSON(np))
 		length := int64(len(l.Raw))
 		if l.Terminated {

@@ -125,6 +125,16 @@ func Write(w io.Writer, fam *show.Family, opts Options) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if opts.Format == "jsonl" {
 		for _, i := range t.sel {
+			if n := &t.g.Nodes[i]; n.Long {
+				// Never read whole: copied as it streams past.
+				if _, err := io.Copy(bw, io.NewSectionReader(t.fh, n.Off, int64(n.Len))); err != nil {
+					return fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
+				}
+				if err := bw.WriteByte('\n'); err != nil {
+					return err
+				}
+				continue
+			}
 			raw, err := t.raw(i)
 			if err != nil {
 				return err
@@ -279,7 +289,7 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 	var lines []session.Node // a loose file's lines, for one with no chain
 	st, err := show.ReadLines(f.Path, c, func(ln session.Line) {
 		if t.loose && len(bytes.TrimSpace(ln.Raw)) > 0 {
-			lines = append(lines, session.Node{UUID: fmt.Sprintf("line %d", ln.N), Line: ln.N, Off: ln.Offset, Len: len(ln.Raw)})
+			lines = append(lines, session.Node{UUID: fmt.Sprintf("line %d", ln.N), Line: ln.N, Off: ln.Offset, Len: int(ln.Len()), Long: ln.Long != nil})
 		}
 		if bytes.Contains(ln.Raw, []byte(`"agentId"`)) && bytes.Contains(ln.Raw, []byte(`"toolUseResult"`)) {
 			var v struct {
@@ -372,9 +382,17 @@ func (x *exporter) open(f store.File, agent bool) (*transcript, error) {
 	return t, nil
 }
 
-// raw reads the record of node i again, by its offset.
+// raw reads the record of node i again, by its offset: for a line longer
+// than session.MaxLine, its skeleton, read again as it streams past.
 func (t *transcript) raw(i int) ([]byte, error) {
 	n := &t.g.Nodes[i]
+	if n.Long {
+		sk, _, err := session.ReadSkeleton(t.fh, n.Off, int64(n.Len))
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
+		}
+		return sk, nil
+	}
 	buf := make([]byte, n.Len)
 	if _, err := t.fh.ReadAt(buf, n.Off); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, n.Line, err)
@@ -402,6 +420,10 @@ func (t *transcript) entry(i int) (*entry, error) {
 		return nil, fmt.Errorf("%s:%d: %w", t.path, t.g.Nodes[i].Line, err)
 	}
 	e.line = t.g.Nodes[i].Line
+	if n := &t.g.Nodes[i]; n.Long {
+		e.cut = fmt.Sprintf("[line %d is %s, over the %s cfix reads whole: each of its texts is shown up to its first %d KB]",
+			n.Line, session.MB(int64(n.Len)), session.MB(session.MaxLine), session.KeepString>>10)
+	}
 	return e, nil
 }
 
@@ -462,6 +484,7 @@ type entry struct {
 	} `json:"message"`
 	Attachment json.RawMessage `json:"attachment"`
 	line       int
+	cut        string // what the export says of a line never read whole
 }
 
 // block is one content block.
@@ -785,6 +808,9 @@ func (x *exporter) write(t *transcript, i int, e *entry, depth int) error {
 	}
 	if len(rest) == 0 {
 		return nil
+	}
+	if e.cut != "" {
+		rest = append(rest, block{Type: "text", Text: e.cut})
 	}
 	label := "User"
 	if role == "assistant" {

@@ -302,6 +302,7 @@ func readIndex(ip, path string, id identity) *transcript {
 	for i := 0; i < n && !d.bad; i++ {
 		nd := session.Node{UUID: d.str(), Parent: d.str(), Line: d.int(), Off: int64(d.u()), Len: d.int(),
 			Type: d.str(), MsgID: d.str(), Sidechain: d.bool()}
+		nd.Long = nd.Len > session.MaxLine // a line never read whole
 		for k := d.count(1); k > 0; k-- {
 			nd.Blocks = append(nd.Blocks, session.Block{Type: "tool_result", ToolUseID: d.str()})
 		}

@@ -219,10 +219,11 @@ func archiveBefore(dir, root, except string, run *Run) error {
 func Warning(path string, found []validate.Finding) string {
 	var b strings.Builder
 	verb := "make"
-	if len(found) == 1 {
+	total := validate.Total(found) // a finding may stand for more (Finding.More)
+	if total == 1 {
 		verb = "makes"
 	}
-	fmt.Fprintf(&b, "cfix: the session being resumed (%s) has %d %s that %s this resume fail or lose history:\n", path, len(found), plural.Of(len(found), "problem"), verb)
+	fmt.Fprintf(&b, "cfix: the session being resumed (%s) has %d %s that %s this resume fail or lose history:\n", path, total, plural.Of(total, "problem"), verb)
 	fixes := map[string]bool{}
 	var order []string
 	for i, f := range found {
@@ -243,7 +244,7 @@ func Warning(path string, found []validate.Finding) string {
 		}
 	}
 	if len(found) > maxProblems {
-		fmt.Fprintf(&b, "- and %d more (cfix validate %s lists them)\n", len(found)-maxProblems, shell.Quote(path))
+		fmt.Fprintf(&b, "- and %d more (cfix validate %s lists them)\n", total-validate.Total(found[:maxProblems]), shell.Quote(path))
 	}
 	fmt.Fprintf(&b, "To fix it, quit this session and run: %s (a dry run first without --apply; cfix undo takes it back), then resume again.", strings.Join(order, "; "))
 	return b.String()

@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,16 +68,65 @@ func newServer(s *server) *mcp.Server {
 			"session_health to see why a session fails to resume. Nothing here changes the store.",
 	})
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
-	mcp.AddTool(srv, &mcp.Tool{Name: "search_sessions", Annotations: ro, Description: searchDescription}, s.search)
-	mcp.AddTool(srv, &mcp.Tool{Name: "list_sessions", Annotations: ro, Description: listDescription}, s.list)
-	mcp.AddTool(srv, &mcp.Tool{Name: "read_session", Annotations: ro, Description: readDescription}, s.read)
-	mcp.AddTool(srv, &mcp.Tool{Name: "session_health", Annotations: ro, Description: healthDescription}, s.health)
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_sessions", Annotations: ro, Description: searchDescription}, inTurn(s, s.search))
+	mcp.AddTool(srv, &mcp.Tool{Name: "list_sessions", Annotations: ro, Description: listDescription}, inTurn(s, s.list))
+	mcp.AddTool(srv, &mcp.Tool{Name: "read_session", Annotations: ro, Description: readDescription}, inTurn(s, s.read))
+	mcp.AddTool(srv, &mcp.Tool{Name: "session_health", Annotations: ro, Description: healthDescription}, inTurn(s, s.health))
 	return srv
 }
 
 type server struct {
 	opts  Options
 	pager pager
+
+	slotOnce sync.Once
+	slot     chan struct{} // the turn of the one call (or warming) that reads the store
+	allocs   uint64        // bytes allocated when the last turn began (held with the turn)
+}
+
+// turn waits for the turn to read the store, which one tool call or one
+// transcript's warming has at a time, and returns the function that gives
+// it back; an error when ctx ends first. Each call reading the store holds
+// a reader's buffers (a line of up to 64 MB, a long line's skeleton):
+// served side by side, calls a client sends at once would hold as many
+// (twelve pipelined session_health calls of a session ending in 512 MB of
+// NUL bytes peaked at 1.25 GB); in turn, the server's memory is that of
+// one call, however many come in.
+func (s *server) turn(ctx context.Context) (func(), error) {
+	s.slotOnce.Do(func() { s.slot = make(chan struct{}, 1) })
+	select {
+	case s.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(sample)
+	if a := sample[0].Value.Uint64(); a-s.allocs > turnGC {
+		// What the turn before read is garbage now: collected before
+		// this one allocates as much again, not beside it (a few
+		// milliseconds: little is live between calls).
+		runtime.GC()
+		metrics.Read(sample)
+	}
+	s.allocs = sample[0].Value.Uint64()
+	return func() { <-s.slot }, nil
+}
+
+// turnGC is how many bytes allocated since a turn began make the next
+// turn collect the garbage first.
+const turnGC = 32 << 20
+
+// inTurn is the tool handler h, run in its turn (see server.turn).
+func inTurn[In, Out any](s *server, h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		done, err := s.turn(ctx)
+		if err != nil {
+			var zero Out
+			return nil, zero, err
+		}
+		defer done()
+		return h(ctx, req, in)
+	}
 }
 
 // toolError is an error the model reads: the tool call fails with it.

@@ -677,3 +677,37 @@ func TestServeMalformed(t *testing.T) {
 		t.Errorf("serve: %v", err)
 	}
 }
+
+// TestServeAnswersBeforeItsInputEnds: a client that writes its requests
+// and closes its end (a script piping them in) gets every answer: the
+// server ends once it has answered what it read (the SDK's transport
+// dropped the requests still running at the end of its input).
+func TestServeAnswersBeforeItsInputEnds(t *testing.T) {
+	root := damage.CopyStore(t, "2.1.332")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_sessions","arguments":{"project":"all"}}}`,
+		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"search_sessions","arguments":{"query":"hello","project":"all"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"session_health","arguments":{"session":"latest"}}}`,
+	}, "\n") + "\n"
+	var out bytes.Buffer
+	if err := Serve(context.Background(), Options{Root: root, Dir: t.TempDir()}, strings.NewReader(in), &out); err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	got := map[any]bool{}
+	sc := bufio.NewScanner(&out)
+	sc.Buffer(nil, 4<<20)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("answer %s: %v", sc.Bytes(), err)
+		}
+		got[m["id"]] = true
+	}
+	for _, id := range []any{1.0, 2.0, "three", 4.0} {
+		if !got[id] {
+			t.Errorf("request %v unanswered; the answers:\n%s", id, out.String())
+		}
+	}
+}

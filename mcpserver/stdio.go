@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,10 +32,15 @@ const idPrefix = 4 << 10
 // error, invalid request) and the server reads on: the SDK's own
 // transport ends the session on each.
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	w := &lockedWriter{w: out}
+	inflight := newPending()
+	w := &lockedWriter{w: out, answered: inflight.answered}
 	pr, pw := io.Pipe()
 	go func() {
-		pw.CloseWithError(screen(in, pw, w))
+		err := screen(in, pw, w, inflight)
+		// The requests read before the input ended are answered before the
+		// server sees its end (the SDK's transport drops those in flight).
+		inflight.wait()
+		pw.CloseWithError(err)
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -48,23 +55,138 @@ func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error
 }
 
 // lockedWriter serializes the writes of the SDK and of screen: each is a
-// whole message and its newline.
+// whole message and its newline. answered is told the id of each answer
+// written.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu       sync.Mutex
+	w        io.Writer
+	answered func(msg []byte)
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(b)
+	n, err := l.w.Write(b)
+	if l.answered != nil {
+		l.answered(b)
+	}
+	return n, err
+}
+
+// pending counts the requests handed to the server and not answered yet,
+// by id.
+type pending struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	ids  map[string]int
+	last time.Time // when the last answer was written
+}
+
+// quiet is how long wait waits for the next answer: a request the server
+// never answers does not keep it from ending.
+var quiet = time.Minute
+
+func newPending() *pending {
+	p := &pending{ids: map[string]int{}}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+// envelope is what pending reads of a message: its id, its method and,
+// for a cancellation, the id of the request it cancels.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// idKey is a request id as a map key: a string and a number of the same
+// text differ, 2 and 2.0 do not.
+func idKey(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	switch v := v.(type) {
+	case string:
+		return "s" + v
+	case float64:
+		return "n" + strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return ""
+}
+
+// sent notes a message handed to the server: a request is awaited, a
+// cancellation ends the wait for the request it names.
+func (p *pending) sent(line []byte) {
+	var e envelope
+	if json.Unmarshal(line, &e) != nil || e.Method == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := idKey(e.ID); k != "" {
+		p.ids[k]++
+	} else if e.Method == "notifications/cancelled" {
+		p.done(idKey(e.Params.RequestID))
+	}
+}
+
+// answered notes a message written to the client: an answer (an id and
+// no method) ends the wait for its request.
+func (p *pending) answered(msg []byte) {
+	var e envelope
+	if json.Unmarshal(bytes.TrimSpace(msg), &e) != nil || e.Method != "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = time.Now()
+	p.done(idKey(e.ID))
+}
+
+func (p *pending) done(k string) {
+	if p.ids[k] == 0 {
+		return
+	}
+	if p.ids[k]--; p.ids[k] == 0 {
+		delete(p.ids, k)
+	}
+	p.cond.Broadcast()
+}
+
+// wait returns when every request handed to the server is answered, or
+// when no answer came for quiet.
+func (p *pending) wait() {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				p.cond.Broadcast()
+			}
+		}
+	}()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = time.Now()
+	for len(p.ids) > 0 && time.Since(p.last) < quiet {
+		p.cond.Wait()
+	}
 }
 
 func (l *lockedWriter) Close() error { return nil }
 
 // screen copies the messages of in to the server, one a line, and answers
 // a line that is none itself.
-func screen(in io.Reader, server io.Writer, client io.Writer) error {
+func screen(in io.Reader, server io.Writer, client io.Writer, inflight *pending) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r)
@@ -85,6 +207,7 @@ func screen(in io.Reader, server io.Writer, client io.Writer) error {
 				}
 			}
 			if answer == nil && trimmed[0] != '[' {
+				inflight.sent(trimmed)
 				if _, err := server.Write(append(line, '\n')); err != nil {
 					return err
 				}

@@ -15,7 +15,8 @@ import (
 // 200 MB one. So that the model's first read_session of it is a page's
 // work, the server writes the index of the newest big transcripts once it
 // has started (warmDelay later, when the client has finished its own
-// start), one at a time: the newest, at most warmMax of them and warmBytes
+// start), one at a time, each in its turn with the tool calls (see
+// server.turn): the newest, at most warmMax of them and warmBytes
 // in all. A transcript written to within warmQuiet is left
 // alone: a live session changes under its index.
 const (
@@ -72,6 +73,11 @@ func (s *server) warm(ctx context.Context, delay time.Duration) {
 		if err != nil || conf.Check(fam.Layout) != nil {
 			continue
 		}
+		done, err := s.turn(ctx)
+		if err != nil {
+			return
+		}
 		export.Prepare(fam, s.opts.Index)
+		done()
 	}
 }

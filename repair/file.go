@@ -28,6 +28,28 @@ type lineFix struct {
 	terminated bool
 	recs       [][]byte
 	reasons    []string
+	// long: the line is longer than session.MaxLine and recs[0] is not
+	// its bytes: the fix may only remove it.
+	long bool
+	// count is how many lines the fix removes, when it removes a run of
+	// lines for one reason, none of which holds a record it keeps (empty,
+	// NUL bytes only, not JSON): a file of a million empty lines costs
+	// one fix (0: one line).
+	count int
+}
+
+// longLineError is a fix that would rewrite a line longer than
+// session.MaxLine, which cfix never holds whole: the file is left as it
+// is, and the plan says why.
+type longLineError struct {
+	path string
+	line int
+	size int64
+}
+
+func (e *longLineError) Error() string {
+	return fmt.Sprintf("%s: not repaired: a fix would rewrite line %d, which is %s (%d bytes), over the %s cfix reads whole; cfix does not rewrite it",
+		e.path, e.line, session.MB(e.size), e.size, session.MB(session.MaxLine))
 }
 
 // fixer plans the repairs of one transcript.
@@ -54,11 +76,11 @@ type fixer struct {
 	dropped    int                   // tool_results answering no tool_use that the client drops itself, kept
 	g          *session.Graph        // the last graph built (see graph)
 	gIdx       []int
-	changed    bool         // a node changed since g was built
-	version    string       // version of the last chain entry: the client that wrote it last
-	notJSON    map[int]bool // lines removed because they were not JSON
-	jsonLines  int          // lines that hold JSON
-	badLines   int          // complete lines that are not JSON
+	changed    bool     // a node changed since g was built
+	version    string   // version of the last chain entry: the client that wrote it last
+	notJSON    [][2]int // runs of lines removed because they were not JSON: [first, last]
+	jsonLines  int      // lines that hold JSON
+	badLines   int      // complete lines that are not JSON
 	// useAnywhere and resultAnywhere hold the tool ids of every entry of
 	// the file, on any branch, repeated or left alone: a real result is
 	// never shadowed, a real one never removed.
@@ -69,7 +91,9 @@ type fixer struct {
 	leafRefs                    map[string][]*session.Node // leafUuid → the metadata records naming it
 	leafMoved                   map[int]bool               // lines whose leafUuid the plan points elsewhere (see leafOver)
 	lost                        []int                      // lines that lose a record because it is not JSON (torn, glued)
-	titles                      []validate.TitleLine       // custom-title and ai-title records, as validate counts them
+	titles                      []validate.TitleLine       // custom-title and ai-title records titleGap looks at (validate.KeepTitles)
+	run                         *lineFix                   // the fix removing the run of lines read last (extendRun)
+	size                        int64                      // the file's size when planning started
 }
 
 func (x *fixer) reason(line int, r string) {
@@ -84,24 +108,54 @@ func (x *fixer) reason(line int, r string) {
 
 // fix returns the lineFix of a line, making it from the line's current
 // bytes (one record) when there is none yet.
-func (x *fixer) fix(line int, off int64, raw []byte, terminated bool) *lineFix {
+func (x *fixer) fix(ln session.Line) *lineFix {
+	return x.fixAt(ln.N, ln.Offset, ln.Len(), ln.Raw, ln.Terminated, ln.Long != nil && !ln.Long.Exact)
+}
+
+// fixAt is fix for the line of size bytes (its terminator left out) at
+// off, whose bytes are raw (long: a skeleton, see lineFix).
+func (x *fixer) fixAt(line int, off, size int64, raw []byte, terminated, long bool) *lineFix {
 	if fx, ok := x.fixes[line]; ok {
 		return fx
 	}
-	length := int64(len(raw))
+	length := size
 	if terminated {
 		length++
 	}
-	fx := &lineFix{line: line, off: off, length: length, terminated: terminated, recs: [][]byte{append([]byte(nil), raw...)}}
+	fx := &lineFix{line: line, off: off, length: length, terminated: terminated, recs: [][]byte{append([]byte(nil), raw...)}, long: long}
 	x.fixes[line] = fx
 	x.order = append(x.order, line)
 	return fx
 }
 
+// isNotJSON reports whether line was removed because it was not JSON.
+func (x *fixer) isNotJSON(line int) bool {
+	i := sort.Search(len(x.notJSON), func(i int) bool { return x.notJSON[i][1] >= line })
+	return i < len(x.notJSON) && x.notJSON[i][0] <= line
+}
+
+// extendRun adds line ln, which goes for reason and holds no record, to
+// the run of such lines the fix of the line before it removes, and
+// reports whether it did.
+func (x *fixer) extendRun(ln session.Line, reason string) bool {
+	fx := x.run
+	if fx == nil || fx.off+fx.length != ln.Offset || len(fx.reasons) != 1 || fx.reasons[0] != reason ||
+		len(fx.recs) != 1 || fx.recs[0] != nil || !fx.terminated {
+		return false
+	}
+	fx.length += ln.End() - ln.Offset
+	fx.count = max(fx.count, 1) + 1
+	fx.terminated = ln.Terminated
+	return true
+}
+
 // rec returns the current bytes of a node's record.
 func (x *fixer) rec(n *session.Node) ([]byte, error) {
-	if fx, ok := x.fixes[n.Line]; ok {
+	if fx, ok := x.fixes[n.Line]; ok && !fx.long {
 		return fx.recs[n.Rec], nil
+	}
+	if n.Long {
+		return nil, &longLineError{x.f.Path, n.Line, int64(n.Len)}
 	}
 	buf := make([]byte, n.Len)
 	if _, err := x.file.ReadAt(buf, n.Off); err != nil {
@@ -112,13 +166,23 @@ func (x *fixer) rec(n *session.Node) ([]byte, error) {
 
 // setRec replaces a node's record.
 func (x *fixer) setRec(n *session.Node, b []byte, reason string) error {
+	if n.Long {
+		if b != nil || n.Rec != 0 {
+			return &longLineError{x.f.Path, n.Line, int64(n.Len)}
+		}
+		// Removed whole: its bytes are not needed.
+		x.changed = true
+		x.fixAt(n.Line, n.Off, int64(n.Len), nil, n.Terminated, true).recs[0] = nil
+		x.reason(n.Line, reason)
+		return nil
+	}
 	x.changed = true
 	if _, ok := x.fixes[n.Line]; !ok {
 		raw, err := x.rec(n)
 		if err != nil {
 			return err
 		}
-		x.fix(n.Line, n.Off, raw, n.Terminated)
+		x.fixAt(n.Line, n.Off, int64(n.Len), raw, n.Terminated, false)
 	}
 	x.fixes[n.Line].recs[n.Rec] = b
 	x.reason(n.Line, reason)
@@ -138,9 +202,9 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	if err != nil {
 		return nil, err
 	}
+	x.size = fi.Size()
 	x.fixes = map[int]*lineFix{}
 	x.deleted = map[int]bool{}
-	x.notJSON = map[int]bool{}
 	x.useAnywhere, x.resultAnywhere = map[string]bool{}, map[string]bool{}
 	x.unfixed = map[validate.Code]int{}
 	// The fingerprint: stat first (a change during the read moves the
@@ -155,7 +219,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	// Room for about as many entries as such a file holds (a line of a
 	// transcript is about 2 KB or more), so that the nodes are not copied
 	// in many steps as they grow.
-	est := int(fi.Size()/2048) + 16
+	est := int(min(fi.Size()/2048, 1<<16)) + 16 // a file of NUL bytes holds none
 	x.nodes = make([]session.Node, 0, est)
 	x.first = make(map[string]int, est)
 	seen := x.first
@@ -166,10 +230,7 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		return func(l session.Line) lineResult { return x.work(p, headerShaper, l) }
 	}, func(l session.Line, r lineResult) error {
 		x.lastLine = l.N
-		size = l.Offset + int64(len(l.Raw))
-		if l.Terminated {
-			size++
-		}
+		size = l.End()
 		return x.commit(l, r, seen)
 	})
 	if err != nil {
@@ -205,6 +266,9 @@ func (x *fixer) plan() (*changeset.Op, error) {
 	for _, l := range lines {
 		fx := x.fixes[l]
 		var nb []byte
+		if fx.long && (len(fx.recs) != 1 || fx.recs[0] != nil) {
+			return nil, &longLineError{x.f.Path, l, fx.length}
+		}
 		for _, r := range fx.recs {
 			if r == nil {
 				continue
@@ -215,7 +279,11 @@ func (x *fixer) plan() (*changeset.Op, error) {
 		if !fx.terminated && !x.allow(validate.NoFinalNewline) && len(nb) > 0 {
 			nb = nb[:len(nb)-1]
 		}
-		op.Edits = append(op.Edits, changeset.Edit{Line: l, Offset: fx.off, Length: fx.length, Count: 1, New: nb, Reason: strings.Join(fx.reasons, "; ")})
+		why := strings.Join(fx.reasons, "; ")
+		if fx.count > 1 {
+			why += fmt.Sprintf(" (%d lines)", fx.count)
+		}
+		op.Edits = append(op.Edits, changeset.Edit{Line: l, Offset: fx.off, Length: fx.length, Count: max(fx.count, 1), New: nb, Reason: why})
 		for _, r := range fx.reasons {
 			key := reasonKind(r)
 			if !seenReason[key] {
@@ -283,6 +351,9 @@ var headerShaper = session.NewShaper(nil, map[string]bool{})
 // work applies the line-level repairs to one line. It touches no fixer
 // state but x.allow, so lines are worked on in parallel.
 func (x *fixer) work(p *session.Parser, sh *session.Shaper, ln session.Line) lineResult {
+	if ln.Long != nil && !ln.Long.Exact {
+		return x.longLine(p, ln)
+	}
 	if r, ok := scanned(p, sh, ln); ok {
 		return r
 	}
@@ -314,14 +385,16 @@ func scanned(p *session.Parser, sh *session.Shaper, ln session.Line) (lineResult
 // repairLine is work's line repair.
 func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 	raw := ln.Raw
-	if len(raw) == 0 {
+	if len(raw) == 0 && ln.Long == nil {
 		if x.allow(validate.LineEmpty) {
 			return lineResult{del: "remove an empty line"}
 		}
 		return lineResult{skip: true}
 	}
 	var r lineResult
-	if bytes.IndexByte(raw, 0) >= 0 {
+	if bytes.IndexByte(raw, 0) >= 0 || ln.Long != nil && ln.Long.NULs > 0 {
+		// (The skeleton of a long line, exact, is its bytes but for
+		// its NUL bytes.)
 		if !x.allow(validate.NULBytes) {
 			return lineResult{skip: true}
 		}
@@ -341,7 +414,7 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		if !x.allow(validate.LineTorn) {
 			return lineResult{skip: true}
 		}
-		return lineResult{del: fmt.Sprintf("drop the torn last line: %s cut off mid-write, kept in the backup", plural.Count(len(ln.Raw), "byte")), removed: true, notJSON: true}
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %s cut off mid-write, kept in the backup", plural.Count(ln.Len(), "byte")), removed: true, notJSON: true}
 	case pr.Err != nil:
 		if !x.allow(validate.JSONInvalid) {
 			return lineResult{skip: true}
@@ -416,6 +489,48 @@ func (x *fixer) repairLine(p *session.Parser, ln session.Line) lineResult {
 		r.values = append(r.values, v)
 	}
 	heads(&r)
+	return r
+}
+
+// longLine is work's line repair of a line longer than session.MaxLine
+// whose skeleton is not its bytes (a string was cut): a fix can only take
+// the whole line out (a torn last line, a line of no JSON); a line that
+// holds entries is left as it is, and read from its skeleton; one that
+// would need a fix of its bytes is left as it is, counted.
+func (x *fixer) longLine(p *session.Parser, ln session.Line) lineResult {
+	lg, raw := ln.Long, ln.Raw
+	pr := p.Parse(raw)
+	if lg.Partial {
+		// Only a syntax error before the skeleton's end is sure.
+		if pr.Err == nil || pr.Err.Deep || pr.Err.Offset >= len(raw) {
+			return lineResult{skip: true, json: true}
+		}
+	}
+	torn := pr.Err != nil && !pr.Err.Deep && !ln.Terminated
+	switch {
+	case pr.Err != nil && pr.Err.Deep:
+		return lineResult{skip: true, json: true}
+	case torn && x.allow(validate.LineTorn):
+		return lineResult{del: fmt.Sprintf("drop the torn last line: %d bytes cut off mid-write, kept in the backup", lg.Size), removed: true, notJSON: true}
+	case pr.Err != nil && ln.Terminated && x.allow(validate.JSONInvalid) && session.Salvage(p, raw) == nil:
+		return lineResult{del: "move a line that is not JSON out of the file: it is kept in the backup", removed: true, notJSON: true}
+	case pr.Err != nil:
+		// Records glued to a torn one, which would be rewritten.
+		x.unfixed[validate.LineLong]++
+		return lineResult{skip: true, json: session.Salvage(p, raw) != nil}
+	}
+	needs := lg.NULs > 0 || len(pr.Spans) > 1 || pr.Surrogates > 0 || pr.NULEscapes > 0 || pr.BadUTF8 >= 0 ||
+		!ln.Terminated && x.allow(validate.NoFinalNewline)
+	r := lineResult{json: true}
+	if needs {
+		x.unfixed[validate.LineLong]++
+		skipped(p, raw, &r)
+		r.skip = true
+		return r
+	}
+	r.values = []any{pr.Value}
+	heads(&r)
+	r.titles = titleKinds(r.titles, &r.heads[0])
 	return r
 }
 
@@ -496,31 +611,43 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		x.jsonLines++
 	}
 	x.remember(r.uses, r.results)
+	// A line over session.MaxLine that is not read whole, and not
+	// rewritten whole by a fix of its own (NUL bytes dropped).
+	long := ln.Long != nil && !r.changed
 	for _, custom := range r.titles {
-		x.titles = append(x.titles, validate.TitleLine{Line: ln.N, Offset: ln.Offset, Len: len(ln.Raw), Custom: custom})
+		x.titles = validate.KeepTitles(x.titles, validate.TitleLine{Line: ln.N, Offset: ln.Offset, Len: int(ln.Len()), Custom: custom}, x.size)
 	}
 	if r.skip {
 		return nil
 	}
 	if r.del != "" {
-		if r.notJSON {
-			x.notJSON[ln.N] = true
-			x.lost = append(x.lost, ln.N)
-			if ln.Terminated {
-				x.badLines++
-			}
+		if r.notJSON && ln.Terminated {
+			x.badLines++
 		}
-		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
-		fx.recs[0] = nil
 		if r.removed {
 			x.removed++
 		}
+		if x.extendRun(ln, r.del) {
+			if r.notJSON {
+				x.notJSON[len(x.notJSON)-1][1] = ln.N
+			}
+			return nil
+		}
+		if r.notJSON {
+			x.notJSON = append(x.notJSON, [2]int{ln.N, ln.N})
+			x.lost = append(x.lost, ln.N)
+		}
+		fx := x.fix(ln)
+		fx.recs[0] = nil
 		x.reason(ln.N, r.del)
+		if len(fx.recs) == 1 {
+			x.run = fx
+		}
 		return nil
 	}
 	recs := r.recs
 	if r.changed {
-		fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+		fx := x.fix(ln)
 		fx.recs = recs
 		for _, why := range r.reasons {
 			x.reason(ln.N, why)
@@ -546,7 +673,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				// Where the record is, to point it elsewhere should the
 				// entry it names be removed: its line's bytes, or record
 				// i of the line's fix.
-				at := &session.Node{Line: ln.N, Rec: i, Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated}
+				at := &session.Node{Line: ln.N, Rec: i, Off: ln.Offset, Len: int(ln.Len()), Terminated: ln.Terminated, Long: long}
 				if x.leafRefs == nil {
 					x.leafRefs = map[string][]*session.Node{}
 				}
@@ -557,7 +684,12 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		if e.Version != "" {
 			x.version = e.Version // every chain entry, as validate reads it
 		}
-		if first, dup := seen[e.UUID]; dup {
+		if first, dup := seen[e.UUID]; dup && (long || x.nodes[first].Long) {
+			// A line over session.MaxLine is never read whole: not
+			// compared, never dropped.
+			x.unfixed[validate.UUIDConflict]++
+			continue
+		} else if dup {
 			// The first record is read back: uuids repeat rarely, so no
 			// record is hashed in advance.
 			prev, err := x.rec(&x.nodes[first])
@@ -587,7 +719,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 				}
 			}
 			if same && x.allow(validate.UUIDDuplicate) || replay && x.allow(validate.UUIDReplayed) {
-				fx := x.fix(ln.N, ln.Offset, ln.Raw, ln.Terminated)
+				fx := x.fix(ln)
 				if !r.changed {
 					fx.recs = [][]byte{append([]byte(nil), ln.Raw...)}
 				}
@@ -600,7 +732,7 @@ func (x *fixer) commit(ln session.Line, r lineResult, seen map[string]int) error
 		seen[e.UUID] = len(x.nodes)
 		n := session.Node{UUID: e.UUID, Parent: e.Parent, Logical: e.LogicalParent, Line: ln.N, Rec: i,
 			Time: e.Timestamp, Type: e.Type, Subtype: e.Subtype, Sidechain: e.IsSidechain, MsgID: e.MessageID, Model: e.Model,
-			Off: ln.Offset, Len: len(ln.Raw), Terminated: ln.Terminated, BlankOnly: session.BlankOnly(e.Blocks),
+			Off: ln.Offset, Len: int(ln.Len()), Terminated: ln.Terminated, Long: long, BlankOnly: session.BlankOnly(e.Blocks),
 			BlankString: e.BlankString, EmptyString: e.EmptyString}
 		for _, b := range e.Blocks {
 			if session.KeepBlock(b) {
@@ -733,7 +865,7 @@ func (x *fixer) relinkEvidence(i int) (line, passed int) {
 			return 0, 0
 		}
 		recs = x.records(line)
-		if x.notJSON[line] {
+		if x.isNotJSON(line) {
 			if firstRoot >= 0 && firstRoot <= line {
 				return 0, 0 // a chain of this one's, begun before the line
 			}
@@ -877,6 +1009,9 @@ func (x *fixer) leafOverLost(relinked map[string]string) error {
 			break
 		}
 		fx := x.fixes[line]
+		if fx.length > session.MaxLine {
+			continue // never read whole: its leafUuids are left, counted
+		}
 		b := make([]byte, fx.length)
 		if n, err := x.file.ReadAt(b, fx.off); n < len(b) {
 			return err
@@ -897,7 +1032,8 @@ func (x *fixer) leafOverLost(relinked map[string]string) error {
 				continue
 			}
 			delete(want, u)
-			if j, ok := x.first[parentIn(b[:i])]; ok && !x.deleted[j] {
+			ls := bytes.LastIndexByte(b[:i], '\n') + 1 // a run of lines: this one's
+			if j, ok := x.first[parentIn(b[ls:i])]; ok && !x.deleted[j] {
 				if err := x.leafOver(u, x.nodes[j].UUID); err != nil {
 					return err
 				}
@@ -1302,7 +1438,7 @@ func (x *fixer) addResult(i int, ids []string) error {
 		}
 	}
 	if _, ok := x.fixes[n.Line]; !ok {
-		x.fix(n.Line, n.Off, raw, n.Terminated)
+		x.fixAt(n.Line, n.Off, int64(n.Len), raw, n.Terminated, false)
 	}
 	fx := x.fixes[n.Line]
 	// Insert after the record (and after records inserted there before).

@@ -6,6 +6,7 @@ package repair
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -160,6 +161,11 @@ func Plan(opts Options) (*changeset.ChangeSet, error) {
 			cs.Notes = append(cs.Notes, fmt.Sprintf("%s is a symbolic link: not rewritten (repair the file it points to)", files[i].Path))
 			continue
 		}
+		if le := (*longLineError)(nil); errors.As(errs[i], &le) {
+			// That file alone is left as it is.
+			cs.Notes = append(cs.Notes, le.Error())
+			continue
+		}
 		if errs[i] != nil {
 			return nil, errs[i]
 		}
@@ -266,7 +272,7 @@ func storeLevel(opts Options, layout *store.Layout, allow func(validate.Code) bo
 				skipped[f.Code]++
 			}
 		case f.Severity > validate.Notice && !fixedByFixer(f.Code, opts.Aggressive):
-			unfixed[f.Code]++
+			unfixed[f.Code] += f.Count()
 		}
 	}
 	carried := map[string][][]byte{} // transcript → metadata lines of its stubs
@@ -399,7 +405,7 @@ func fixedByFixer(c validate.Code, aggressive bool) bool {
 			return true
 		}
 	}
-	return c == validate.ParentMissing || c == validate.UUIDConflict || c == validate.FileNotJSONL
+	return c == validate.ParentMissing || c == validate.UUIDConflict || c == validate.FileNotJSONL || c == validate.LineLong
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS workers, biggest jobs first is the

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cfix-dev/cfix/internal/rfile"
+	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 )
 
@@ -81,6 +82,7 @@ func (s *fileSearcher) run(j *job, out chan result, stop chan struct{}) {
 		s.f = nil
 	}
 	if len(s.buf) > restSize {
+		session.PutBigBuffer(s.buf)
 		s.buf = make([]byte, bufSize)
 	}
 	if cap(s.back) > restSize {
@@ -100,10 +102,29 @@ func (s *fileSearcher) search() (int64, error) {
 	n := 0
 	s.cntOff, s.cntLine = 0, 1
 	for !s.stopped {
+		if n == len(s.buf) && n > session.MaxLine {
+			// The line at off is longer than cfix reads whole: searched
+			// in its skeleton, read again as it streams past.
+			end, err := s.long(off)
+			if err != nil {
+				return off, fmt.Errorf("%s: %w", s.j.path, err)
+			}
+			if _, err := f.Seek(end, io.SeekStart); err != nil {
+				return off, fmt.Errorf("%s: %w", s.j.path, err)
+			}
+			off, n = end, 0
+			continue
+		}
 		if n == len(s.buf) {
-			nb := make([]byte, 2*len(s.buf))
-			copy(nb, s.buf[:n])
-			s.buf = nb
+			// Twice, up to 16 MB; then room for the longest line read
+			// whole, and a byte.
+			if size := 2 * len(s.buf); size <= 16<<20 {
+				nb := make([]byte, size)
+				copy(nb, s.buf[:n])
+				s.buf = nb
+			} else {
+				s.buf = session.BigBuffer(s.buf[:n])
+			}
 		}
 		m, rerr := f.Read(s.buf[n:])
 		n += m
@@ -127,6 +148,47 @@ func (s *fileSearcher) search() (int64, error) {
 		}
 	}
 	return off, nil
+}
+
+// long searches the line at file offset off, longer than session.MaxLine,
+// in its skeleton (the first session.KeepString bytes of each string),
+// and returns the offset of the line after it.
+func (s *fileSearcher) long(off int64) (int64, error) {
+	if cap(s.back) < bufSize {
+		s.back = make([]byte, bufSize)
+	}
+	size, term := int64(0), false
+	for !term {
+		m, err := s.f.ReadAt(s.back[:bufSize], off+size)
+		if i := bytes.IndexByte(s.back[:m], '\n'); i >= 0 {
+			size += int64(i)
+			term = true
+			break
+		}
+		size += int64(m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	sk, lg, err := session.ReadSkeleton(s.f, off, size)
+	if err != nil {
+		return 0, err
+	}
+	n := s.lineAt(off, nil, off)
+	if s.opts.Warn != nil && !lg.Exact {
+		s.opts.Warn(fmt.Sprintf("%s:%d: %s, over the %s cfix reads whole: searched in the first %d KB of each of its strings", s.j.path, n,
+			lg.Describe(), session.MB(session.MaxLine), session.KeepString>>10))
+	}
+	s.line(sk, n, off)
+	end := off + size
+	if term {
+		end++
+	}
+	s.cntOff, s.cntLine = end, n+1
+	return end, nil
 }
 
 // region searches the whole lines of b, which starts at file offset off.
@@ -479,6 +541,9 @@ func (s *fileSearcher) toolName(id string, off int64) string {
 			// another one before it.
 			nl := bytes.IndexByte(buf[:n-1], '\n')
 			if nl < 0 {
+				if chunk > session.MaxLine {
+					return "" // behind a line longer than cfix reads whole
+				}
 				chunk *= 2 // a line longer than the chunk
 				continue
 			}

@@ -172,8 +172,11 @@ func (p *Plan) planLines(j *job, r io.Reader, rules map[string]int) ([]changeset
 		if len(rr) == 0 {
 			continue
 		}
+		if l.Long != nil {
+			return nil, 0, longLine(j.path, l)
+		}
 		nb := applyRaw(l.Raw, rr)
-		length := int64(len(l.Raw))
+		length := l.Len()
 		if l.Terminated {
 			nb = append(nb, '\n')
 			length++
@@ -188,6 +191,12 @@ func (p *Plan) planLines(j *job, r io.Reader, rules map[string]int) ([]changeset
 		total += len(rr)
 	}
 	return edits, total, rd.Err()
+}
+
+// longLine is the refusal of a redaction of a line longer than
+// session.MaxLine, whose bytes cfix never holds: Raw is its skeleton.
+func longLine(path string, l session.Line) error {
+	return fmt.Errorf("%s:%d: %s, over the %s cfix reads whole: cfix does not redact it", path, l.N, l.Long.Describe(), session.MB(session.MaxLine))
 }
 
 // hasFinding reports whether the scan found a secret at line n of path.
@@ -276,14 +285,14 @@ func (p *Plan) planText(j *job, f *os.File, hw io.Writer, rules map[string]int) 
 	}
 	for rd.Next() && ri < len(reps) {
 		l := rd.Line()
-		end := l.Offset + int64(len(l.Raw))
-		if l.Terminated {
-			end++
-		}
+		end := l.End()
 		x := reps[ri]
 		inside := cur != nil && cur.Offset+cur.Length > l.Offset // a secret runs on
 		if !inside && x.start >= end {
 			continue
+		}
+		if l.Long != nil {
+			return nil, 0, longLine(j.path, l)
 		}
 		if cur == nil {
 			cur = &changeset.Edit{Line: l.N, Offset: l.Offset}

@@ -291,7 +291,7 @@ func (s *scanner) lines(f *os.File) (int64, error) {
 	var size int64
 	for rd.Next() {
 		l := rd.Line()
-		size = l.Offset + int64(len(l.Raw))
+		size = l.Offset + l.Len()
 		s.line(l.Raw, l.N)
 	}
 	s.buf = rd.Buffer()
@@ -319,7 +319,7 @@ func (s *scanner) linesParallel(f *os.File) (int64, error) {
 			return append([]*Finding(nil), w.out...)
 		}
 	}, func(l session.Line, fs []*Finding) error {
-		size = l.Offset + int64(len(l.Raw))
+		size = l.Offset + l.Len()
 		s.out = append(s.out, fs...)
 		return nil
 	})

@@ -11,13 +11,16 @@ type Node struct {
 	Off        int64
 	Len        int
 	Terminated bool
-	Time       string
-	Type       string
-	Subtype    string // of a system entry
-	Sidechain  bool
-	MsgID      string
-	Model      string  // message.model of an assistant entry
-	Blocks     []Block // the blocks KeepBlock keeps
+	// Long: the line is longer than MaxLine: Off and Len name the whole
+	// line, which is never read whole (ReadSkeleton reads it again).
+	Long      bool
+	Time      string
+	Type      string
+	Subtype   string // of a system entry
+	Sidechain bool
+	MsgID     string
+	Model     string  // message.model of an assistant entry
+	Blocks    []Block // the blocks KeepBlock keeps
 	// BlankOnly: message.content is a list of text blocks, each of them
 	// blank (empty or whitespace only).
 	BlankOnly bool

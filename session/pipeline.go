@@ -8,19 +8,28 @@ import (
 	"sync"
 )
 
-// batchBytes is about how many bytes of lines go to a worker at once.
-const batchBytes = 1 << 20
+// batchBytes is about how many bytes of lines go to a worker at once, and
+// batchLines the most lines (so a file of short lines costs no more).
+const (
+	batchBytes = 1 << 20
+	batchLines = 4 << 10
+)
 
 // batch is a run of whole lines read straight into buf: the reader only
 // reads and finds the last line end, the worker splits buf into lines.
+// A line longer than the limit goes as batches of its bytes for the tee
+// alone (teeOnly), then one batch of its skeleton (long).
 type batch[R any] struct {
-	buf   []byte // whole lines; the last may lack "\n" at the end of input
-	n     int    // number of buf's first line
-	off   int64  // offset of buf in the input
-	lines []Line
-	res   []R
-	done  chan struct{} // the work is done
-	teed  chan struct{} // the tee is done with buf
+	buf     []byte // whole lines; the last may lack "\n" at the end of input
+	n       int    // number of buf's first line
+	off     int64  // offset of buf in the input
+	teeOnly bool   // buf is bytes of a long line, for the tee only
+	long    *Long  // buf is the skeleton of line n, a long line
+	term    bool   // ... which ended with "\n"
+	lines   []Line
+	res     []R
+	done    chan struct{} // the work is done
+	teed    chan struct{} // the tee is done with buf
 }
 
 // Pipeline reads lines from r and runs work on them in parallel (one work
@@ -61,7 +70,15 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 			defer wg.Done()
 			work := newWork()
 			for b := range todo {
-				b.lines, b.res = splitLines(b.lines[:0], b.buf, b.n, b.off), b.res[:0]
+				switch {
+				case b.teeOnly:
+					b.lines = b.lines[:0]
+				case b.long != nil:
+					b.lines = append(b.lines[:0], Line{N: b.n, Offset: b.off, Raw: b.buf, Terminated: b.term, Long: b.long})
+				default:
+					b.lines = splitLines(b.lines[:0], b.buf, b.n, b.off)
+				}
+				b.res = b.res[:0]
 				for _, l := range b.lines {
 					b.res = append(b.res, work(l))
 				}
@@ -95,63 +112,139 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 			n     = 1
 			off   int64
 			err   error
+			sk    skeleton
 		)
-		for err == nil {
-			var b *batch[R]
+		limit := lineLimit
+		// get takes a free batch, or says the pipeline stopped.
+		get := func() *batch[R] {
 			select {
-			case b = <-free:
+			case b := <-free:
+				if cap(b.buf) > 4*batchBytes {
+					putBig(b.buf)
+					b.buf = make([]byte, 0, batchBytes+batchBytes/4) // grown for a long line
+				}
+				b.teeOnly, b.long, b.term = false, nil, false
+				return b
 			case <-stop:
-				readErr <- nil
-				return
+				return nil
 			}
-			if cap(b.buf) > 4*batchBytes {
-				b.buf = make([]byte, 0, batchBytes+batchBytes/4) // grown for a long line
-			}
-			b.buf = append(b.buf[:0], carry...)
-			end := -1    // the last "\n" in buf
-			scanned := 0 // buf[:scanned] holds no "\n"
-			for err == nil {
-				if len(b.buf) >= batchBytes {
-					if i := bytes.LastIndexByte(b.buf[scanned:], '\n'); i >= 0 {
-						end = scanned + i
-						break
-					}
-					scanned = len(b.buf)
-				}
-				if len(b.buf) == cap(b.buf) { // a long line: grow
-					nb := make([]byte, len(b.buf), 2*cap(b.buf))
-					copy(nb, b.buf)
-					b.buf = nb
-				}
-				var k int
-				k, err = r.Read(b.buf[len(b.buf):cap(b.buf)])
-				b.buf = b.buf[:len(b.buf)+k]
-			}
-			if err != nil {
-				end = len(b.buf) - 1 // the end of input ends the last line
-			}
-			carry = append(carry[:0], b.buf[end+1:]...)
-			b.buf = b.buf[:end+1]
-			if len(b.buf) == 0 {
-				free <- b
-				break
-			}
-			b.n, b.off = n, off
-			n += bytes.Count(b.buf, []byte{'\n'})
-			off += int64(len(b.buf))
+		}
+		// send hands b on; false: the pipeline stopped.
+		send := func(b *batch[R]) bool {
 			b.done = make(chan struct{})
 			b.teed = make(chan struct{})
 			select {
 			case ordered <- b:
 			case <-stop:
-				readErr <- nil
-				return
+				return false
 			}
-			todo <- b
-			if tee != nil {
+			if b.teeOnly {
+				close(b.done)
+			} else {
+				todo <- b
+			}
+			if tee != nil && b.long == nil {
 				teeq <- b
 			} else {
 				close(b.teed)
+			}
+			return true
+		}
+		// long reads the rest of a line longer than the limit, whose
+		// first bytes start b.buf, into its skeleton, and sends it: its
+		// bytes to the tee, its skeleton to the workers; what follows
+		// its "\n" in b.buf goes to carry.
+		long := func(b *batch[R]) bool {
+			sk.reset()
+			term := false
+			for {
+				if i := bytes.IndexByte(b.buf, '\n'); i >= 0 {
+					sk.write(b.buf[:i])
+					carry = append(carry[:0], b.buf[i+1:]...)
+					b.buf, term = b.buf[:i+1], true
+				} else {
+					sk.write(b.buf)
+				}
+				if tee != nil {
+					b.teeOnly = true
+					if !send(b) {
+						return false
+					}
+					if b = get(); b == nil {
+						return false
+					}
+				}
+				if term || err != nil {
+					break
+				}
+				var k int
+				k, err = r.Read(b.buf[:cap(b.buf)])
+				b.buf = b.buf[:k]
+			}
+			lg := sk.long()
+			b.buf = append(b.buf[:0], sk.out...)
+			b.teeOnly, b.n, b.off, b.long, b.term = false, n, off, lg, term
+			n++
+			off += lg.Size
+			if term {
+				off++
+			}
+			return send(b)
+		}
+		for err == nil || len(carry) > 0 {
+			b := get()
+			if b == nil {
+				readErr <- nil
+				return
+			}
+			b.buf = append(b.buf[:0], carry...)
+			carry = carry[:0]
+			scanned := 0 // buf[:scanned] holds no "\n"
+			for err == nil {
+				if len(b.buf) >= batchBytes || len(b.buf) > limit {
+					if bytes.IndexByte(b.buf[scanned:], '\n') >= 0 {
+						break
+					}
+					if scanned = len(b.buf); scanned > limit {
+						break // the first line is long
+					}
+				}
+				if len(b.buf) == cap(b.buf) { // a long line: grow
+					// As the Reader does: four times, then room for
+					// the longest line read whole, and a byte.
+					size := 4 * cap(b.buf)
+					if size >= limit || cap(b.buf) >= 16<<20 {
+						b.buf = bigBuf(b.buf)[:len(b.buf)]
+					} else {
+						nb := make([]byte, len(b.buf), max(size, cap(b.buf)+1))
+						copy(nb, b.buf)
+						b.buf = nb
+					}
+				}
+				var k int
+				k, err = r.Read(b.buf[len(b.buf):cap(b.buf)])
+				b.buf = b.buf[:len(b.buf)+k]
+			}
+			end, lines, isLong := cutBatch(b.buf, limit, err != nil)
+			if isLong {
+				if !long(b) {
+					readErr <- nil
+					return
+				}
+				continue
+			}
+			carry = append(carry[:0], b.buf[end:]...)
+			b.buf = b.buf[:end]
+			if len(b.buf) == 0 {
+				free <- b
+				continue
+			}
+			b.n, b.off = n, off
+			n += lines
+			off += int64(len(b.buf))
+			if !send(b) {
+				readErr <- nil
+				return
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -177,6 +270,9 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 	}
 	wg.Wait()
 	<-teeDone
+	for len(free) > 0 {
+		putBig((<-free).buf)
+	}
 	if err != nil {
 		return err
 	}
@@ -184,6 +280,35 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 		return teeErr
 	}
 	return <-readErr
+}
+
+// cutBatch says where a batch read into buf ends: after its whole lines,
+// at most batchLines of them, none longer than limit (the end of input,
+// eof, ends the last line), and how many "\n" they hold. isLong: buf
+// starts with a line longer than limit, which goes on its own.
+func cutBatch(buf []byte, limit int, eof bool) (end, lines int, isLong bool) {
+	at := 0 // the start of the next line
+	for lines < batchLines {
+		i := bytes.IndexByte(buf[at:], '\n')
+		if i < 0 {
+			break
+		}
+		if i > limit {
+			return at, lines, at == 0
+		}
+		at += i + 1
+		lines++
+	}
+	if rest := len(buf) - at; lines < batchLines && eof && rest > 0 {
+		if rest > limit {
+			return at, lines, at == 0
+		}
+		return len(buf), lines, false
+	}
+	if at == 0 && len(buf) > limit {
+		return 0, 0, true
+	}
+	return at, lines, false
 }
 
 // splitLines appends the lines of buf, the first numbered n at offset off,

@@ -156,6 +156,15 @@ func Read(path string, chain bool) (*Stats, error) {
 	return ReadLines(path, c, nil)
 }
 
+// maxTypes is how many entry types Stats counts apart; the entries of
+// others are counted under otherTypes. maxValues is how many versions,
+// cwds, slugs, session ids and models it lists (the first ones found).
+const (
+	maxTypes   = 64
+	otherTypes = "(other types)"
+	maxValues  = 64
+)
+
 // ReadLines reads the transcript at path once: its stats, each line into
 // chain when it is not nil, and each line to each when it is not nil.
 func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)) (*Stats, error) {
@@ -167,7 +176,7 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 	s := &Stats{Types: map[string]int{}, chain: chain}
 	sets := map[string]map[string]bool{}
 	add := func(set *[]string, key, v string) {
-		if v == "" {
+		if v == "" || len(*set) >= maxValues {
 			return
 		}
 		if sets[key] == nil {
@@ -201,7 +210,11 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 			return false
 		}
 		s.Entries++
-		s.Types[v.Type]++
+		if _, ok := s.Types[v.Type]; ok || len(s.Types) < maxTypes {
+			s.Types[v.Type]++
+		} else {
+			s.Types[otherTypes]++ // a type per line is no store Claude Code wrote
+		}
 		if ts, ok := v.Timestamp.(string); ok && ts != "" {
 			if s.First == "" || ts < s.First {
 				s.First = ts

@@ -86,6 +86,11 @@ type Layout struct {
 	SessionDirs []SessionDir
 	Indexes     []string      // sessions-index.json paths
 	Links       []ProjectLink // project folders that are symbolic links, read through
+	// Specials are the entries of project folders named like transcripts
+	// (.jsonl) that are neither a file nor a link to one (a named pipe, a
+	// socket, a device, a link leading nowhere or to a folder): no
+	// command reads them.
+	Specials []Special
 
 	// listed holds the entries of the folders the scan read, by path:
 	// ProjectsOf sums the sizes of a folder without reading them again.
@@ -156,6 +161,7 @@ func Scan(root string) (*Layout, error) {
 		l.SessionDirs = append(l.SessionDirs, p.SessionDirs...)
 		l.Indexes = append(l.Indexes, p.Indexes...)
 		l.Links = append(l.Links, p.Links...)
+		l.Specials = append(l.Specials, p.Specials...)
 		for dir, ents := range p.listed {
 			l.list(dir, ents)
 		}
@@ -216,9 +222,49 @@ func (l *Layout) scanProject(folder string) error {
 				return err
 			}
 			l.Files = append(l.Files, f)
+		case strings.HasSuffix(name, ".jsonl"):
+			l.Specials = append(l.Specials, Special{Path: path, What: kindOf(path, e)})
 		}
 	}
 	return nil
+}
+
+// Special is an entry named like a transcript that is not a file.
+type Special struct {
+	Path string
+	What string // "a named pipe (FIFO)", "a symbolic link leading nowhere", ...
+}
+
+// kindOf says what the entry e at path is, when it is not a file.
+func kindOf(path string, e fs.DirEntry) string {
+	t := e.Type()
+	if t&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil:
+			return "a symbolic link leading nowhere"
+		case fi.IsDir():
+			return "a symbolic link to a folder"
+		default:
+			t = fi.Mode().Type()
+			return "a symbolic link to " + typeName(t)
+		}
+	}
+	return typeName(t)
+}
+
+// typeName names a file type that is not a regular file or a folder.
+func typeName(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "not a regular file"
+	}
 }
 
 func (l *Layout) scanSubagents(folder, session, dir string) error {

@@ -707,5 +707,10 @@ func (m *merger) add(l *Layout) {
 			m.out.Links = append(m.out.Links, pl)
 		}
 	}
+	for _, sp := range l.Specials {
+		if m.once("s", sp.Path) {
+			m.out.Specials = append(m.out.Specials, sp)
+		}
+	}
 	sort.Slice(m.out.Files, func(i, j int) bool { return m.out.Files[i].Path < m.out.Files[j].Path })
 }

@@ -135,14 +135,19 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 	}
 	var lines []changeset.LineTrim
 	var saved int64
-	kept := 0
+	kept, removed := 0, 0
 	for i := range s.lines {
 		if keep[i] {
 			kept++
 			continue
 		}
-		lines = append(lines, changeset.LineTrim{Line: s.lines[i].n, Drop: true})
-		saved += int64(s.lines[i].len) + 1
+		lt := changeset.LineTrim{Line: s.lines[i].n, Drop: true}
+		if c := s.lines[i].count; c > 1 {
+			lt.Through = lt.Line + c - 1
+		}
+		lines = append(lines, lt)
+		saved += s.lines[i].bytes
+		removed += s.lines[i].count
 	}
 	leafLine := s.lines[s.node[leaf]]
 	what := fmt.Sprintf("fork of session %s up to line %d (%s)", src.Session, leafLine.n, leafLine.uuid)
@@ -150,7 +155,7 @@ func Fork(o ForkOptions) (*ForkPlan, error) {
 		lines = []changeset.LineTrim{} // a copy, but through the fork's path
 	}
 	p, err := carry.Copy(carry.Options{Root: o.Root, Session: src.Path, To: o.To, ID: o.ID, Lines: lines, Now: o.Now,
-		Saved: saved, Removed: len(lines), Command: "fork", What: what, Title: copyTitle(src, o.Title, "fork")})
+		Saved: saved, Removed: removed, Command: "fork", What: what, Title: copyTitle(src, o.Title, "fork")})
 	if err != nil {
 		return nil, err
 	}

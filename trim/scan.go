@@ -33,6 +33,19 @@ type line struct {
 	len       int
 	usage     int64 // assistant: input tokens of its request, from message.usage
 	trim      session.TrimStats
+	// count is how many lines this is: a run of lines no planner looks
+	// into (see plain) is kept as one, so a file of a million empty
+	// objects costs what one does; bytes are theirs, terminators included.
+	count int
+	bytes int64
+	long  *session.Long // a line longer than session.MaxLine, never read whole
+}
+
+// plain reports whether no planner looks into the line: neither a chain
+// entry nor one that names one (leafUuid, logicalParentUuid, a snapshot's
+// message), which a fork drops and a trim leaves as it is.
+func (l *line) plain() bool {
+	return !l.chain && l.leaf == "" && l.logical == "" && l.messageID == ""
 }
 
 // read is what the work of scanFile gives for a line: the line, and what
@@ -69,9 +82,9 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Room for about as many lines as such a file holds, so that the
-	// slices do not grow in many steps.
-	est := int(fi.Size()/2048) + 16
+	// Room for about as many lines as such a file holds (a file of NUL
+	// bytes holds none), so that the slices do not grow in many steps.
+	est := int(min(fi.Size()/2048, 1<<16)) + 16
 	s := &scanned{path: path, g: session.NewGraphSize(est), lines: make([]line, 0, est), node: make([]int, 0, est)}
 	var fpErr error
 	hashed := make(chan struct{})
@@ -88,14 +101,16 @@ func scanFile(path string, o session.TrimOptions, hash bool) (*scanned, error) {
 		var e session.Entry
 		return func(l session.Line) read { return readLine(p, sh, &e, l, o) }
 	}, func(l session.Line, r read) error {
-		size = l.Offset + int64(len(l.Raw))
-		if l.Terminated {
-			size++
-		}
+		size = l.End()
 		if r.damage != "" {
 			return fmt.Errorf("line %d %s: trim and fork edit whole lines; run cfix repair on the session first", l.N, r.damage)
 		}
-		r.n, r.off, r.len = l.N, l.Offset, len(l.Raw)
+		r.n, r.off, r.len, r.long, r.count, r.bytes = l.N, l.Offset, int(l.Len()), l.Long, 1, l.End()-l.Offset
+		if k := len(s.lines) - 1; r.plain() && k >= 0 && s.lines[k].plain() && s.lines[k].n+s.lines[k].count == l.N {
+			s.lines[k].count++
+			s.lines[k].bytes += r.bytes
+			return nil
+		}
 		if r.chain {
 			e := session.Entry{Type: r.typ, UUID: r.uuid, Parent: r.parent, HasParent: true, LogicalParent: r.logical,
 				IsSidechain: r.sidechain, MessageID: r.msgID, Timestamp: r.time, Blocks: r.blocks}
@@ -138,6 +153,13 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 	// A line with NUL bytes or glued records holds entries the loader
 	// reads (validate.ChainReader: NULs taken out, each record an entry)
 	// that a line edit cannot keep apart: the planners refuse it.
+	if l.Long != nil && l.Long.NULs > 0 {
+		// Its skeleton holds no NUL byte.
+		if res := p.Parse(l.Raw); res.Err == nil {
+			r.damage = "holds " + plural.Count(l.Long.NULs, "NUL byte")
+		}
+		return r
+	}
 	if n := bytes.Count(l.Raw, []byte{0}); n > 0 {
 		if res := p.Parse(bytes.ReplaceAll(l.Raw, []byte{0}, nil)); res.Err == nil {
 			r.damage = "holds " + plural.Count(n, "NUL byte")
@@ -185,7 +207,8 @@ func readLine(p *session.Parser, sh *session.Shaper, e *session.Entry, l session
 	if r.typ == "assistant" && bytes.Contains(l.Raw, keyUsage) {
 		r.usage = usageTokens(l.Raw)
 	}
-	if r.chain && trimmable {
+	if r.chain && trimmable && l.Long == nil {
+		// (A long line's skeleton is not its bytes: it is not trimmed.)
 		if _, st, err := session.TrimEntry(l.Raw, o); err == nil {
 			r.trim = st
 		}

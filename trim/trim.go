@@ -340,7 +340,7 @@ func (s *scanned) plan(o Options) ([]changeset.LineTrim, Figures) {
 		switch {
 		case e.Drop:
 			fig.Entries++
-			fig.Bytes += int64(ln.len) + 1
+			fig.Bytes += ln.bytes
 			if onChain[i] && ln.typ != "progress" {
 				fig.RequestBytes += ln.trim.Content
 			}

@@ -61,7 +61,7 @@ func readFrom(r io.Reader, f *fileReplies) error {
 	var n int64
 	defer func() { linesRead.Add(n) }()
 	for rd.Next() {
-		n += int64(len(rd.Line().Raw)) + 1
+		n += rd.Line().Len() + 1
 		if rep, ok := parseLine(rd.Line().Raw, &in); ok {
 			f.add(rep)
 		}

@@ -34,6 +34,7 @@ const (
 	JSONInvalid      Code = "json-invalid"
 	LineTorn         Code = "line-torn"
 	LineTooDeep      Code = "line-too-deep"
+	LineLong         Code = "line-long"
 	NoFinalNewline   Code = "final-newline-missing"
 	LineGlued        Code = "line-glued"
 	NULBytes         Code = "nul-bytes"
@@ -101,6 +102,7 @@ const (
 	SessionPIDStale  Code = "session-pid-stale"
 	ReadFailed       Code = "read-failed"
 	FileNotJSONL     Code = "file-not-jsonl"
+	FileSpecial      Code = "file-special"
 )
 
 // CodeInfo describes a code: its severity and what it means.
@@ -115,6 +117,7 @@ var Codes = []CodeInfo{
 	{JSONInvalid, Error, "a line is not valid JSON (the message gives the column)"},
 	{LineTorn, Error, "the last line was cut off mid-write (no final newline, not valid JSON)"},
 	{LineTooDeep, Warning, "a line is valid JSON whose objects and arrays nest deeper than 10000 levels (real entries nest under 10): cfix checks its syntax only, and repair keeps it as it is (it is data); Claude Code reads it, but its JSON.stringify fails from a few thousand levels"},
+	{LineLong, Notice, "a line is longer than 64 MB, the longest cfix reads whole: cfix checks it as it streams past, from its skeleton (its strings cut to 8 KB), and never holds it; warning when even that skeleton is over 8 MB (its structure alone), and the line is not checked. Planners copy such a line as it is, from the file, and refuse to change it"},
 	{NoFinalNewline, Warning, "the last line is complete but has no final newline; the next append would glue onto it"},
 	{LineGlued, Error, "two or more records were written on one line"},
 	{NULBytes, Error, "a line holds NUL bytes (a crash or power loss left them)"},
@@ -180,6 +183,7 @@ var Codes = []CodeInfo{
 	{SessionLive, Notice, "a session is live (sessions/<pid>.json names it and the process runs): planners leave it alone"},
 	{SessionPIDStale, Warning, "a sessions/<pid>.json whose session is not on disk (no transcript, no session folder) and whose pid runs no process, or runs another program than Claude Code (the pid reused; told from /proc/<pid>/cmdline on Linux) (anthropics/claude-code#93132): cfix would take the session for live; prune removes the file; the file of a running Claude Code is never a finding"},
 	{ReadFailed, Error, "a file or folder could not be read"},
+	{FileSpecial, Warning, "a name in a project folder ending in .jsonl that is not a file: a named pipe (FIFO), a socket, a device, or a symbolic link leading nowhere or to one of those; cfix reads nothing from it (a read could wait forever) and no planner touches it; remove or rename it by hand"},
 	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},
 }
 

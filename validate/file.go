@@ -3,7 +3,6 @@ package validate
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -70,21 +69,34 @@ type fileResult struct {
 	dangling  []dangling     // entries whose parent is not in the file
 	jsonLines int            // lines that parsed as JSON
 	resultAt  map[string]int // tool_use id → first line holding a tool_result for it
-	titles    []titleLine    // custom-title and ai-title lines, in file order
+	titles    []TitleLine    // custom-title and ai-title lines titleGap looks at (KeepTitles), in file order
 	slugs     []string       // plan slugs the entries name (see store.Plans)
+	slugSeen  map[string]bool
+	cap       findingCap
 }
 
-// add records a finding with the code's default severity.
+// add records a finding with the code's default severity: the first
+// MaxPerCode of its code; the others are counted (see findingCap).
 func (r *fileResult) add(code Code, line int, format string, args ...any) *Finding {
+	if !r.cap.admit(r.file.Path, code) {
+		return r.cap.hold(Finding{Code: code, Severity: SeverityOf(code), Path: r.file.Path, Line: line})
+	}
 	r.findings = append(r.findings, Finding{Code: code, Severity: SeverityOf(code),
 		Path: r.file.Path, Line: line, Message: fmt.Sprintf(format, args...)})
 	return &r.findings[len(r.findings)-1]
+}
+
+// done adds the findings that stand for those not kept.
+func (r *fileResult) done() *fileResult {
+	r.findings = append(r.findings, r.cap.finish()...)
+	return r
 }
 
 // lineFinding is a finding of one line, before it is given its file.
 type lineFinding struct {
 	code Code
 	msg  string
+	warn bool // a warning, whatever the code's severity
 }
 
 // valueResult is what the per-line work made of one record of a line.
@@ -111,12 +123,34 @@ type lineResult struct {
 func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []valueResult) lineResult {
 	r := lineResult{values: into[:0]}
 	add := func(code Code, format string, args ...any) {
-		r.findings = append(r.findings, lineFinding{code, fmt.Sprintf(format, args...)})
+		r.findings = append(r.findings, lineFinding{code: code, msg: fmt.Sprintf(format, args...)})
 	}
 	raw := ln.Raw
-	if len(raw) == 0 {
+	lg := ln.Long
+	if len(raw) == 0 && lg == nil {
 		add(LineEmpty, "empty line")
 		return r
+	}
+	if lg != nil {
+		// Longer than session.MaxLine: raw is its skeleton, which holds
+		// no NUL byte (see session.Long).
+		if lg.NULs > 0 && !lg.Partial && len(bytes.TrimSpace(raw)) == 0 {
+			add(NULBytes, "line holds only NUL bytes (%d)", lg.NULs)
+			return r
+		}
+		if lg.NULs > 0 {
+			add(NULBytes, "line holds %d NUL bytes (first at column %d)", lg.NULs, lg.FirstNUL+1)
+		}
+		switch {
+		case lg.Partial:
+			add(LineLong, "%s, over the %s cfix reads whole, whose structure alone (strings cut to %d KB) is over %s: not checked",
+				lg.Describe(), session.MB(session.MaxLine), session.KeepString>>10, session.MB(session.MaxSkeleton))
+			r.findings[len(r.findings)-1].warn = true
+		case !lg.Exact:
+			add(LineLong, "%s, over the %s cfix reads whole: checked as it streamed past, from its skeleton (strings cut to %d KB; the columns below are the skeleton's)",
+				lg.Describe(), session.MB(session.MaxLine), session.KeepString>>10)
+		}
+		return workLong(p, cache, ln, raw, r)
 	}
 	// Most lines hold one sound object of a shape seen before: Scan reads
 	// its header and shape without building its tree, and the cache knows
@@ -158,6 +192,57 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 		add(NULBytes, "line holds %s (first at column %d)", plural.Count(n, "NUL byte"), bytes.IndexByte(raw, 0)+1)
 		raw = clean
 	}
+	return parsed(p, cache, ln, raw, r)
+}
+
+// workLong is work's check of a line longer than session.MaxLine, from its
+// skeleton raw: as a line that holds no NUL byte, but that one whose
+// skeleton is partial has only its syntax checked, up to where the
+// skeleton ends.
+func workLong(p *session.Parser, cache *schemas.Cache, ln session.Line, raw []byte, r lineResult) lineResult {
+	if !ln.Long.Partial {
+		if len(raw) == 0 {
+			r.findings = append(r.findings, lineFinding{code: LineEmpty, msg: "empty line"})
+			return r
+		}
+		var e session.Entry
+		if shape, ok := p.Scan(raw, cache.Shaper(), &e); ok {
+			vr := valueResult{object: true, entry: e}
+			known := true
+			if e.Type != "" {
+				if vr.hasSchema = schemas.Has(e.Type); vr.hasSchema {
+					known, vr.schemaErr = cache.Known(e.Type, shape)
+				}
+			}
+			if known {
+				if !ln.Terminated {
+					r.findings = append(r.findings, lineFinding{code: NoFinalNewline, msg: "last line has no final newline"})
+				}
+				r.values = append(r.values, vr)
+				return r
+			}
+		}
+		return parsed(p, cache, ln, raw, r)
+	}
+	pr := p.Parse(raw)
+	if pr.Err == nil || pr.Err.Deep || pr.Err.Offset >= len(raw) {
+		return r // the skeleton ends before the line's syntax does
+	}
+	if !ln.Terminated {
+		r.findings = append(r.findings, lineFinding{code: LineTorn, msg: fmt.Sprintf("last line is cut off after %d bytes (%s)", ln.Len(), pr.Err.Msg)})
+	} else {
+		r.findings = append(r.findings, lineFinding{code: JSONInvalid, msg: fmt.Sprintf("invalid JSON at column %d: %s", pr.Err.Offset+1, pr.Err.Msg)})
+	}
+	return r
+}
+
+// parsed is the end of work: the checks of a line Scan did not take, or
+// of one of its records Scan took that the schema cache does not know,
+// from the light tree of raw (a line without NUL bytes).
+func parsed(p *session.Parser, cache *schemas.Cache, ln session.Line, raw []byte, r lineResult) lineResult {
+	add := func(code Code, format string, args ...any) {
+		r.findings = append(r.findings, lineFinding{code: code, msg: fmt.Sprintf(format, args...)})
+	}
 	pr := p.Parse(raw)
 	if pr.Err != nil && pr.Err.Deep {
 		// Valid JSON, too deep to look into: data, kept as it is.
@@ -169,7 +254,11 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 	}
 	if pr.Err != nil {
 		if !ln.Terminated {
-			add(LineTorn, "last line is cut off after %s (%s)", plural.Count(len(raw), "byte"), pr.Err.Msg)
+			n := int64(len(raw))
+			if ln.Long != nil {
+				n = ln.Long.Size
+			}
+			add(LineTorn, "last line is cut off after %s (%s)", plural.Count(n, "byte"), pr.Err.Msg)
 		} else {
 			add(JSONInvalid, "invalid JSON at column %d: %s", pr.Err.Offset+1, pr.Err.Msg)
 			// A torn record with complete ones glued after it: the line
@@ -214,6 +303,10 @@ func work(p *session.Parser, cache *schemas.Cache, ln session.Line, into []value
 	return r
 }
 
+// maxUnknownTypes is how many entry types with no schema a file gets
+// named; entries of others are counted together.
+const maxUnknownTypes = 64
+
 // bigFile is the size from which a file's lines are checked on several
 // cores (smaller files are checked in parallel with each other).
 var bigFile int64 = 32 << 20
@@ -232,6 +325,8 @@ func (c *checker) check(f store.File) *fileResult {
 	// least half a KB), so the graph seldom grows while it fills.
 	g := session.NewGraphSize(int(min(f.Size/512, 1<<16)))
 	unknown := map[string][2]int{} // type → {first line, count}
+	var otherTypes [3]int          // past maxUnknownTypes: {types, first line, count}
+	cwdSeen := map[string]bool{}
 	metaLines, entries := 0, 0
 	var cwdMatch, cwdOther int
 	lastCWD, lastMatch := "", false
@@ -245,7 +340,9 @@ func (c *checker) check(f store.File) *fileResult {
 			res.jsonLines++
 		}
 		for _, fd := range r.findings {
-			res.add(fd.code, ln.N, "%s", fd.msg)
+			if f := res.add(fd.code, ln.N, "%s", fd.msg); fd.warn {
+				f.Severity = Warning
+			}
 		}
 		for i := range r.values {
 			vr := &r.values[i]
@@ -267,13 +364,19 @@ func (c *checker) check(f store.File) *fileResult {
 						fd.Severity = Warning
 					}
 				}
-			} else {
-				u := unknown[e.Type]
+			} else if u, ok := unknown[e.Type]; ok || len(unknown) < maxUnknownTypes {
 				if u[1] == 0 {
 					u[0] = ln.N
 				}
 				u[1]++
 				unknown[e.Type] = u
+			} else {
+				// A type per line is no store Claude Code wrote: counted,
+				// not kept.
+				if otherTypes[2] == 0 {
+					otherTypes[1] = ln.N
+				}
+				otherTypes[2]++
 			}
 			if res.sessionID == "" && e.SessionID != "" {
 				res.sessionID = e.SessionID
@@ -282,7 +385,7 @@ func (c *checker) check(f store.File) *fileResult {
 				g.Meta(e, ln.N)
 				metaLines++
 				if e.Type == "custom-title" || e.Type == "ai-title" {
-					res.titles = append(res.titles, titleLine{line: ln.N, off: ln.Offset, n: len(ln.Raw), custom: e.Type == "custom-title"})
+					res.titles = KeepTitles(res.titles, TitleLine{Line: ln.N, Offset: ln.Offset, Len: int(ln.Len()), Custom: e.Type == "custom-title"}, f.Size)
 				}
 				if e.LeafUUID != "" {
 					res.leafs = append(res.leafs, leafRef{uuid: e.LeafUUID, line: ln.N, typ: e.Type})
@@ -323,10 +426,13 @@ func (c *checker) check(f store.File) *fileResult {
 				continue
 			}
 			if len(r.values) == 1 {
-				// Where the record is, to read it back should its uuid
-				// come again (rarely).
 				nd := &g.Nodes[len(g.Nodes)-1]
-				nd.Off, nd.Len = ln.Offset, len(ln.Raw)
+				if ln.Long == nil {
+					// Where the record is, to read it back should its
+					// uuid come again (rarely); not a line over
+					// session.MaxLine, which is never read whole.
+					nd.Off, nd.Len = ln.Offset, len(ln.Raw)
+				}
 				if e.Type == "attachment" {
 					if c.attach == nil {
 						c.attach = session.NewParser()
@@ -342,7 +448,8 @@ func (c *checker) check(f store.File) *fileResult {
 				if e.CWD != lastCWD {
 					// A file's entries share a few cwds: encode each once.
 					lastCWD, lastMatch = e.CWD, store.FolderMatches(f.Project, e.CWD)
-					if !slices.Contains(res.cwds, e.CWD) {
+					if !cwdSeen[e.CWD] {
+						cwdSeen[e.CWD] = true
 						res.cwds = append(res.cwds, e.CWD)
 					}
 				}
@@ -394,6 +501,9 @@ func (c *checker) check(f store.File) *fileResult {
 	for _, t := range types {
 		u := unknown[t]
 		res.add(TypeUnknown, u[0], "entry type %q has no schema in this version of cfix (%s)", t, plural.Count(u[1], "entry"))
+	}
+	if otherTypes[2] > 0 {
+		res.add(TypeUnknown, otherTypes[1], "%d more entries of other types with no schema in this version of cfix (the first %d types are named)", otherTypes[2], maxUnknownTypes)
 	}
 	if cwdOther > 0 {
 		have := map[bool]string{true: "has", false: "have"}[cwdOther == 1]

@@ -9,9 +9,9 @@ import (
 )
 
 // linkFindings reports the project folders of the layout that are
-// symbolic links: validate reads through them, Claude Code's /resume
+// symbolic links (validate reads through them, Claude Code's /resume
 // picker does not, and planners write nothing through one that leads out
-// of the store.
+// of the store), and the names of transcripts that are not files.
 func linkFindings(l *store.Layout) []Finding {
 	var out []Finding
 	for _, pl := range l.Links {
@@ -29,6 +29,10 @@ func linkFindings(l *store.Layout) []Finding {
 			}
 		}
 		out = append(out, f)
+	}
+	for _, sp := range l.Specials {
+		out = append(out, Finding{Code: FileSpecial, Severity: SeverityOf(FileSpecial), Path: sp.Path,
+			Message: "named like a transcript but " + sp.What + ": cfix reads nothing from it and no planner touches it"})
 	}
 	return out
 }

@@ -71,34 +71,53 @@ func (c *ChainReader) Line(ln session.Line) {
 	if bytes.IndexByte(raw, 0) >= 0 {
 		raw = bytes.ReplaceAll(raw, []byte{0}, nil) // as validate reads it
 	}
+	// Most lines hold one sound object: Scan reads its header without
+	// building its tree.
+	if _, ok := c.p.Scan(raw, chainShaper, &c.e); ok && c.e.Type != "fork-context-ref" {
+		c.record(ln, raw, 0, nil)
+		return
+	}
 	r := c.p.Parse(raw)
 	if r.Err != nil {
 		return // the loader skips lines it cannot parse
 	}
 	for k, v := range append([]any{r.Value}, r.More...) {
-		if !session.HeaderOf(v, &c.e) {
-			continue
+		if session.HeaderOf(v, &c.e) {
+			c.record(ln, raw, k, r.Spans)
 		}
-		if !c.e.IsChain() {
-			c.Graph.Meta(&c.e, ln.N)
-			if c.e.Type == "fork-context-ref" {
-				c.forkRef(raw, r.Spans, k, ln.N)
+	}
+}
+
+// chainShaper counts no field: Scan reads the header and checks the rest.
+var chainShaper = session.NewShaper(nil, map[string]bool{})
+
+// record takes in c.e, the header of record k of line ln (raw: the line
+// without its NUL bytes; spans: where its records are, when it holds
+// several).
+func (c *ChainReader) record(ln session.Line, raw []byte, k int, spans [][2]int) {
+	if !c.e.IsChain() {
+		c.Graph.Meta(&c.e, ln.N)
+		if c.e.Type == "fork-context-ref" {
+			c.forkRef(raw, spans, k, ln.N)
+		}
+		return
+	}
+	if c.e.Version != "" {
+		c.Version = c.e.Version
+	}
+	if c.Graph.Add(&c.e, ln.N) {
+		n := &c.Graph.Nodes[len(c.Graph.Nodes)-1]
+		n.Rec, n.Off, n.Len, n.Terminated = k, ln.Offset, len(ln.Raw), ln.Terminated
+		if ln.Long != nil {
+			// Its skeleton's offsets are not the file's: the node
+			// names the whole line.
+			n.Len, n.Long = int(ln.Long.Size), true
+		} else if len(spans) > 1 && k < len(spans) {
+			start, end := spans[k][0], spans[k][1]
+			if len(raw) != len(ln.Raw) {
+				start, end = withNULs(ln.Raw, start), withNULs(ln.Raw, end-1)+1
 			}
-			continue
-		}
-		if c.e.Version != "" {
-			c.Version = c.e.Version
-		}
-		if c.Graph.Add(&c.e, ln.N) {
-			n := &c.Graph.Nodes[len(c.Graph.Nodes)-1]
-			n.Rec, n.Off, n.Len, n.Terminated = k, ln.Offset, len(ln.Raw), ln.Terminated
-			if len(r.Spans) > 1 && k < len(r.Spans) {
-				start, end := r.Spans[k][0], r.Spans[k][1]
-				if len(raw) != len(ln.Raw) {
-					start, end = withNULs(ln.Raw, start), withNULs(ln.Raw, end-1)+1
-				}
-				n.Off, n.Len = ln.Offset+int64(start), end-start
-			}
+			n.Off, n.Len = ln.Offset+int64(start), end-start
 		}
 	}
 }

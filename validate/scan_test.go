@@ -22,7 +22,7 @@ import (
 func fullWork(p *session.Parser, validate func(typ string, v any) error, ln session.Line) lineResult {
 	var r lineResult
 	add := func(code Code, format string, args ...any) {
-		r.findings = append(r.findings, lineFinding{code, fmt.Sprintf(format, args...)})
+		r.findings = append(r.findings, lineFinding{code: code, msg: fmt.Sprintf(format, args...)})
 	}
 	raw := ln.Raw
 	if len(raw) == 0 {

@@ -37,9 +37,17 @@ type storeCheck struct {
 	agentCounts map[string]int // subagent transcripts by folder and session (see subagents)
 	runningIDs  map[string]int // session id → pid of the running process holding it
 	leftRefs    []leftRef      // findings of sessions whose conversation is gone
+	cap         findingCap
 }
 
+// add records a finding with the code's default severity: the first
+// MaxPerCode of its code in path; the others are counted (see
+// findingCap). The first of a code in a path is always kept (leftRefs
+// point at such findings).
 func (s *storeCheck) add(code Code, path string, line int, format string, args ...any) *Finding {
+	if !s.cap.admit(path, code) {
+		return s.cap.hold(Finding{Code: code, Severity: SeverityOf(code), Path: path, Line: line})
+	}
 	s.findings = append(s.findings, Finding{Code: code, Severity: SeverityOf(code),
 		Path: path, Line: line, Message: fmt.Sprintf(format, args...)})
 	return &s.findings[len(s.findings)-1]

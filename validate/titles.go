@@ -25,22 +25,14 @@ import (
 // cut by the window: not found).
 const PickerReach = 65536
 
-// titleLine is a custom-title or ai-title line of a transcript.
-type titleLine struct {
-	line   int
-	off    int64
-	n      int // bytes, without the newline
-	custom bool
-}
-
 // addSlugs records the plan slugs a line names.
 func (r *fileResult) addSlugs(raw []byte) {
 	for _, s := range store.SlugsIn(raw) {
-		seen := false
-		for _, o := range r.slugs {
-			seen = seen || o == s
+		if r.slugSeen == nil {
+			r.slugSeen = map[string]bool{}
 		}
-		if !seen {
+		if !r.slugSeen[s] {
+			r.slugSeen[s] = true
 			r.slugs = append(r.slugs, s)
 		}
 	}
@@ -60,7 +52,7 @@ type TitleGap struct {
 // titleGap says whether the title a full read of the transcript gives is
 // not the one the picker finds in the transcript's first and last
 // PickerReach bytes (or in its title sidecar).
-func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
+func titleGap(path string, size int64, titles []TitleLine) (*TitleGap, error) {
 	if size <= PickerReach || len(titles) == 0 {
 		return nil, nil
 	}
@@ -76,8 +68,12 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 			return v
 		}
 		t := titles[i]
-		b := make([]byte, t.n)
-		if _, err := f.ReadAt(b, t.off); err != nil {
+		if t.Len > session.MaxLine {
+			cache[i] = "" // never read whole
+			return ""
+		}
+		b := make([]byte, t.Len)
+		if _, err := f.ReadAt(b, t.Offset); err != nil {
 			cache[i] = ""
 			return ""
 		}
@@ -88,17 +84,16 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 		}
 		json.Unmarshal(b, &v)
 		s := v.AITitle
-		if t.custom {
+		if t.Custom {
 			s = v.CustomTitle
 		}
 		cache[i] = s
 		return s
 	}
-	inTail := func(t titleLine) bool { return t.off >= size-PickerReach }
-	inHead := func(t titleLine) bool { return t.off+int64(t.n) <= PickerReach }
-	last := func(custom bool, in func(titleLine) bool) int {
+	inTail := func(t TitleLine) bool { return inTail(t, size) }
+	last := func(custom bool, in func(TitleLine) bool) int {
 		for i := len(titles) - 1; i >= 0; i-- {
-			if titles[i].custom == custom && (in == nil || in(titles[i])) {
+			if titles[i].Custom == custom && (in == nil || in(titles[i])) {
 				return i
 			}
 		}
@@ -126,7 +121,7 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 	}
 	for _, c := range []struct {
 		custom bool
-		in     func(titleLine) bool
+		in     func(TitleLine) bool
 	}{{true, inHead}, {false, inTail}, {false, inHead}} {
 		if picked == "" {
 			picked = val(last(c.custom, c.in))
@@ -136,7 +131,7 @@ func titleGap(path string, size int64, titles []titleLine) (*TitleGap, error) {
 		return nil, nil
 	}
 	t := titles[want]
-	return &TitleGap{Line: t.line, Raw: raws[want], Title: title, Picked: picked, Custom: t.custom, Offset: t.off}, nil
+	return &TitleGap{Line: t.Line, Raw: raws[want], Title: title, Picked: picked, Custom: t.Custom, Offset: t.Offset}, nil
 }
 
 // FindTitleGap reads a transcript and says whether its title is beyond
@@ -154,7 +149,7 @@ func FindTitleGap(path string) (*TitleGap, error) {
 	if err != nil {
 		return nil, err
 	}
-	var titles []titleLine
+	var titles []TitleLine
 	lines := 0
 	rd := session.NewReader(f, nil)
 	for rd.Next() {
@@ -170,7 +165,7 @@ func FindTitleGap(path string) (*TitleGap, error) {
 		if json.Unmarshal(ln.Raw, &v) != nil || (v.Type != "custom-title" && v.Type != "ai-title") {
 			continue
 		}
-		titles = append(titles, titleLine{line: ln.N, off: ln.Offset, n: len(ln.Raw), custom: v.Type == "custom-title"})
+		titles = KeepTitles(titles, TitleLine{Line: ln.N, Offset: ln.Offset, Len: int(ln.Len()), Custom: v.Type == "custom-title"}, fi.Size())
 	}
 	err = rd.Err()
 	f.Close()
@@ -197,11 +192,37 @@ type TitleLine struct {
 // (size bytes) itself and kept its title records, in file order, as
 // validate counts them: the records of lines that parse as JSON.
 func TitleGapOf(path string, size int64, lines []TitleLine) (*TitleGap, error) {
-	titles := make([]titleLine, len(lines))
-	for i, t := range lines {
-		titles[i] = titleLine{line: t.Line, off: t.Offset, n: t.Len, custom: t.Custom}
+	return titleGap(path, size, lines)
+}
+
+// inHead and inTail report whether a title record is in the part of a
+// transcript of size bytes that the picker reads: its first or its last
+// PickerReach bytes.
+func inHead(t TitleLine) bool             { return t.Offset+int64(t.Len) <= PickerReach }
+func inTail(t TitleLine, size int64) bool { return t.Offset >= size-PickerReach }
+
+// KeepTitles appends the title record t, read after those of titles, to
+// titles, and drops those titleGap would never look at: it looks at the
+// last custom-title and the last ai-title of the transcript, of its head
+// and of its tail (size: the transcript's size), so a transcript of any
+// number of title lines keeps at most six.
+func KeepTitles(titles []TitleLine, t TitleLine, size int64) []TitleLine {
+	titles = append(titles, t)
+	kept := titles[:0]
+	for i, x := range titles {
+		last := [3]bool{true, inHead(x), inTail(x, size)} // the last of its kind in the file, head, tail
+		for _, y := range titles[i+1:] {
+			if y.Custom == x.Custom {
+				last[0] = false
+				last[1] = last[1] && !inHead(y)
+				last[2] = last[2] && !inTail(y, size)
+			}
+		}
+		if last[0] || last[1] || last[2] {
+			kept = append(kept, x)
+		}
 	}
-	return titleGap(path, size, titles)
+	return kept
 }
 
 // titleReach reports the main transcripts whose title the /resume picker
@@ -237,14 +258,17 @@ func (s *storeCheck) titleReach() {
 // custom-title, else ai-title, summary or agent-name), and the types of
 // its lines.
 func MetaTitle(path string) (title string, types []string) {
-	b, err := rfile.ReadFile(path)
+	f, err := rfile.Open(path)
 	if err != nil {
 		return "", nil
 	}
+	defer f.Close()
 	rank := map[string]int{"custom-title": 4, "ai-title": 3, "summary": 2, "agent-name": 1}
 	best := 0
 	seen := map[string]bool{}
-	for _, line := range bytes.Split(b, []byte("\n")) {
+	rd := session.NewReader(f, nil)
+	for rd.Next() {
+		line := rd.Line().Raw
 		var v struct {
 			Type        string `json:"type"`
 			CustomTitle string `json:"customTitle"`
@@ -255,7 +279,7 @@ func MetaTitle(path string) (title string, types []string) {
 		if json.Unmarshal(line, &v) != nil {
 			continue
 		}
-		if v.Type != "" && !seen[v.Type] {
+		if v.Type != "" && !seen[v.Type] && len(types) < maxUnknownTypes {
 			seen[v.Type] = true
 			types = append(types, v.Type)
 		}

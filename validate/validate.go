@@ -19,6 +19,11 @@ type Finding struct {
 	Line     int      `json:"line"` // 1-based; 0 when no line applies
 	Message  string   `json:"message"`
 	Hint     string   `json:"hint"` // the cfix command that fixes it, or ""
+	// More, when not 0, says that this finding stands for More findings
+	// of its code and severity in its file that are not listed (past the
+	// first MaxPerCode), from line Line on: the counts hold them all.
+	More int `json:"more,omitempty"`
+	last int // the line of the last of them
 	// unfixed is set by a check that knows the planner of its code
 	// leaves this finding as it is: it gets no hint.
 	unfixed bool
@@ -99,6 +104,7 @@ func Run(opts Options) (*Report, error) {
 		rep.Findings = append(rep.Findings, r.findings...)
 	}
 	rep.Findings = append(rep.Findings, st.findings...)
+	rep.Findings = append(rep.Findings, st.cap.finish()...)
 	rep.Findings = append(rep.Findings, linkFindings(l)...)
 	behind := outsideLinks(l)
 	for i := range rep.Findings {
@@ -107,8 +113,8 @@ func Run(opts Options) (*Report, error) {
 		if f.Hint == "" && !behind(f.Path) && store.Within(opts.Root, f.Path) {
 			f.Hint = hintFor(f)
 		}
-		rep.Counts[f.Severity.String()]++
-		rep.Counts[string(f.Code)]++
+		rep.Counts[f.Severity.String()] += f.Count()
+		rep.Counts[string(f.Code)] += f.Count()
 	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool {
 		a, b := rep.Findings[i], rep.Findings[j]
@@ -149,7 +155,7 @@ func checkFiles(files []store.File, opts Options, slugs bool) []*fileResult {
 			c := newChecker()
 			c.slugs = slugs
 			for i := range jobs {
-				results[i] = c.check(files[i])
+				results[i] = c.check(files[i]).done()
 				if opts.Progress != nil {
 					mu.Lock()
 					done++

@@ -1,7 +1,7 @@
 // Command mcpcall times one tool call of an MCP server over stdio, as a
 // client such as Claude Code makes it:
 //
-//	go run ./bench/mcpcall [-runs 3] [-cache fresh|DIR] [-warm] -tool NAME -args JSON -- CMD ARG...
+//	go run ./bench/mcpcall [-runs 3] [-cache fresh|DIR] [-warm] [-next] [-at-once N] [-refused] [-long NAME=BYTES] -tool NAME -args JSON -- CMD ARG...
 //
 // Each run starts CMD (say bin/cfix mcp --root DIR) with the SDK's
 // CommandTransport, initializes the session, and times the tool call
@@ -14,7 +14,11 @@
 //
 // With -next (read_session), each run first calls the tool with -args, not
 // timed, and times the call of the next page: -args with offset set to the
-// next_offset its answer ends with.
+// next_offset its answer ends with. With -at-once N, each run sends N calls
+// at once (as a client pipelines them) and times them until the last
+// answer; with -refused, each call must be refused (a protocol error or a
+// tool error), as a call of arguments over the server's bounds is: -long
+// NAME=BYTES makes such an argument.
 //
 // It prints "SECONDS PEAK_RSS_KB BYTES": the best call of the runs, the
 // highest peak RSS of the server processes and the size of the answer's
@@ -31,6 +35,8 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -44,8 +50,14 @@ func main() {
 	}
 }
 
-// after is how long a call waits after initialize (-after).
-var after time.Duration
+// after is how long a call waits after initialize (-after); atOnce how
+// many calls are sent at once (-at-once); refused, whether each must be
+// refused (-refused).
+var (
+	after   time.Duration
+	atOnce  = 1
+	refused bool
+)
 
 func run() error {
 	runs := flag.Int("runs", 3, "timed runs, each in a new server process")
@@ -54,6 +66,9 @@ func run() error {
 	next := flag.Bool("next", false, "time the call of the next page (read_session): offset set to the next_offset of a first call, not timed")
 	tool := flag.String("tool", "", "the tool to call")
 	args := flag.String("args", "{}", "the tool's arguments, a JSON object")
+	flag.IntVar(&atOnce, "at-once", 1, "send this many calls at once, timed until the last answer")
+	flag.BoolVar(&refused, "refused", false, "each call must be refused: a protocol error or a tool error")
+	long := flag.String("long", "", "NAME=BYTES: the argument NAME is a string of BYTES letters (an argument longer than a command line takes)")
 	flag.DurationVar(&after, "after", 0, "wait this long after initialize before the timed call (what the server does once started: its warming)")
 	flag.Parse()
 	if *tool == "" || flag.NArg() == 0 {
@@ -62,6 +77,14 @@ func run() error {
 	var arguments map[string]any
 	if err := json.Unmarshal([]byte(*args), &arguments); err != nil {
 		return fmt.Errorf("-args: %v", err)
+	}
+	if *long != "" {
+		name, n, ok := strings.Cut(*long, "=")
+		size, err := strconv.Atoi(n)
+		if !ok || err != nil || size < 0 {
+			return fmt.Errorf("-long %q: want NAME=BYTES", *long)
+		}
+		arguments[name] = strings.Repeat("q", size)
 	}
 	if *warm {
 		if *cache == "fresh" {
@@ -139,29 +162,68 @@ func call(cache, tool string, args map[string]any, next bool, command []string) 
 	}
 	time.Sleep(after)
 	start := time.Now()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	d := time.Since(start)
-	cerr := cs.Close()
-	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%s: %v", tool, err)
+	results := make([]*mcp.CallToolResult, atOnce)
+	errs := make([]error, atOnce)
+	var wg sync.WaitGroup
+	for i := range atOnce {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		}()
 	}
+	wg.Wait()
+	d := time.Since(start)
+	hwm := peakOf(cmd.Process.Pid)
+	cerr := cs.Close()
 	size := 0
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			size += len(t.Text)
-			if res.IsError {
-				return 0, 0, 0, fmt.Errorf("%s: tool error: %s", tool, t.Text)
+	for i, res := range results {
+		err := errs[i]
+		if refused {
+			if err == nil && !res.IsError {
+				return 0, 0, 0, fmt.Errorf("%s: answered, not refused", tool)
+			}
+			continue
+		}
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("%s: %v", tool, err)
+		}
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				size += len(t.Text)
+				if res.IsError {
+					return 0, 0, 0, fmt.Errorf("%s: tool error: %s", tool, t.Text)
+				}
 			}
 		}
 	}
 	if cerr != nil && cmd.ProcessState == nil {
 		return 0, 0, 0, fmt.Errorf("closing %s: %v", command[0], cerr)
 	}
-	var rss int64
-	if cmd.ProcessState != nil {
+	rss := hwm
+	if rss == 0 && cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			rss = ru.Maxrss
 		}
 	}
 	return d, rss, size, nil
+}
+
+// peakOf is the peak RSS in KB of the running process pid (VmHWM, Linux),
+// 0 when unknown. The rusage of a child counts what its parent held when
+// it started it (Go starts a child sharing the parent's memory until
+// exec), and this process holds the long arguments of -long: after the
+// first run, every server would seem to hold them too.
+func peakOf(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb
+		}
+	}
+	return 0
 }

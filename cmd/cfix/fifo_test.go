@@ -165,6 +165,11 @@ func TestFIFOs(t *testing.T) {
 				}
 			}
 			if place == alphaDir+"/x.jsonl" {
+				// The store's check names it: a transcript's name that is
+				// no file is a finding, not skipped in silence.
+				if out, _, _ := run("", "validate", "--root", root); !strings.Contains(out, "x.jsonl") || !strings.Contains(out, "file-special") {
+					t.Errorf("cfix validate of a store with a FIFO named like a transcript: want a file-special finding naming it\n%s", out)
+				}
 				for _, cmd := range []string{"validate", "show", "export", "search"} {
 					args := []string{cmd, fifo, "--root", root}
 					if cmd == "search" {

@@ -245,7 +245,7 @@ func (o *resumeOptions) checkOnlyRun(root string, args []string) error {
 	for _, f := range found {
 		fmt.Fprintf(w, "  line %d: %s: %s\n", f.Line, f.Code, visible.String(f.Message))
 	}
-	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %s (cfix resume --repair repairs it first)", t.Session, plural.Count(len(found), "finding"))}
+	return &exitError{code: exitFound, err: fmt.Errorf("session %s: %s (cfix resume --repair repairs it first)", t.Session, plural.Count(validate.Total(found), "finding"))}
 }
 
 // checkResume is resume.Check with the collector set as validate sets it

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,14 +23,22 @@ func (s scriptT) Fatalf(format string, args ...any) { s.ts.Fatalf(format, args..
 
 // cmdPlant plants new secrets of real shapes into a copy of the 2.1.332
 // corpus store (plant.Into) and keeps them in $WORK/secrets.json for
-// nosecret: plant DIR. A script holds no secret of its own: the repository
-// would hold it.
+// nosecret: plant DIR [SEED]. A script holds no secret of its own: the
+// repository would hold it. With a seed, the secrets are the same each run
+// (plant.Seeded), for an output the docs show.
 func cmdPlant(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: plant DIR")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: plant DIR [SEED]")
 	}
 	t := scriptT{ts}
-	p := plant.New(t)
+	var p plant.Secrets
+	if len(args) == 2 {
+		seed, err := strconv.ParseUint(args[1], 10, 64)
+		ts.Check(err)
+		p = plant.Seeded(seed)
+	} else {
+		p = plant.New(t)
+	}
 	plant.Into(t, ts.MkAbs(args[0]), p)
 	b, _ := json.Marshal(p.All())
 	ts.Check(os.WriteFile(ts.MkAbs("secrets.json"), b, 0o600))

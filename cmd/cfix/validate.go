@@ -240,7 +240,13 @@ func printFindings(w io.Writer, rep *validate.Report, filter findingFilter, quie
 	printCodeCounts(w, rep, table)
 	fmt.Fprintf(w, "%s checked: %s, %s, %s", plural.Count(rep.FilesChecked, "file"),
 		plural.Count(rep.Counts["error"], "error"), plural.Count(rep.Counts["warning"], "warning"), plural.Count(rep.Counts["notice"], "notice"))
-	if n := rep.Counts["notice"]; filter.notices && n > 0 && shown == len(rep.Findings)-n {
+	notices := 0 // findings listed of severity notice (one may stand for more)
+	for _, f := range rep.Findings {
+		if f.Severity == validate.Notice {
+			notices++
+		}
+	}
+	if n := rep.Counts["notice"]; filter.notices && n > 0 && shown == len(rep.Findings)-notices {
 		fmt.Fprintf(w, " (--severity notice lists the %s)", plural.Of(n, "notice"))
 	} else if shown < len(rep.Findings) {
 		fmt.Fprintf(w, " (%d shown)", shown)

@@ -39,7 +39,34 @@ type Secrets struct {
 // New returns new secrets.
 func New(t T) Secrets {
 	t.Helper()
-	rng := mrand.New(mrand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	key, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	return secrets(mrand.New(mrand.NewPCG(uint64(time.Now().UnixNano()), 7)), strings.TrimSpace(pemKey))
+}
+
+// Seeded returns the same secrets for the same seed, for an output shown
+// in the docs: their private key is random text between a PEM key's
+// lines (what the rules find), not a key.
+func Seeded(seed uint64) Secrets {
+	rng := mrand.New(mrand.NewPCG(seed, 7))
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	var b strings.Builder
+	b.WriteString("-----BEGIN RSA PRIVATE KEY-----\n")
+	for range 12 {
+		for range 64 {
+			b.WriteByte(b64[rng.IntN(len(b64))])
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("-----END RSA PRIVATE KEY-----")
+	return secrets(rng, b.String())
+}
+
+// secrets draws the secrets but the private key from rng.
+func secrets(rng *mrand.Rand, pemKey string) Secrets {
 	pick := func(n int, alphabet string) string {
 		b := make([]byte, n)
 		for i := range b {
@@ -48,11 +75,6 @@ func New(t T) Secrets {
 		return string(b)
 	}
 	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	key, err := rsa.GenerateKey(rand.Reader, 1024)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	return Secrets{
 		GitHub:     "ghp_" + pick(36, alnum),
 		GitHubFile: "ghp_" + pick(36, alnum),
@@ -61,7 +83,7 @@ func New(t T) Secrets {
 		Slack:      "xoxb-" + pick(11, "0123456789") + "-" + pick(12, "0123456789") + "-" + pick(24, alnum),
 		Anthropic:  "sk-ant-api03-" + pick(93, alnum+"_-") + "AA",
 		Stripe:     "sk_live_" + pick(32, alnum),
-		PEM:        strings.TrimSpace(pemKey),
+		PEM:        pemKey,
 	}
 }
 
