@@ -176,4 +176,3 @@ func TestPushPullResume(t *testing.T) {
 		cloneRequireValid(t, envB.ClaudeDir(), map[string]bool{})
 	})
 }
-
