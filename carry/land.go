@@ -3,6 +3,7 @@ package carry
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -294,14 +295,28 @@ func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src st
 		return nil, err
 	}
 	how := LandSame
+	var grown *changeset.Op
 	switch rel {
 	case relAhead:
 		how = LandAhead
 	case relSame:
 	default:
-		return nil, nil
+		// The incoming session went on since its fork landed: the fork
+		// here, but for the title line the landing gave it last, is a
+		// prefix of it. It is written anew with what it lacks, its title
+		// line last again.
+		var same bool
+		if grown, same, err = forkGrown(lf, main, newID); err != nil || grown == nil && !same {
+			return nil, err
+		}
+		if grown != nil {
+			how = LandAppend
+		}
 	}
 	kept := changeset.New(o.Root, o.Command)
+	if grown != nil {
+		kept.Add(*grown)
+	}
 	for _, op := range p.ChangeSet.Ops {
 		if op.Path == lf.Path {
 			continue
@@ -317,8 +332,115 @@ func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src st
 	if err := merge(cs, kept); err != nil {
 		return nil, err
 	}
+	if grown != nil {
+		if err := indexGrown(cs, lf, store.File{Path: main.From}); err != nil {
+			return nil, err
+		}
+	}
 	return &Landed{Session: src.Session, ID: newID, How: how, Dir: a.Dir, Folder: filepath.Dir(lf.Path),
 		Why: fmt.Sprintf("landed here before as the fork %s", newID)}, nil
+}
+
+// forkGrown returns the rewrite of the fork lf (the op main would make)
+// when the fork, but for its last line, a custom-title line of its own,
+// is a prefix of what main writes (the incoming session went on): the
+// incoming lines, that title line last. same says the fork holds them
+// already (its title line is not the one main would write: the incoming
+// session's title changed since).
+func forkGrown(lf store.File, main *changeset.Op, newID string) (op *changeset.Op, same bool, err error) {
+	last, size, err := lastLine(lf.Path, 64<<10)
+	if err != nil || last == nil {
+		return nil, false, err
+	}
+	var title struct {
+		Type      string `json:"type"`
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(last, &title) != nil || title.Type != "custom-title" || title.SessionID != newID {
+		return nil, false, nil
+	}
+	t := &changeset.Transform{Kind: changeset.TransformRetarget}
+	if main.Transform != nil {
+		*t = *main.Transform
+	}
+	t.Append = nil
+	rel, err := comparePrefix(lf.Path, size-int64(len(last)), main.From, t)
+	if err != nil || rel != relLocalPrefix {
+		return nil, rel == relSame, err
+	}
+	fp, err := changeset.FingerprintOf(lf.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	t.Append = last
+	w := *main
+	op = &w
+	op.Action, op.Transform, op.Expect = changeset.Rewrite, t, fp
+	op.Mode, op.ModTime = 0, op.FromExpect.ModTime
+	if s, err := scanFile(lf.Path, false); err == nil {
+		op.EntriesAdded -= s.lines
+	}
+	op.Reason = fmt.Sprintf("%s: the fork %s here is written anew with what it lacks, its title line last", op.Reason, newID)
+	return op, false, nil
+}
+
+// lastLine returns the last line of the file at path (with its "\n") and
+// the file's size; nil when the file does not end in a line of at most
+// max bytes.
+func lastLine(path string, max int64) ([]byte, int64, error) {
+	f, err := rfile.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	size := fi.Size()
+	n := min(size, max+1)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
+		return nil, size, nil
+	}
+	i := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
+	if i < 0 && n < size {
+		return nil, size, nil // longer than max
+	}
+	return buf[i+1:], size, nil
+}
+
+// comparePrefix is compareFile of the first limit bytes of local.
+func comparePrefix(local string, limit int64, incoming string, t *changeset.Transform) (relation, error) {
+	lf, err := rfile.Open(local)
+	if err != nil {
+		return 0, err
+	}
+	defer lf.Close()
+	in, err := rfile.Open(incoming)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	c := &cmpWriter{r: bufio.NewReaderSize(io.LimitReader(lf, limit), 256<<10), buf: make([]byte, 64<<10)}
+	err = t.Stream(c, in, in)
+	switch {
+	case c.diverged:
+		return relDiverged, nil
+	case c.longer:
+		return relLocalPrefix, nil
+	case err != nil:
+		return 0, err
+	}
+	if _, err := c.r.ReadByte(); err == io.EOF {
+		return relSame, nil
+	} else if err != nil {
+		return 0, err
+	}
+	return relAhead, nil
 }
 
 // sortOut decides what becomes of an op of the copy of a session the

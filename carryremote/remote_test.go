@@ -276,6 +276,31 @@ func TestPushPull(t *testing.T) {
 				t.Fatalf("a pull of %s again plans %d ops (%+v): %d sessions, %d before", again.machine, len(pl.ChangeSet.Ops), pl.Sessions, sessionCount(t, again.root), n)
 			}
 		}
+		// A goes on after the fork landed at B: the fork gets what it
+		// lacks, its title line last, and no other fork is made.
+		appendLine(t, mainA, `{"type":"custom-title","customTitle":"after the fork at A","sessionId":"`+alpha+`"}`)
+		push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
+		pl = pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{})
+		grew, forks := false, 0
+		for _, l := range pl.Sessions {
+			if l.Session == alpha {
+				grew = l.How == carry.LandAppend && l.ID == fork
+			}
+			if l.How == carry.LandFork {
+				forks++
+			}
+		}
+		if !grew || forks > 0 {
+			t.Fatalf("a pull after the remote went on past its fork: %+v", pl.Sessions)
+		}
+		fb, _ = os.ReadFile(mainOf(t, b, fork))
+		if !bytes.Contains(fb, []byte("after the fork at A")) || !bytes.HasSuffix(fb, carry.TitleLine("only at A (from laptop)", fork)) {
+			t.Fatalf("the fork lacks A's new line, or its title line is not last:\n%s", fb[max(0, len(fb)-600):])
+		}
+		noErrors(t, b)
+		if pl = pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{}); !pl.ChangeSet.Empty() {
+			t.Fatalf("a pull again after the fork grew plans %d ops", len(pl.ChangeSet.Ops))
+		}
 		var texts []string
 		for _, root := range []string{a, b} {
 			var all []byte
