@@ -8,9 +8,13 @@ GOBIN   ?= $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 
 # goreleaser, at the version this Go serves (make release-check).
 GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
-# Every package but the end-to-end tests, which run on their own with a
-# timeout that holds on a loaded 2-core machine (7.5 minutes measured there).
+# Every package but the end-to-end tests, which run in a go test of their
+# own, beside them (make test), with a timeout that holds on a loaded 2-core
+# machine.
 UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/e2e')
+# How many end-to-end tests run at once: they wait on the clients, the
+# fake API and terminals about as much as they compute.
+E2E_PARALLEL ?= 4
 
 .PHONY: all build install test test-deps unit e2e release-check man bench fuzz vet clean
 
@@ -25,10 +29,12 @@ install:
 	@echo "cfix installed to $(GOBIN)/cfix"
 
 ## test: every test CI runs: the test programs and Claude Code clients (test-deps), vet,
-## unit and CLI script tests, end-to-end tests, the release config (release-check).
+## then at once (each waits as much as it computes, on 2 cores): the unit and CLI
+## script tests, the end-to-end tests, the release config (release-check).
 test:
 	scripts/test-deps.sh
-	$(MAKE) vet unit e2e release-check
+	$(MAKE) vet
+	$(MAKE) -j3 --output-sync=line unit e2e release-check
 
 ## test-deps: install (as root) or check the Debian packages the tests need, and install the pinned Claude Code clients.
 test-deps:
@@ -41,7 +47,7 @@ unit:
 	$(GO) test -count=1 -timeout 20m $(UNIT_PKGS)
 
 e2e:
-	$(GO) test -count=1 -timeout 45m ./e2e/...
+	$(GO) test -count=1 -timeout 45m -parallel $(E2E_PARALLEL) ./e2e/...
 
 ## release-check: goreleaser check and a snapshot build of this platform, so .goreleaser.yaml cannot rot.
 release-check:

@@ -28,6 +28,7 @@ func TestAttachmentMalformed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: runs a real Claude Code version")
 	}
+	t.Parallel()
 	pinned, err := Versions()
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,9 @@ const browseResumeSince = "2.1.332"
 // fake API with the session's history, and the client's entries carry the
 // session's directory; /exit ends the client and the pane.
 func TestBrowseResumesTheClient(t *testing.T) {
-	for _, v := range versionsSince(t, browseResumeSince) {
+	versions := versionsSince(t, browseResumeSince)
+	t.Parallel()
+	for _, v := range versions {
 		t.Run(v, func(t *testing.T) { browseResume(t, v) })
 	}
 }
@@ -61,13 +63,7 @@ func browseResume(t *testing.T, version string) {
 	}
 	// The client resumes in alpha: its first-run screens answered there.
 	interactiveConfig(t, env, alpha)
-	tenv := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(env.Home, "journal"), "XDG_CACHE_HOME=" + filepath.Join(env.Home, "cache")}
-	for _, kv := range env.environ() {
-		if strings.HasPrefix(kv, "TERM=") {
-			kv = "TERM=xterm-256color"
-		}
-		tenv = append(tenv, kv)
-	}
+	tenv := append([]string{"CFIX_JOURNAL_DIR=" + filepath.Join(env.Home, "journal"), "XDG_CACHE_HOME=" + filepath.Join(env.Home, "cache")}, interactiveEnv(env)...)
 	before := env.API.Len()
 	tm := newTmux(t, 120, 40, tenv, unrelated, cfix, "browse", "--root", claude, "--claude", env.Exe)
 	tm.waitUntil("the list of the three sessions", 30*time.Second, func(s string) bool {
@@ -108,21 +104,22 @@ func browseResume(t *testing.T, version string) {
 	}
 	t.Logf("the resumed client:\n%s", s)
 
-	// A prompt in the resumed client: its answer on the screen.
-	tm.typed(check)
-	tm.keys("Enter")
+	// A prompt in the resumed client: its answer on the screen. Every key
+	// goes in when the screen shows the client ready for it (prompt,
+	// slash): the client reads what it is sent while it starts and
+	// answers, and a key too early goes elsewhere (an /exit typed while
+	// it still answered once stayed in its command menu).
+	tm.prompt(check)
 	s = tm.waitUntil("the fake API's answer", time.Minute, func(s string) bool {
 		return strings.Contains(s, "❯ "+check) && strings.Contains(s, "● ok: "+check)
 	})
 	t.Logf("after the prompt:\n%s", s)
-	tm.typed("/exit")
-	tm.waitUntil("the /exit command", 10*time.Second, func(s string) bool { return strings.Contains(s, "Exit the CLI") })
-	tm.keys("Enter")
+	tm.slash("exit")
 	// The pane ends with the client (cfix exec'd it): nothing of the test
 	// goes while it still writes.
-	s = tm.waitUntil("the end of the client", 30*time.Second, func(string) bool { return tm.exitStatus() != "" })
+	s, st := tm.waitEnd("/exit", 2*time.Minute)
 	t.Logf("after /exit:\n%s", s)
-	if st := tm.exitStatus(); st != "0" {
+	if st != "0" {
 		t.Errorf("the client exited %s:\n%s", st, s)
 	}
 	if !strings.Contains(s, "claude --resume "+id) {

@@ -18,6 +18,7 @@ func TestCopyTitles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Claude Code")
 	}
+	t.Parallel()
 	versions, err := Versions()
 	if err != nil {
 		t.Fatal(err)

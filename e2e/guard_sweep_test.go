@@ -10,11 +10,18 @@ import (
 	"time"
 )
 
-// sweepWait bounds the wait for Claude Code's sweep after the first
-// prompt: it comes 5 s after it, put off by 10 minutes while the user
-// typed in the last minute (the prompt itself is typing), so about 10
-// minutes and 5 s (measured with 2.1.205 and 2.1.332).
-const sweepWait = 14 * time.Minute
+// sweepDelay is when Claude Code's sweep comes after the first prompt of
+// an interactive session: 5 s after it, put off by 10 minutes while the
+// user typed in the last minute (the prompt itself is typing), so 10
+// minutes and 5 s (measured in real time with 2.1.205 and 2.1.332).
+const sweepDelay = 10*time.Minute + 5*time.Second
+
+// sweepSpeed is how many times faster than real time the client's clocks
+// run in TestGuardSweep (fastClock): the sweep's 10 minutes pass in one,
+// and what the client does in real time before (its start, the hooks, the
+// prompt and its reply) may take up to a minute, as it does on a loaded
+// 2-core machine, before its clock has run the 10 minutes.
+const sweepSpeed = 10
 
 // TestGuardSweep: Claude Code's own start-up sweep, in an interactive
 // session in a real terminal (tmux), with cfix's hooks installed and
@@ -27,15 +34,22 @@ const sweepWait = 14 * time.Minute
 // their modes and mtimes. In "resume", the client resumes (-r) another
 // session as old: a resumed session sweeps too, and the hook archives the
 // old one first but leaves the one resumed, which keeps its history and
-// the new prompt. It takes over ten minutes (the sweep's delay after
-// typing); the versions and the cases run at once, beside the other
-// tests.
+// the new prompt.
+//
+// The interactive client's clocks run 10 times faster than real time
+// (fastClock, libfaketime): the sweep's 10 minutes pass in one, the
+// client's own timers and clock deciding when it comes. With
+// CFIX_E2E_REALTIME=1 the test waits for the sweep in real time (over ten
+// minutes; e2e/README.md records such a run of both versions). The
+// versions and the cases run at once, beside the other tests.
 func TestGuardSweep(t *testing.T) {
 	versions := versionsSince(t, guardSince)
 	t.Parallel()
-	// The cases wait for the sweep, not the CPU: they run at once, not
-	// t.Parallel (which runs GOMAXPROCS at a time: on 2 cores, three
-	// rounds of ten minutes).
+	if !realTime() {
+		defer removeFaketimeLeftovers(time.Now())
+	}
+	// The cases wait for the client, not the CPU: they run at once, not
+	// t.Parallel (which runs GOMAXPROCS at a time).
 	var wg sync.WaitGroup
 	for _, v := range versions {
 		for _, mode := range []string{"guard", "none", "resume"} {
@@ -63,14 +77,6 @@ func guardSweep(t *testing.T, version, mode string) {
 		t.Fatalf("%v\n%s", err, res)
 	}
 	old := out.SessionID
-	ageSession(t, claude, old, 60*24*time.Hour)
-	oldFiles := sessionFiles(t, claude, old)
-	if len(oldFiles) == 0 {
-		t.Fatalf("session %s has no file in %s", old, claude)
-	}
-	if _, err := os.Stat(filepath.Join(claude, ".last-cleanup")); err == nil {
-		t.Fatalf("a -p run swept the store (.last-cleanup is there)")
-	}
 
 	proj := env.Dir("proj")
 	if err := os.MkdirAll(proj, 0o755); err != nil {
@@ -98,6 +104,23 @@ func guardSweep(t *testing.T, version, mode string) {
 		}
 		args = []string{"-r", resumed}
 	}
+	// Aged after every -p run: a -p run that lasts over about 10 s sweeps
+	// too (2.1.332: "BASH: sleep 15" swept a transcript 60 days old), as
+	// a loaded machine can make even these; such a sweep found nothing
+	// old, and its .last-cleanup (which would put off the next sweep by a
+	// day) goes.
+	ageSession(t, claude, old, 60*24*time.Hour)
+	oldFiles := sessionFiles(t, claude, old)
+	if len(oldFiles) == 0 {
+		t.Fatalf("session %s has no file in %s", old, claude)
+	}
+	marker := filepath.Join(claude, ".last-cleanup")
+	if _, err := os.Stat(marker); err == nil {
+		t.Logf("a slow -p run swept the store; %s removed", marker)
+		if err := os.Remove(marker); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Installed after every -p run: their SessionStart would archive.
 	if guarded {
 		if r := RunCfix(t, journal, "guard", "install", "--root", claude, "--apply", "--yes"); r.ExitCode != 0 {
@@ -105,13 +128,16 @@ func guardSweep(t *testing.T, version, mode string) {
 		}
 	}
 	interactiveConfig(t, env, proj)
-	var tenv []string
-	for _, kv := range env.environ() {
-		if strings.HasPrefix(kv, "TERM=") {
-			kv = "TERM=xterm-256color"
-		}
-		tenv = append(tenv, kv)
+	tenv := interactiveEnv(env)
+	var clock *fastClock
+	wait := sweepDelay + 4*time.Minute
+	if !realTime() {
+		var cenv []string
+		clock, cenv = newFastClock(t, sweepSpeed)
+		tenv = append(tenv, cenv...)
+		wait = 3 * time.Minute
 	}
+	started := time.Now()
 	tm := newTmux(t, 120, 40, tenv, proj, env.Exe, args...)
 	// The prompt box, and no dialog: the first-run screens are answered
 	// in .claude.json.
@@ -121,24 +147,28 @@ func guardSweep(t *testing.T, version, mode string) {
 		}
 		return strings.Contains(s, "mode on") && strings.Contains(s, "❯")
 	})
-	tm.typed("hello")
-	tm.keys("Enter")
-	tm.waitUntil("the fake API's reply", time.Minute, func(s string) bool { return strings.Contains(s, "ok: hello") })
+	tm.prompt("hello")
 	prompted := time.Now()
+	tm.waitUntil("the fake API's reply", time.Minute, func(s string) bool { return strings.Contains(s, "ok: hello") })
 
 	// No key from here on: the sweep waits for a minute without one.
-	marker := filepath.Join(claude, ".last-cleanup")
 	var swept time.Time
-	for end := prompted.Add(sweepWait); ; time.Sleep(time.Second) {
+	for end := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
 		if fi, err := os.Stat(marker); err == nil {
 			swept = fi.ModTime()
 			break
 		}
 		if time.Now().After(end) {
-			t.Fatalf("claude %s had not swept %v after the first prompt (no %s):\n%s", version, sweepWait, marker, tm.screen())
+			t.Fatalf("claude %s had not swept %v after the first prompt by its clock (no %s):\n%s", version, clock.Elapsed(prompted, time.Now()).Round(time.Second), marker, tm.screen())
 		}
 	}
-	t.Logf("claude %s swept %v after the first prompt", version, swept.Sub(prompted).Round(time.Second))
+	t.Logf("claude %s swept %v after the first prompt by its clock, %v after its start (%v after the prompt in real time)", version,
+		clock.Elapsed(prompted, swept).Round(time.Second), clock.Elapsed(started, swept).Round(time.Second), swept.Sub(prompted).Round(100*time.Millisecond))
+	// Its own 10 minutes, by its own clock: the speed-up sweeps no
+	// earlier than a user's client would.
+	if e := clock.Elapsed(started, swept); e < 10*time.Minute {
+		t.Errorf("claude %s swept %v after its start by its clock, before its 10 minutes", version, e.Round(time.Second))
+	}
 
 	for rel := range oldFiles {
 		if _, err := os.Lstat(filepath.Join(claude, rel)); err == nil {
@@ -189,6 +219,24 @@ func sessionFiles(t *testing.T, claude, id string) map[string]string {
 		}
 	}
 	return out
+}
+
+// interactiveEnv is the environment of an interactive client in tmux:
+// the Env's, a terminal that has colours, no session-quality survey (the
+// client shows it at random after a reply, under the prompt, where it
+// takes keys typed for the prompt), and no install of the official plugin
+// marketplace (at its start 2.1.332 runs git and ssh to clone
+// anthropics/claude-plugins-official from GitHub: children that wait on
+// the machine's network and DNS).
+func interactiveEnv(env *Env) []string {
+	var tenv []string
+	for _, kv := range env.environ() {
+		if strings.HasPrefix(kv, "TERM=") {
+			kv = "TERM=xterm-256color"
+		}
+		tenv = append(tenv, kv)
+	}
+	return append(tenv, "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL=1")
 }
 
 // interactiveConfig sets what lets an interactive client start straight

@@ -47,7 +47,10 @@ func TestRepairKeepsHistory(t *testing.T) {
 			{"cycle", false, keepCycle},
 			{"torn-task", true, keepTornTask},
 		} {
-			t.Run(d.name, func(t *testing.T) { keepHistory(t, sc, d.inline, d.make) })
+			t.Run(d.name, func(t *testing.T) {
+				t.Parallel() // each on a copy of its own
+				keepHistory(t, sc, d.inline, d.make)
+			})
 		}
 	})
 }

@@ -19,6 +19,10 @@ const mcpVersion = "2.1.332"
 // request after the call holds the tool result with that session's id and
 // the sentence), and read_session reads that session.
 func TestMCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: runs a real Claude Code version")
+	}
+	t.Parallel()
 	env := NewEnv(t, mcpVersion, "")
 	cfix, err := CfixBinary()
 	if err != nil {

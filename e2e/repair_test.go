@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -135,7 +136,19 @@ func TestRepairRoundTrip(t *testing.T) {
 	EachScenario(t, func(t *testing.T, sc *Scenario) {
 		v := sc.Version
 		base := baselineResume(t, sc)
-		rows := []string{fmt.Sprintf("%-15s | %-38s | %-38s | %s", "damage", "resumed damaged", "resumed after repair", "repaired before any resume")}
+		// The damages run in parallel, each on a copy of its own: the
+		// table of the resumes is logged once they have all run.
+		var mu sync.Mutex
+		row := map[string]string{}
+		t.Cleanup(func() {
+			rows := []string{fmt.Sprintf("%-15s | %-38s | %-38s | %s", "damage", "resumed damaged", "resumed after repair", "repaired before any resume")}
+			for _, d := range damages {
+				if r, ok := row[d.name]; ok {
+					rows = append(rows, r)
+				}
+			}
+			t.Logf("claude %s; resume of the undamaged store: %s\n%s", v, base.summary(), strings.Join(rows, "\n"))
+		})
 		for _, d := range damages {
 			t.Run(d.name, func(t *testing.T) {
 				if d.resume != nil && cloneMisfiles(v) {
@@ -145,13 +158,18 @@ func TestRepairRoundTrip(t *testing.T) {
 					// of its own. The stub damage is covered with -r.
 					t.Skipf("claude %s misfiles -c turns now and then (cloneMisfiles)", v)
 				}
+				t.Parallel()
 				pre, post := roundTrip(t, sc, base, d)
 				first := repairFirst(t, sc, base, d)
-				rows = append(rows, fmt.Sprintf("%-15s | %-38s | %-38s | %s", d.name, pre.summary(), post.summary(), first.summary()))
+				mu.Lock()
+				row[d.name] = fmt.Sprintf("%-15s | %-38s | %-38s | %s", d.name, pre.summary(), post.summary(), first.summary())
+				mu.Unlock()
 			})
 		}
-		t.Run("live", func(t *testing.T) { applyRefusesLive(t, sc) })
-		t.Logf("claude %s; resume of the undamaged store: %s\n%s", v, base.summary(), strings.Join(rows, "\n"))
+		t.Run("live", func(t *testing.T) {
+			t.Parallel()
+			applyRefusesLive(t, sc)
+		})
 	})
 }
 

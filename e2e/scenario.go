@@ -413,13 +413,15 @@ func copyTree(dst, src string) error {
 
 // EachScenario runs fn, in parallel, on the scenario store of every pinned
 // version, or of those CFIX_E2E_VERSIONS names (see ScenarioVersions and
-// ScenarioStore). It skips in -short mode: it runs real
-// Claude Code versions.
+// ScenarioStore), beside the other parallel tests (t, a top-level test,
+// is made parallel). It skips in -short mode: it runs real Claude Code
+// versions.
 func EachScenario(t *testing.T, fn func(t *testing.T, sc *Scenario)) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end: runs real Claude Code versions")
 	}
+	t.Parallel()
 	versions, err := ScenarioVersions()
 	if err != nil {
 		t.Fatal(err)

@@ -268,9 +268,9 @@ func interactiveSecrets(t *testing.T, env *Env, app string, p planted) {
 		return strings.Contains(s, "mode on") && strings.Contains(s, "❯")
 	})
 	config := filepath.Join(app, "config.env")
-	submit(tm, "the npm token is "+p.NPM+" READ: "+config)
+	tm.prompt("the npm token is " + p.NPM + " READ: " + config)
 	tm.waitUntil("the Read's result", time.Minute, func(s string) bool { return strings.Contains(s, "done:") })
-	submit(tm, "WRITE: "+config+" :: GITHUB_TOKEN=rotated")
+	tm.prompt("WRITE: " + config + " :: GITHUB_TOKEN=rotated")
 	for end := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		if b, _ := os.ReadFile(config); strings.Contains(string(b), "rotated") {
 			break
@@ -280,41 +280,10 @@ func interactiveSecrets(t *testing.T, env *Env, app string, p planted) {
 		}
 	}
 	tm.waitUntil("the Write's result", time.Minute, func(s string) bool { return strings.Count(s, "done:") >= 2 })
-	submit(tm, "/exit")
-	for end := time.Now().Add(time.Minute); !tm.dead(); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("/exit did not end the client:\n%s", tm.screen())
-		}
+	tm.slash("exit")
+	if s, st := tm.waitEnd("/exit", 2*time.Minute); st != "0" {
+		t.Fatalf("claude %s exited %s:\n%s", env.Version, st, s)
 	}
-}
-
-// submit types a prompt and sends it: Enter once the screen shows what
-// was typed (the client takes fast input as a paste, and an Enter within
-// it as a new line), again while the prompt box still holds it.
-func submit(tm *tmuxTerm, text string) {
-	tm.t.Helper()
-	tm.typed(text)
-	tail := text[max(0, len(text)-20):]
-	tm.waitUntil("the prompt typed", 30*time.Second, func(s string) bool { return strings.Contains(s, tail) })
-	time.Sleep(300 * time.Millisecond)
-	for i := 0; i < 5; i++ {
-		tm.keys("Enter")
-		time.Sleep(time.Second)
-		if !strings.Contains(promptBox(tm.screen()), tail) {
-			return
-		}
-	}
-}
-
-// promptBox is the line of the screen that holds the prompt being typed.
-func promptBox(s string) string {
-	lines := strings.Split(s, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.HasPrefix(strings.TrimSpace(lines[i]), "❯") {
-			return lines[i] + strings.Join(lines[i+1:min(len(lines), i+4)], "")
-		}
-	}
-	return ""
 }
 
 // secretFinding is one finding of cfix secrets --json.

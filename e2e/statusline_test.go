@@ -34,13 +34,7 @@ func TestStatusLine(t *testing.T) {
 			}
 			proj := env.Dir("proj")
 			interactiveConfig(t, env, proj)
-			var tenv []string
-			for _, kv := range env.environ() {
-				if strings.HasPrefix(kv, "TERM=") {
-					kv = "TERM=xterm-256color"
-				}
-				tenv = append(tenv, kv)
-			}
+			tenv := interactiveEnv(env)
 			// What cfix usage says the session cost: the status line's
 			// figure, as the line writes it ($1.23).
 			sessionCost := func() string {
@@ -65,7 +59,7 @@ func TestStatusLine(t *testing.T) {
 			line := regexp.MustCompile(`session (\$[0-9.,]+) · today (\$[0-9.,]+) · (block \$[0-9.,]+ \([0-9]+h[0-9]+m left\)|no active block)`)
 			before := sessionCost()
 			tm := newTmux(t, 140, 40, tenv, proj, env.Exe, "-r", id)
-			s := tm.waitUntil("cfix's status line", time.Minute, func(s string) bool {
+			s := tm.waitUntil("cfix's status line", 2*time.Minute, func(s string) bool {
 				if strings.Contains(s, "Enter to confirm") || strings.Contains(s, "Pane is dead") {
 					t.Fatalf("claude %s shows a dialog or ended instead of its prompt:\n%s", v, s)
 				}
@@ -75,16 +69,23 @@ func TestStatusLine(t *testing.T) {
 			if m := line.FindStringSubmatch(s); !strings.HasPrefix(m[3], "block") {
 				t.Errorf("the status line names no active block a minute after a reply: %q", m[0])
 			}
-			tm.typed("second BASH: echo two")
-			tm.keys("Enter")
+			tm.prompt("second BASH: echo two")
 			tm.waitUntil("the fake API's reply", time.Minute, func(s string) bool { return strings.Contains(s, "done: two") })
-			after := sessionCost()
-			if after == before {
-				t.Fatalf("the session cost %s before the prompt and after it", before)
-			}
+			// The client writes the reply's entries while it shows them,
+			// and runs the status line again a while after: the line's
+			// new cost is the one cfix usage reports once the turn has
+			// ended, whenever the line shows it.
+			tm.waitIdle("after the reply", time.Minute)
+			var after, shown string
 			s = tm.waitUntil("the status line with the session's new cost", time.Minute, func(s string) bool {
 				m := line.FindStringSubmatch(s)
-				return m != nil && m[1] == after
+				if m == nil || m[1] == before {
+					return false
+				}
+				if m[1] != shown {
+					shown, after = m[1], sessionCost()
+				}
+				return m[1] == after
 			})
 			t.Logf("claude %s: %s", v, line.FindString(s))
 			if b, err := os.ReadFile(claude + "/settings.json"); err != nil || !strings.Contains(string(b), "statusline") {

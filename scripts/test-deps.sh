@@ -5,6 +5,8 @@
 #   chromium    the HTML export is tested in headless Chromium (export/chromium_test.go)
 #   cmark-gfm   the Markdown export is read back with GitHub's renderer (export/markdown_test.go)
 #   tmux        for end-to-end tests that run Claude Code interactively, in a terminal
+#   faketime    (and its libfaketime) runs the interactive client's clock 10 times
+#               faster, so TestGuardSweep waits a minute for its 10-minute sweep
 #   ripgrep     (rg) for the same tests
 #   npm         installs the Claude Code clients the end-to-end tests run
 #   versitygw   an S3 server over a local folder, which the push and pull
@@ -23,7 +25,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 # package:program pairs; a package is missing when its program is.
-need=(chromium:chromium cmark-gfm:cmark-gfm tmux:tmux ripgrep:rg npm:npm)
+need=(chromium:chromium cmark-gfm:cmark-gfm tmux:tmux ripgrep:rg npm:npm faketime:faketime)
 missing=()
 for pair in "${need[@]}"; do
 	pkg=${pair%%:*} prog=${pair#*:}
