@@ -756,7 +756,10 @@ push_rows() {
 	fi
 	rm -rf "$PUSHDIR"
 	mkdir -p "$PUSHDIR/data/bench"
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	for _ in $(seq 20); do # a port nothing listens on
+		port=$((20000 + RANDOM % 40000))
+		(echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+	done
 	"$gw" --access bench --secret benchsecret --port "127.0.0.1:$port" --quiet posix "$PUSHDIR/data" >"$LOGS/versitygw.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
