@@ -48,7 +48,9 @@
 # only the rows of the catalog (ls, browse, resume; see catalog_rows); ROWS=mcp
 # only the rows of cfix mcp (and cfix search of the same word); ROWS=usage only
 # the rows of cfix usage, beside ccusage (see usage_rows); ROWS=secrets only
-# the rows of cfix secrets (and gitleaks, and cfix search of the common word).
+# the rows of cfix secrets (and gitleaks, and cfix search of the common word);
+# ROWS=push only the rows of cfix push to versitygw on loopback, beside tar
+# --zstd of the store (see push_rows).
 # MB here is 2^20 bytes, for sizes and RSS alike.
 #
 # To add a measurement: pick the files with `use_set`, then call
@@ -87,7 +89,7 @@ if go build -o bin/cfix ./cmd/cfix 2>"$LOGS/build.log" && bin/cfix validate --he
 	HAVE_CFIX=1
 fi
 
-if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp || $ROWS == usage || $ROWS == secrets ]]; then
+if [[ $ROWS == all || $ROWS == catalog || $ROWS == mcp || $ROWS == usage || $ROWS == secrets || $ROWS == push ]]; then
 # --- the store -----------------------------------------------------------------
 # The stamp names what the store was made from; a different one regenerates it.
 stamp="seed=$SEED size=$SIZE big=$BIG gen=$(
@@ -719,8 +721,86 @@ secrets_verdicts() {
 	fi
 }
 
-# ROWS=catalog, ROWS=mcp, ROWS=usage or ROWS=secrets: those rows alone.
-if [[ $ROWS == catalog || $ROWS == mcp || $ROWS == usage || $ROWS == secrets ]]; then
+# --- cfix push: the store to an S3 server on loopback, next to tar --zstd -------
+# versitygw (scripts/test-deps.sh installs it into .cache/bin) serves a folder
+# of bench/out on a loopback port; a bucket is a folder of it. "cfix push
+# --apply (store)" sends every session of the store to an empty prefix (one
+# object per session and the index), "cfix push --apply (10 grew)" sends the
+# sessions that changed since a whole push: each run first appends a line to
+# the same 10 transcripts of a copy of the store (not timed). Objects written
+# are counted from push --json (the index included); tar --zstd (store)
+# writes one .tar.zst of the same store for comparison. --allow-secrets: the
+# generated store plants secrets, and a push would refuse them.
+PUSHDIR=$OUT/s3
+PUSHCOPY=$OUT/pushcopy
+push_prepare_empty() { rm -rf "$PUSHDIR/data/bench/full"; }
+push_grow() {
+	local f
+	for f in "${PUSH_GROW[@]}"; do
+		printf '{"type":"custom-title","customTitle":"grown %s","sessionId":"%s"}\n' "$EPOCHREALTIME" "$(basename "$f" .jsonl)" >>"$f"
+	done
+}
+push_written() { jq '.pushed.written | length' "$1" 2>/dev/null || echo "?"; }
+push_rows() {
+	local gw=.cache/bin/versitygw port pid envs n
+	use_set "$PROJECTS"
+	measure "tar --zstd (store, beside push)" bash -c 'tar -C "$1" --zstd -cf "$2" .' _ "$ROOT" "$OUT/push.tar.zst"
+	rm -f "$OUT/push.tar.zst"
+	if ((!HAVE_CFIX)); then
+		row "cfix push rows" "cfix: not built"
+		return 0
+	fi
+	if [[ ! -x $gw ]]; then
+		row "cfix push rows" "versitygw not installed (scripts/test-deps.sh)"
+		return 0
+	fi
+	rm -rf "$PUSHDIR"
+	mkdir -p "$PUSHDIR/data/bench"
+	for _ in $(seq 20); do # a port nothing listens on
+		port=$((20000 + RANDOM % 40000))
+		(echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+	done
+	"$gw" --access bench --secret benchsecret --port "127.0.0.1:$port" --quiet posix "$PUSHDIR/data" >"$LOGS/versitygw.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+		sleep 0.1
+	done
+	envs=(env AWS_ENDPOINT_URL="http://127.0.0.1:$port" AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=benchsecret
+		AWS_REGION=us-east-1 AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null XDG_CACHE_HOME="$OUT/pushcache")
+	measure_prepared "cfix push --apply (store)" push_prepare_empty "${envs[@]}" bash -c \
+		'bin/cfix push "$1" --root "$2" --machine bench --allow-secrets --apply --json >"$3"' _ s3://bench/full "$ROOT" "$OUT/push.json"
+	n=$(push_written "$OUT/push.json")
+	PUSH_OBJECTS[store]=$n
+	row "  objects written" "$n (the sessions' and the index), $(du -sm "$PUSHDIR/data/bench/full" 2>/dev/null | cut -f1) MB on the server"
+	# The incremental push: a copy pushed whole once, then 10 sessions grow.
+	rm -rf "$PUSHCOPY"
+	cp -a "$ROOT" "$PUSHCOPY"
+	mapfile -t PUSH_GROW < <(find "$PUSHCOPY/projects" -maxdepth 2 -name '*.jsonl' ! -name 'agent-*' -type f | LC_ALL=C sort | head -10)
+	"${envs[@]}" bin/cfix push s3://bench/inc --root "$PUSHCOPY" --machine bench --allow-secrets --apply >/dev/null 2>"$LOGS/push-inc-first.err" ||
+		row "cfix push --apply (10 grew)" "the first push failed (see $LOGS/push-inc-first.err)"
+	use_set "${PUSH_GROW[@]}"
+	measure_prepared "cfix push --apply (10 grew)" push_grow "${envs[@]}" bash -c \
+		'bin/cfix push "$1" --root "$2" --machine bench --allow-secrets --apply --json >"$3"' _ s3://bench/inc "$PUSHCOPY" "$OUT/push-inc.json"
+	n=$(push_written "$OUT/push-inc.json")
+	PUSH_OBJECTS[inc]=$n
+	row "  objects written" "$n (the 10 sessions' and the index), $(jq '.pushed.removed | length' "$OUT/push-inc.json" 2>/dev/null) old versions removed"
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	rm -rf "$PUSHDIR" "$PUSHCOPY" "$OUT/pushcache" "$OUT/push.json" "$OUT/push-inc.json"
+}
+declare -A PUSH_OBJECTS
+push_verdicts() {
+	local p=${WALL["cfix push --apply (store)"]:-} z=${WALL["tar --zstd (store, beside push)"]:-} i=${WALL["cfix push --apply (10 grew)"]:-}
+	if [[ -n $p && -n $z ]]; then
+		VERDICTS+=("cfix push of the store to versitygw on loopback takes $p s ($(awk -v b="${BYTES["cfix push --apply (store)"]}" -v w="$p" 'BEGIN {if (w > 0) printf "%.0f", b/1048576/w; else print "inf"}') MB/s, ${PUSH_OBJECTS[store]:-?} objects written), $(awk -v p="$p" -v z="$z" 'BEGIN {if (z > 0) printf "%.1f", p/z; else print "inf"}')x the time of one tar --zstd of it ($z s); after 10 sessions grew, $i s (${PUSH_OBJECTS[inc]:-?} objects written)")
+	else
+		VERDICTS+=("cfix push of the store vs tar --zstd: not measured")
+	fi
+}
+
+# ROWS=catalog, ROWS=mcp, ROWS=usage, ROWS=secrets or ROWS=push: those rows alone.
+if [[ $ROWS == catalog || $ROWS == mcp || $ROWS == usage || $ROWS == secrets || $ROWS == push ]]; then
 	{
 		echo "cfix bench $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(git rev-parse --short HEAD 2>/dev/null || echo '?')  $(nproc) cores  best of $RUNS, page cache warm"
 		echo "store: $STORE ($stamp)"
@@ -906,6 +986,7 @@ catalog_rows
 mcp_rows
 usage_rows
 secrets_rows
+push_rows
 
 # --- verdicts ------------------------------------------------------------------
 STATUS=0
@@ -1022,6 +1103,7 @@ catalog_verdicts
 mcp_verdicts
 usage_verdicts
 secrets_verdicts
+push_verdicts
 if ((!HAVE_CFIX)); then
 	VERDICTS+=("cfix: not built (bin/cfix validate missing; see $LOGS/build.log)")
 fi

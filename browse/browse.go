@@ -41,6 +41,7 @@ const (
 	Undo    Action = "undo"
 	Fork    Action = "fork"
 	Trim    Action = "trim"
+	Pull    Action = "pull"
 )
 
 // Planned is a plan to show, and what applies it.
@@ -51,6 +52,13 @@ type Planned struct {
 	Apply func() (string, error)
 	// Show, when set, shows the plan (else changeset.Show).
 	Show func(w io.Writer) error
+	// Then, when set, names the main transcript Enter resumes once the
+	// plan is applied (or at once when there is nothing to apply): a
+	// pull's session where it landed.
+	Then func() string
+	// Close, when set, releases what the plan holds (a pull's fetched
+	// objects) when its dialog closes.
+	Close func()
 }
 
 // Options are what a browse needs.
@@ -68,6 +76,12 @@ type Options struct {
 	// PlanTrim plans a trim of the session at path into a new session
 	// (as cfix trim): its thinking, its tool output, or both.
 	PlanTrim func(path string, thinking, toolOutput bool) (*Planned, error)
+	// Remote, when set, reads the sessions of a remote (cfix browse
+	// --remote): they are listed beside the store's, each marked with
+	// its machine; PlanPull plans the pull of one, which Enter shows,
+	// applies on y, then resumes.
+	Remote   func() ([]Row, error)
+	PlanPull func(r Row) (*Planned, error)
 }
 
 // Model is the browser.
@@ -76,6 +90,8 @@ type Model struct {
 	width, height int
 
 	all     []Row // every session, newest first
+	local   []Row // the store's sessions
+	remote  []Row // the remote's (Options.Remote)
 	shown   []int // indexes into all that pass the filter and the scope
 	cursor  int   // into shown
 	top     int   // first row of shown on screen
@@ -125,6 +141,8 @@ type dialog struct {
 	head   string // the title, when not the action's usual one
 	cs     *changeset.ChangeSet
 	apply  func() (string, error)
+	then   func() string
+	close  func()
 	view   viewport.Model
 	// result is what the apply said (the dialog then only closes).
 	result string
@@ -145,7 +163,9 @@ func New(opts Options) *Model {
 }
 
 // Init starts the scan.
-func (m *Model) Init() tea.Cmd { return scanCmd(m.opts.Root) }
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(scanCmd(m.opts.Root), remoteCmd(m.opts.Remote))
+}
 
 type planMsg struct {
 	action Action
@@ -183,10 +203,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.setRows(msg.rows)
 		return m, tea.Batch(m.selected(), countCmd(msg.layout))
+	case remoteMsg:
+		if msg.err != nil {
+			m.status = "the remote: " + visible.String(msg.err.Error())
+			return m, nil
+		}
+		m.remote = msg.rows
+		m.setRows(m.local)
+		return m, m.selected()
 	case countedMsg:
-		for i := range m.all {
-			if n, ok := msg.counts[m.all[i].Path]; ok {
-				m.all[i].Messages, m.all[i].MessagesKnown = n, true
+		for _, rows := range [][]Row{m.all, m.local} {
+			for i := range rows {
+				if n, ok := msg.counts[rows[i].Path]; ok {
+					rows[i].Messages, rows[i].MessagesKnown = n, true
+				}
 			}
 		}
 		return m, nil
@@ -230,7 +260,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.status = visible.String(msg.err.Error())
 			return m, nil
 		}
-		d := &dialog{action: msg.action, path: msg.path, head: msg.head, cs: msg.plan.ChangeSet, apply: msg.plan.Apply, view: viewport.New()}
+		d := &dialog{action: msg.action, path: msg.path, head: msg.head, cs: msg.plan.ChangeSet, apply: msg.plan.Apply,
+			then: msg.plan.Then, close: msg.plan.Close, view: viewport.New()}
 		d.view.MouseWheelEnabled = true
 		d.view.SoftWrap = true
 		var b bytes.Buffer
@@ -255,6 +286,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.dialog.applying = false
 		if m.dialog.quit {
+			return m, tea.Quit
+		}
+		if msg.err == nil && m.dialog.then != nil {
+			// Applied: the session is resumed where it is now.
+			m.Chosen = m.dialog.then()
+			m.closeDialog()
 			return m, tea.Quit
 		}
 		if msg.err != nil {
@@ -371,6 +408,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.refilter()
 		return m.selected()
 	case "enter":
+		if r := m.current(); r != nil && r.Machine != "" {
+			return m.pull(r)
+		}
 		if r := m.current(); r != nil {
 			m.Chosen = r.Path
 			return tea.Quit
@@ -402,6 +442,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "?":
 		m.help, m.helpTop = true, 0
+		return nil
+	}
+	if r := m.current(); !m.typing && r != nil && r.Machine != "" && slices.Contains([]string{"r", "d", "a", "e", "f", "t", "[", "]"}, s) {
+		m.status = "session " + visible.String(r.Short) + " is on the remote (machine " + visible.String(r.Machine) + "): enter pulls it here first"
 		return nil
 	}
 	if !m.typing {
@@ -754,6 +798,12 @@ func (m *Model) dialogKey(s string) tea.Cmd {
 	d := m.dialog
 	switch s {
 	case "y", "enter":
+		if d.result == "" && d.cs.Empty() && d.then != nil {
+			// Nothing to apply: the session here is resumed.
+			m.Chosen = d.then()
+			m.closeDialog()
+			return tea.Quit
+		}
 		if d.result != "" || d.cs.Empty() {
 			return m.closeDialog()
 		}
@@ -782,6 +832,9 @@ func (m *Model) dialogKey(s string) tea.Cmd {
 // closeDialog closes the dialog; after an apply the list is read again.
 func (m *Model) closeDialog() tea.Cmd {
 	applied := m.dialog.result != ""
+	if m.dialog.close != nil {
+		m.dialog.close()
+	}
 	m.dialog = nil
 	m.layout()
 	if applied {
@@ -790,6 +843,24 @@ func (m *Model) closeDialog() tea.Cmd {
 		return scanCmd(m.opts.Root)
 	}
 	return nil
+}
+
+// pull plans the pull of the remote session of r, in a command.
+func (m *Model) pull(r *Row) tea.Cmd {
+	if m.opts.PlanPull == nil {
+		return nil
+	}
+	row, plan := *r, m.opts.PlanPull
+	head := fmt.Sprintf("cfix pull %s --machine %s: the plan", visible.String(r.Short), visible.String(r.Machine))
+	note := fmt.Sprintf("Session %s of machine %s, from the remote: y brings it here, then resumes it.", r.Session, r.Machine)
+	m.status = "fetching " + visible.String(r.Short) + " from the remote…"
+	return func() tea.Msg {
+		p, err := plan(row)
+		if err == nil && p.ChangeSet.Empty() {
+			note = fmt.Sprintf("Session %s of machine %s is here already: enter resumes it.", row.Session, row.Machine)
+		}
+		return planMsg{action: Pull, path: row.Path, head: head, note: note, plan: p, err: err}
+	}
 }
 
 // plan plans a on the selected session, in a command.
@@ -833,11 +904,18 @@ func (m *Model) setRows(rows []Row) {
 	if r := m.current(); r != nil && m.cursor > 0 {
 		keep = r.Path
 	}
+	m.local = rows
+	if len(m.remote) > 0 {
+		rows = append(append([]Row(nil), rows...), m.remote...)
+		sortRows(rows)
+	}
 	m.all = rows
 	m.byID = make(map[string]int, len(rows))
 	m.idWidth = 8
 	for i := range rows {
-		m.byID[rows[i].Session] = i
+		if rows[i].Machine == "" {
+			m.byID[rows[i].Session] = i // (what the search finds)
+		}
 		m.idWidth = max(m.idWidth, len(rows[i].Short))
 	}
 	m.refilter()
@@ -953,6 +1031,12 @@ func (m *Model) selected() tea.Cmd {
 	}
 	m.previewPath = r.Path
 	m.doc, m.msg = nil, -1
+	if r.Machine != "" {
+		m.previewGen++
+		m.want.Store(m.previewGen)
+		m.preview.SetContent(sanitize(remoteText(r)))
+		return nil
+	}
 	m.previewGen++
 	m.want.Store(m.previewGen)
 	m.preview.SetContent("loading…")
@@ -1286,8 +1370,29 @@ func health(errs, warns int) string {
 	return fmt.Sprintf("%dE %dW", errs, warns)
 }
 
+// remoteText is the preview of a session of the remote.
+func remoteText(r *Row) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Session %s, on the remote: pushed by machine %s.\n\n", r.Session, r.Machine)
+	if r.Title != "" && r.Title != r.Session {
+		fmt.Fprintf(&b, "  title        %s\n", strings.Join(strings.Fields(r.Title), " "))
+	}
+	if r.ProjectPath != "" {
+		fmt.Fprintf(&b, "  ran in       %s\n", r.ProjectPath)
+	}
+	if !r.LastActive.IsZero() {
+		fmt.Fprintf(&b, "  last active  %s\n", r.LastActive.Local().Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintf(&b, "  size         %s\n\n", changeset.Size(r.Size))
+	b.WriteString("Enter pulls it into this store (its plan first, applied on y: cfix pull), then resumes it.\n")
+	return b.String()
+}
+
 func marks(r *Row) string {
 	var m []string
+	if r.Machine != "" {
+		m = append(m, "@"+r.Machine)
+	}
 	if r.Live {
 		m = append(m, "live")
 	}
@@ -1331,6 +1436,8 @@ const helpText = `Keys
 
 marks: live (a client has it open), stub (no
 conversation: listed after every other session),
-swept (Claude Code's next cleanup deletes it). Any
+swept (Claude Code's next cleanup deletes it), @MACHINE
+(with --remote: a session of the remote, pushed by that
+machine; enter pulls it, then resumes it). Any
 key closes this help; cfix undo takes a change back
 `

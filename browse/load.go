@@ -28,13 +28,41 @@ type Row struct {
 	Short string
 	// Detailed is false while only the scan (no glance) is known.
 	Detailed bool
+	// Machine, for a session of a remote (Options.Remote), is the
+	// machine that pushed it: it is not in the store, its Path names it
+	// only (RemotePath), and Enter pulls it before it is resumed.
+	Machine string
 	// hay is what the filter matches: title, first prompt, project path
 	// and id, lowercased.
 	hay string
 }
 
+// RemotePath is the Path of the row of session id of machine on a
+// remote: no file of the store.
+func RemotePath(machine, id string) string { return "remote:" + machine + "/" + id }
+
+// remoteMsg holds the rows of the remote's sessions.
+type remoteMsg struct {
+	rows []Row
+	err  error
+}
+
+// remoteCmd reads the remote's sessions with load.
+func remoteCmd(load func() ([]Row, error)) tea.Cmd {
+	if load == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		rows, err := load()
+		for i := range rows {
+			rows[i].index()
+		}
+		return remoteMsg{rows: rows, err: err}
+	}
+}
+
 func (r *Row) index() {
-	r.hay = strings.ToLower(r.Title + "\x00" + r.FirstPrompt + "\x00" + r.ProjectPath + "\x00" + r.Session)
+	r.hay = strings.ToLower(r.Title + "\x00" + r.FirstPrompt + "\x00" + r.ProjectPath + "\x00" + r.Session + "\x00" + r.Machine)
 }
 
 // scannedMsg is the list as the scan of projects/ has it: ids, sizes and

@@ -71,6 +71,10 @@ type Options struct {
 	// under the same id (Land): its id is not refused as used, and Land
 	// sorts out the files that are there.
 	landing bool
+	// again plans a fork a landing made before, under its id (Land finds
+	// it): its id is not refused as used, and its flat subagents are
+	// named as that fork's first were.
+	again bool
 }
 
 // Plan is a change set and what it makes.
@@ -192,7 +196,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 		} else if !store.IsUUID(newID) {
 			return nil, inputErr("--id %s: not a UUID", newID)
 		}
-		if where := used(root, l, newID); where != "" && !o.landing {
+		if where := used(root, l, newID); where != "" && !o.landing && !o.again {
 			return nil, inputErr("--id %s: the session id is already used (%s)", newID, where)
 		}
 	}
@@ -305,7 +309,7 @@ func planSession(o Options, move bool) (*Plan, error) {
 			continue
 		}
 		na := newAgentID(f.Agent, newID, 0)
-		for n := 1; exists(filepath.Join(dst, "agent-"+na+".jsonl")); n++ {
+		for n := 1; !o.again && exists(filepath.Join(dst, "agent-"+na+".jsonl")); n++ {
 			na = newAgentID(f.Agent, newID, n)
 		}
 		agents[f.Agent] = na

@@ -3,6 +3,7 @@ package carry
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -156,19 +157,26 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		}
 	}
 	fork := func(why string) (*Landed, error) {
-		var newID string
-		for n := 0; ; n++ {
-			newID = DerivedUUID(fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d", o.Command, id, o.Host, a.Dir, n))
-			if used(o.Root, rl, newID) == "" {
-				break
-			}
-		}
 		title := a.Title
 		if title == "" {
 			title = "session " + id
 		}
 		if o.Host != "" {
 			title += " (from " + o.Host + ")"
+		}
+		var newID string
+		for n := 0; ; n++ {
+			newID = DerivedUUID(fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%d", o.Command, id, o.Host, a.Dir, n))
+			if used(o.Root, rl, newID) == "" {
+				break
+			}
+			// The ids of forks are derived: one landed before from the
+			// same incoming session is found under its id, and landing
+			// it again is nothing to do.
+			l, err := landedFork(o, cs, rl, src, a, newID, title)
+			if err != nil || l != nil {
+				return l, err
+			}
 		}
 		p, err := planSession(Options{Root: o.Root, From: o.From, Session: src.Path, To: a.Dir, ID: newID, Title: title,
 			Command: o.Command, What: what("a fork: " + why)}, false)
@@ -250,6 +258,189 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		}
 	}
 	return l, nil
+}
+
+// landedFork returns how the incoming session src lands when the store's
+// session newID is its fork landed before (the same bytes as the fork it
+// would make now, or those and more: it went on here): as that session,
+// with the files of the family it lacks. It returns nil when newID is
+// something else.
+func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store.File, a Arrival, newID, title string) (*Landed, error) {
+	var local []store.File
+	for _, f := range rl.Files {
+		if f.Kind == store.KindSession && strings.EqualFold(f.Session, newID) {
+			local = append(local, f)
+		}
+	}
+	if len(local) != 1 {
+		return nil, nil
+	}
+	lf := local[0]
+	p, err := planSession(Options{Root: o.Root, From: o.From, Session: src.Path, To: a.Dir, ID: newID, Title: title,
+		Command: o.Command, What: fmt.Sprintf("%s (landed here before as %s)", o.Command, newID), again: true}, false)
+	if err != nil {
+		return nil, nil // not a place this session can land: not its fork
+	}
+	var main *changeset.Op
+	for i, op := range p.ChangeSet.Ops {
+		if op.Action == changeset.Create && op.Path == lf.Path {
+			main = &p.ChangeSet.Ops[i]
+		}
+	}
+	if main == nil {
+		return nil, nil
+	}
+	rel, err := compareFile(lf.Path, main.From, main.Transform)
+	if err != nil {
+		return nil, err
+	}
+	how := LandSame
+	var grown *changeset.Op
+	switch rel {
+	case relAhead:
+		how = LandAhead
+	case relSame:
+	default:
+		// The incoming session went on since its fork landed: the fork
+		// here, but for the title line the landing gave it last, is a
+		// prefix of it. It is written anew with what it lacks, its title
+		// line last again.
+		var same bool
+		if grown, same, err = forkGrown(lf, main, newID); err != nil || grown == nil && !same {
+			return nil, err
+		}
+		if grown != nil {
+			how = LandAppend
+		}
+	}
+	kept := changeset.New(o.Root, o.Command)
+	if grown != nil {
+		kept.Add(*grown)
+	}
+	for _, op := range p.ChangeSet.Ops {
+		if op.Path == lf.Path {
+			continue
+		}
+		keep, err := sortOut(cs, &op, newID)
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			kept.Add(op)
+		}
+	}
+	if err := merge(cs, kept); err != nil {
+		return nil, err
+	}
+	if grown != nil {
+		if err := indexGrown(cs, lf, store.File{Path: main.From}); err != nil {
+			return nil, err
+		}
+	}
+	return &Landed{Session: src.Session, ID: newID, How: how, Dir: a.Dir, Folder: filepath.Dir(lf.Path),
+		Why: fmt.Sprintf("landed here before as the fork %s", newID)}, nil
+}
+
+// forkGrown returns the rewrite of the fork lf (the op main would make)
+// when the fork, but for its last line, a custom-title line of its own,
+// is a prefix of what main writes (the incoming session went on): the
+// incoming lines, that title line last. same says the fork holds them
+// already (its title line is not the one main would write: the incoming
+// session's title changed since).
+func forkGrown(lf store.File, main *changeset.Op, newID string) (op *changeset.Op, same bool, err error) {
+	last, size, err := lastLine(lf.Path, 64<<10)
+	if err != nil || last == nil {
+		return nil, false, err
+	}
+	var title struct {
+		Type      string `json:"type"`
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(last, &title) != nil || title.Type != "custom-title" || title.SessionID != newID {
+		return nil, false, nil
+	}
+	t := &changeset.Transform{Kind: changeset.TransformRetarget}
+	if main.Transform != nil {
+		*t = *main.Transform
+	}
+	t.Append = nil
+	rel, err := comparePrefix(lf.Path, size-int64(len(last)), main.From, t)
+	if err != nil || rel != relLocalPrefix {
+		return nil, rel == relSame, err
+	}
+	fp, err := changeset.FingerprintOf(lf.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	t.Append = last
+	w := *main
+	op = &w
+	op.Action, op.Transform, op.Expect = changeset.Rewrite, t, fp
+	op.Mode, op.ModTime = 0, op.FromExpect.ModTime
+	if s, err := scanFile(lf.Path, false); err == nil {
+		op.EntriesAdded -= s.lines
+	}
+	op.Reason = fmt.Sprintf("%s: the fork %s here is written anew with what it lacks, its title line last", op.Reason, newID)
+	return op, false, nil
+}
+
+// lastLine returns the last line of the file at path (with its "\n") and
+// the file's size; nil when the file does not end in a line of at most
+// max bytes.
+func lastLine(path string, max int64) ([]byte, int64, error) {
+	f, err := rfile.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	size := fi.Size()
+	n := min(size, max+1)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
+		return nil, 0, err
+	}
+	if len(buf) == 0 || buf[len(buf)-1] != '\n' {
+		return nil, size, nil
+	}
+	i := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
+	if i < 0 && n < size {
+		return nil, size, nil // longer than max
+	}
+	return buf[i+1:], size, nil
+}
+
+// comparePrefix is compareFile of the first limit bytes of local.
+func comparePrefix(local string, limit int64, incoming string, t *changeset.Transform) (relation, error) {
+	lf, err := rfile.Open(local)
+	if err != nil {
+		return 0, err
+	}
+	defer lf.Close()
+	in, err := rfile.Open(incoming)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	c := &cmpWriter{r: bufio.NewReaderSize(io.LimitReader(lf, limit), 256<<10), buf: make([]byte, 64<<10)}
+	err = t.Stream(c, in, in)
+	switch {
+	case c.diverged:
+		return relDiverged, nil
+	case c.longer:
+		return relLocalPrefix, nil
+	case err != nil:
+		return 0, err
+	}
+	if _, err := c.r.ReadByte(); err == io.EOF {
+		return relSame, nil
+	} else if err != nil {
+		return 0, err
+	}
+	return relAhead, nil
 }
 
 // sortOut decides what becomes of an op of the copy of a session the

@@ -34,6 +34,13 @@ func (r CfixResult) String() string {
 // the test.
 func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 	t.Helper()
+	return RunCfixEnv(t, journalDir, nil, args...)
+}
+
+// RunCfixEnv is RunCfix with env (KEY=VALUE) added to cfix's environment
+// (a HOME, a remote's endpoint and credentials).
+func RunCfixEnv(t testing.TB, journalDir string, extra []string, args ...string) CfixResult {
+	t.Helper()
 	bin, err := CfixBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +57,8 @@ func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 	}
 	// What cfix caches (the catalog's cache) stays in the test's own
 	// folder, never in a HOME of the machine.
-	cmd.Env = append(env, "CFIX_JOURNAL_DIR="+journalDir, "XDG_CACHE_HOME="+t.TempDir())
-	if os.Getenv("CFIX_CLIENT") == "" {
+	cmd.Env = append(append(env, "CFIX_JOURNAL_DIR="+journalDir, "XDG_CACHE_HOME="+t.TempDir()), extra...)
+	if os.Getenv("CFIX_CLIENT") == "" && !hasKey(extra, "CFIX_CLIENT") {
 		cmd.Env = append(cmd.Env, "CFIX_CLIENT=store")
 	}
 	cmd.Stdin = nil
@@ -69,4 +76,14 @@ func RunCfix(t testing.TB, journalDir string, args ...string) CfixResult {
 		t.Fatalf("cfix %q: %v\n%s", args, err, res)
 	}
 	return res
+}
+
+// hasKey reports whether env (KEY=VALUE) sets key.
+func hasKey(env []string, key string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
 }

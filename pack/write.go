@@ -57,6 +57,10 @@ type Options struct {
 	// unless asked, encrypted or not.
 	AllowSecrets bool
 	Detect       Redactor
+	// Layout, when set, is the scan of Root the caller made (a push
+	// writes one pack per session: the store is scanned once); else
+	// Write scans it.
+	Layout *store.Layout
 }
 
 // Redactor finds secrets and takes them out (secrets.Filter): each call
@@ -192,9 +196,12 @@ func Write(w io.Writer, o Options) (*Written, error) {
 	if o.Redact == nil && !o.AllowSecrets {
 		finder = detect
 	}
-	l, err := store.Scan(o.Root)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", o.Root, err)
+	l := o.Layout
+	if l == nil {
+		var err error
+		if l, err = store.Scan(o.Root); err != nil {
+			return nil, fmt.Errorf("store %s: %w", o.Root, err)
+		}
 	}
 	m := &Manifest{Format: FormatName, Version: FormatVersion, Cfix: archive.CfixVersion(), Created: o.Now.UTC(),
 		Host: o.Host, Home: o.Home, Root: o.Root}

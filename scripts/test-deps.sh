@@ -9,6 +9,8 @@
 #               faster, so TestGuardSweep waits a minute for its 10-minute sweep
 #   ripgrep     (rg) for the same tests
 #   npm         installs the Claude Code clients the end-to-end tests run
+#   versitygw   an S3 server over a local folder, which the push and pull
+#               tests run on loopback (go install, into .cache/bin)
 #
 # As root, it installs the missing Debian packages with apt-get (apt-get update
 # first, only when something is missing). Otherwise it stops at once with the
@@ -44,6 +46,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 		echo "test-deps.sh: the tests need these programs: ${missing[*]} (Debian package names); install them, then run make test again" >&2
 		exit 1
 	fi
+fi
+
+# versitygw, at the version the tests are written against (a go install
+# from the module proxy: some minutes the first time, nothing after).
+versitygw_version=v1.8.0
+if [ ! -x "$root/.cache/bin/versitygw" ]; then
+	echo "test-deps.sh: installing versitygw $versitygw_version into .cache/bin"
+	mkdir -p "$root/.cache/bin"
+	(cd "$root" && GOBIN="$root/.cache/bin" go install "github.com/versity/versitygw/cmd/versitygw@$versitygw_version")
 fi
 
 [ "${1:-}" = --no-clients ] && exit 0

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -14,8 +16,11 @@ import (
 	"github.com/cfix-dev/cfix/archive"
 	"github.com/cfix-dev/cfix/browse"
 	"github.com/cfix-dev/cfix/carry"
+	"github.com/cfix-dev/cfix/carryremote"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/internal/visible"
+	"github.com/cfix-dev/cfix/pack"
+	"github.com/cfix-dev/cfix/remote"
 	"github.com/cfix-dev/cfix/repair"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/trim"
@@ -23,6 +28,7 @@ import (
 
 func newBrowseCmd() *cobra.Command {
 	o := &resumeOptions{}
+	var ro browseRemote
 	cmd := &cobra.Command{
 		Use:   "browse [-- CLAUDE-ARGS...]",
 		Short: "Browse every session of the store, preview it, repair or remove it, and resume it",
@@ -54,11 +60,18 @@ change shows its plan and applies it only on y, as the command does with
 --apply (the lock, the journal: cfix undo takes it back). A live session is
 not repaired, removed or archived. ? lists the keys; q or Ctrl+C quits.
 
+With --remote URL (as cfix pull takes it), the sessions other machines
+pushed there are listed beside the store's, each marked @MACHINE; Enter on
+one fetches it and shows the plan of its pull (where it lands, as cfix pull
+says), y applies it (the lock, the journal), then it is resumed where it
+landed.
+
 Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
 stdout is not a terminal.`,
 		Example: `  cfix browse
   cfix browse --root /backup/.claude
-  cfix browse -- --fork-session`,
+  cfix browse -- --fork-session
+  cfix browse --remote s3://team-sessions/claude`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.streams(cmd)
 			var extra []string
@@ -68,19 +81,117 @@ stdout is not a terminal.`,
 			if len(args) > 0 {
 				return usageError(fmt.Errorf("browse takes no session (%s): cfix resume SESSION opens one", args[0]))
 			}
-			return runBrowse(o, extra)
+			return runBrowse(o, &ro, extra)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	f.StringVar(&o.claude, "claude", "", "the Claude Code program Enter starts (default $CFIX_CLAUDE, else claude from PATH)")
+	f.StringVar(&ro.url, "remote", "", "list the sessions other machines pushed to this remote too (s3://BUCKET/PREFIX, file:///DIR); enter pulls one")
+	f.StringArrayVar(&ro.identities, "identity", nil, "with --remote: an age identity file that opens encrypted objects (repeatable)")
+	f.StringVar(&ro.self, "self", "", "with --remote: this machine's name there, whose sessions are not listed (default: its host name)")
 	return cmd
 }
 
-func runBrowse(o *resumeOptions, extra []string) error {
+// browseRemote are the flags of browse --remote.
+type browseRemote struct {
+	url, self  string
+	identities []string
+}
+
+// remoteRows reads the sessions of every machine of st but self.
+func remoteRows(st remote.Store, self string, keys pack.Keys) ([]browse.Row, error) {
+	ctx := context.Background()
+	machines, err := carryremote.Machines(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	var rows []browse.Row
+	for _, m := range machines {
+		if m == self {
+			continue
+		}
+		ix, err := carryremote.ReadIndex(ctx, st, m, keys)
+		if err != nil {
+			return nil, err
+		}
+		if ix == nil {
+			continue
+		}
+		for _, e := range ix.Sessions {
+			r := browse.Row{Machine: m, Short: e.ID}
+			if len(r.Short) > 8 {
+				r.Short = r.Short[:8]
+			}
+			r.Session, r.Path, r.Size, r.Title = e.ID, browse.RemotePath(m, e.ID), e.Bytes, e.ID
+			if t, err := time.Parse(time.RFC3339Nano, e.Last); err == nil {
+				r.LastActive = t
+			} else {
+				r.LastActive = e.Pushed
+			}
+			if e.Meta != nil {
+				if e.Meta.Title != "" {
+					r.Title = e.Meta.Title
+				}
+				r.ProjectPath = e.Meta.CWD
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// browsePull plans the pull of the remote session of r as cfix pull
+// SESSION --machine MACHINE plans it, applied as its --apply --yes
+// applies it; its Then is the session where it landed.
+func browsePull(root string, st remote.Store, keys pack.Keys, r browse.Row) (*browse.Planned, error) {
+	home, _ := os.UserHomeDir()
+	p, err := carryremote.PlanPull(context.Background(), carryremote.PullOptions{Root: root, Remote: st, Machine: r.Machine,
+		Sessions: []string{r.Session}, Keys: keys, Home: home})
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Sessions) != 1 {
+		p.Cleanup()
+		return nil, fmt.Errorf("machine %s's session %s: %d sessions planned", r.Machine, r.Session, len(p.Sessions))
+	}
+	l := p.Sessions[0]
+	return &browse.Planned{ChangeSet: p.ChangeSet,
+		Show: func(w io.Writer) error {
+			printPull(w, st.String(), p)
+			return changeset.Show(w, p.ChangeSet)
+		},
+		Apply: func() (string, error) {
+			f := applyFlags(root)
+			err := runPlan(&f, p.ChangeSet)
+			return f.out.(*bytes.Buffer).String(), err
+		},
+		Then:  func() string { return filepath.Join(l.Folder, l.ID+".jsonl") },
+		Close: p.Cleanup,
+	}, nil
+}
+
+func runBrowse(o *resumeOptions, ro *browseRemote, extra []string) error {
 	root, err := resolveRoot(o.root)
 	if err != nil {
 		return err
+	}
+	var st remote.Store
+	var keys pack.Keys
+	if ro.url != "" {
+		if st, err = remote.Open(ro.url); err != nil {
+			return usageError(err)
+		}
+		if keys, err = identityKeys(ro.identities); err != nil {
+			return err
+		}
+		keys.Passphrase = nil // the browser has the terminal: an --identity opens what is encrypted
+	} else if len(ro.identities) > 0 || ro.self != "" {
+		return usageError(errors.New("--identity and --self go with --remote URL"))
+	}
+	self := ro.self
+	if self == "" {
+		self = carryremote.DefaultMachine()
 	}
 	if os.Getenv("CFIX_BROWSE_FIRST_FRAME") != "" {
 		return browseFirstFrame(root, o.out)
@@ -97,7 +208,7 @@ func runBrowse(o *resumeOptions, extra []string) error {
 		}
 		here = store.FolderFor(root, wd)
 	}
-	m := browse.New(browse.Options{
+	bo := browse.Options{
 		Root:     root,
 		Here:     here,
 		Plan:     func(a browse.Action, path string) (*browse.Planned, error) { return browsePlan(root, a, path) },
@@ -113,7 +224,12 @@ func runBrowse(o *resumeOptions, extra []string) error {
 			}
 			return sessionPlanned(root, p.Plan), nil
 		},
-	})
+	}
+	if st != nil {
+		bo.Remote = func() ([]browse.Row, error) { return remoteRows(st, self, keys) }
+		bo.PlanPull = func(r browse.Row) (*browse.Planned, error) { return browsePull(root, st, keys, r) }
+	}
+	m := browse.New(bo)
 	p := tea.NewProgram(m, tea.WithInput(in), tea.WithOutput(out))
 	if _, err := p.Run(); err != nil {
 		return &exitError{code: exitFound, err: fmt.Errorf("browse: %w", err)}

@@ -268,11 +268,10 @@ func TestBrowseInATerminal(t *testing.T) {
 				tm.waitFor("the search", "search: ▏", "enter: search")
 				tm.typed("found-by-the-search")
 				tm.keys("Enter")
-				s = tm.waitFor("the hits", "search: found-by-the-search · 1 hit", "a fresh one in gamma · the words FOUND-BY-THE-SEARCH are here",
+				tm.waitFor("the hits", "search: found-by-the-search · 1 hit", "a fresh one in gamma · the words FOUND-BY-THE-SEARCH are here",
 					"── d835ba00")
-				if !regexp.MustCompile(`(?m)^the words FOUND-BY-THE-SEARCH are here`).MatchString(s) {
-					t.Errorf("the preview does not show the hit:\n%s", s)
-				}
+				// The preview is read after the hits are shown.
+				tm.waitUntil("the preview at the hit", regexp.MustCompile(`(?m)^the words FOUND-BY-THE-SEARCH are here`).MatchString)
 				tm.keys("Enter")
 				tm.waitFor("the hit's session selected", "6/6", "> d835ba00", "the words FOUND-BY-THE-SEARCH are here", "f fork")
 				// a: the archive of the second project's session, planned,
@@ -530,4 +529,93 @@ func forkPoints(t *testing.T, root, path string) ([]string, map[string]int) {
 		}
 	}
 	return ats, lastOf
+}
+
+// TestBrowseRemoteInATerminal drives cfix browse --remote in a real
+// terminal (tmux): the sessions another machine pushed are listed beside
+// the store's, marked with that machine; Enter on one shows the plan of
+// its pull, y applies it and the session is resumed where it landed (its
+// machine's home mapped to this one's); the store is valid after, and a
+// second browse finds the session here already: Enter resumes it with
+// nothing to apply.
+func TestBrowseRemoteInATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cfix and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	bin := buildCfix(t)
+	tmp := t.TempDir()
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
+		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
+	// Machine laptop pushed the 2.1.332 store, its home /home/dev.
+	dir := filepath.Join(tmp, "remote")
+	os.Mkdir(dir, 0o755)
+	url := "file://" + dir
+	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
+	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
+	push := exec.Command(bin, "push", url, "--root", a, "--machine", "laptop", "--apply")
+	push.Env = append(append(os.Environ(), env...), "HOME=/home/dev")
+	if out, err := push.CombinedOutput(); err != nil {
+		t.Fatalf("cfix push: %v\n%s", err, out)
+	}
+	// This machine: the 2.1.88 store, its home elsewhere; the folder the
+	// pulled session lands in exists, for the client to start in.
+	home := filepath.Join(tmp, "b")
+	os.Mkdir(home, 0o755)
+	root := damage.CopyStoreTo(t, damage.V88, home)
+	damage.Age(t, root)
+	alpha := filepath.Join(home, "work", "alpha")
+	os.MkdirAll(alpha, 0o755)
+	client := filepath.Join(tmp, "claude")
+	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
+	env = append(env, "HOME="+home)
+	const id = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
+	command := fmt.Sprintf("cd / && %s browse --root %s --claude %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(client), shell.Quote(url))
+
+	tm := newTmux(t, 120, 40, env, command)
+	// The store's 4 sessions and laptop's 5.
+	tm.waitFor("the list with the remote's", "9/9", "@laptop", "a fresh one in gamma")
+	tm.typed("laptop hello")
+	s := tm.waitFor("the remote session", "> bc1c66c0", "@laptop", "pushed by machine laptop", "Enter pulls it into this store")
+	if !strings.Contains(s, "bc1c66c0") || !strings.Contains(s, "/home/dev/work/alpha") {
+		t.Fatalf("the remote session's row and preview:\n%s", s)
+	}
+	// The action keys do not act on a session that is not here.
+	tm.keys("Escape")
+	tm.waitFor("the action keys", "r repair")
+	tm.keys("r")
+	tm.waitFor("r refused", "is on the remote (machine laptop): enter pulls it here first")
+	tm.keys("Enter")
+	s = tm.waitFor("the pull's plan", "cfix pull bc1c66c0 --machine laptop: the plan", "new here", "apply these changes? [y] yes")
+	if !strings.Contains(s, "→ "+alpha) {
+		t.Fatalf("the plan does not land the session in %s (laptop's home mapped to this one's):\n%s", alpha, s)
+	}
+	tm.keys("y")
+	tm.waitFor("the session resumed where it landed", "CLIENT --resume="+id+" IN "+alpha, "EXITED 0")
+
+	landed := filepath.Join(root, "projects", store.FolderFor(root, alpha), id+".jsonl")
+	if _, err := os.Stat(landed); err != nil {
+		t.Fatalf("the pulled session is not in the store: %v", err)
+	}
+	rep, err := validate.Run(validate.Options{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity == validate.Error {
+			t.Errorf("after the pull: %s:%d: %s %s", f.Path, f.Line, f.Code, f.Message)
+		}
+	}
+	// Again: the remote's session is here already; Enter shows that
+	// nothing is to be done and resumes it.
+	tm2 := newTmux(t, 120, 40, env, command)
+	tm2.waitFor("the list again", "10/10", "@laptop")
+	tm2.typed("laptop hello")
+	tm2.waitFor("the remote session again", "> bc1c66c0", "@laptop")
+	tm2.keys("Enter")
+	tm2.waitFor("nothing to pull", "is here already: enter resumes it")
+	tm2.keys("Enter")
+	tm2.waitFor("resumed", "CLIENT --resume="+id+" IN "+alpha, "EXITED 0")
 }

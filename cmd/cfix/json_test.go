@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -27,11 +28,15 @@ func TestJSONConventions(t *testing.T) {
 	t.Setenv("CFIX_ARCHIVE_DIR", filepath.Join(dir, "archive"))
 	t.Setenv("CFIX_JOURNAL_DIR", filepath.Join(dir, "journal"))
 	id := damage.V88Session
+	rem := filepath.Join(dir, "remote")
+	os.Mkdir(rem, 0o700)
 	for _, args := range [][]string{
 		{"undo", "--list"}, {"archive", "--list"},
 		{"validate"}, {"ls"}, {"ls", filepath.Join(root, "projects", damage.V88Project)}, {"du"}, {"show", id}, {"search", "hi"}, {"search", "no-such-words-anywhere"},
 		{"repair"}, {"prune"}, {"trim", "--thinking", id}, {"fork", "--turn", "1", id}, {"clone", "--to", "/tmp/elsewhere", id},
 		{"pack", id, "-o", filepath.Join(dir, "s.cfixpack")}, {"unpack", filepath.Join(dir, "s.cfixpack"), "--to", "/tmp/elsewhere"},
+		{"push", "file://" + rem, "--machine", "m1"}, {"push", "file://" + rem, "--machine", "m1", "--allow-secrets", "--apply"},
+		{"pull", "file://" + rem, "--self", "m2", "--to", "/tmp/elsewhere"}, {"pull", "file://" + rem, "--self", "m1"},
 		{"rm", id}, {"archive", id}, {"archive", id, "--apply", "--yes"}, {"archive", "--list"}, {"restore", id},
 		{"usage"}, {"usage", "blocks", "--breakdown"}, {"usage", "session"},
 		{"undo", "--list"},

@@ -35,6 +35,10 @@ type lsOptions struct {
 	out   io.Writer
 	// width is the terminal's width (0: not a terminal, nothing is cut).
 	width int
+	// remote, machine and identities: ls --remote (lsremote.go).
+	remote     string
+	machine    string
+	identities []string
 }
 
 func newLsCmd() *cobra.Command {
@@ -81,6 +85,9 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 			}
 			opts.out = cmd.OutOrStdout()
 			opts.width = termWidth(opts.out)
+			if opts.remote != "" {
+				return runLsRemote(opts)
+			}
 			return runLs(opts)
 		},
 		ValidArgsFunction: completeDirs,
@@ -90,6 +97,9 @@ Exit status: 0, or 2 for a usage or I/O error.`,
 	cmd.Flags().StringVar(&opts.sort, "sort", "last", "sort by: sessions "+strings.Join(catalog.SessionSorts, ", ")+"; projects "+strings.Join(catalog.ProjectSorts, ", "))
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "list at most N rows (0: all)")
 	cmd.Flags().BoolVarP(&opts.all, "all", "a", false, "also list empty sessions, Warmup probes and empty project folders")
+	cmd.Flags().StringVar(&opts.remote, "remote", "", "list what a remote (s3://BUCKET/PREFIX, file:///DIR) holds, by machine (cfix push)")
+	cmd.Flags().StringVar(&opts.machine, "machine", "", "with --remote, that machine's sessions only")
+	cmd.Flags().StringArrayVar(&opts.identities, "identity", nil, "with --remote, an age identity file that opens an encrypted index's titles")
 	cmd.Flags().BoolVar(&opts.up, "up", false, "walk up from DIR to the nearest directory that has sessions")
 	return cmd
 }

@@ -52,8 +52,8 @@ type planFlags struct {
 	// --apply): the words of the message that asks for --yes.
 	asked string
 
-	// redact, when set, goes into the --json document as such.
-	redact any
+	// redact and pull, when set, go into the --json document as such.
+	redact, pull any
 	// applied, when set, is called after a successful apply with its
 	// journal: it may remove the journal (cfix redact --no-backup), and
 	// returns what to say instead of the undo line ("" says it).
@@ -107,6 +107,7 @@ type planJSON struct {
 	Fork     any          `json:"fork,omitempty"`
 	Unpack   any          `json:"unpack,omitempty"`
 	Redact   any          `json:"redact,omitempty"`
+	Pull     any          `json:"pull,omitempty"`
 	// JournalRemoved says the journal was removed after the apply
 	// (cfix redact --no-backup): nothing can undo it.
 	JournalRemoved bool `json:"journal_removed,omitempty"`
@@ -160,7 +161,7 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 		}
 	}
 	pj := toJSON(cs)
-	pj.Trim, pj.Fork, pj.Unpack, pj.Redact = f.trim, f.fork, f.unpack, f.redact
+	pj.Trim, pj.Fork, pj.Unpack, pj.Redact, pj.Pull = f.trim, f.fork, f.unpack, f.redact, f.pull
 	// What would refuse the apply is said before the plan, in a dry run
 	// too: a plan whose apply cannot start is not worth reading first.
 	if f.apply && !cs.Empty() && !f.yes && !stdinTerminal(f) {

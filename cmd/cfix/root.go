@@ -76,7 +76,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newLsCmd(), newDuCmd())
 	root.AddCommand(newRmCmd(), newArchiveCmd(), newRestoreCmd())
 	root.AddCommand(newUsageCmd(), newStatusLineCmd())
-	root.AddCommand(newPackCmd(), newUnpackCmd())
+	root.AddCommand(newPackCmd(), newUnpackCmd(), newPushCmd(), newPullCmd())
 	root.AddCommand(newSearchCmd(), newExplainCmd(), newJournalCmd(), newResumeCmd(), newBrowseCmd(), newMCPCmd())
 	root.AddCommand(newVersionCmd(), newManCmd(), newGuardCmd(), newHookCmd())
 	root.AddCommand(newSecretsCmd(), newRedactCmd())
