@@ -2,6 +2,7 @@ package trim
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -201,7 +202,7 @@ func (s *scanned) plan(o Options) ([]changeset.LineTrim, Figures) {
 	ld := s.g.Load(session.LoaderFor(s.version), false)
 	// The turns left alone: from the KeepTurns-th last prompt on the
 	// resumed chain on, in file order.
-	cut := len(s.lines) + 1
+	cut := math.MaxInt // no turn kept: past every line (a run of lines is one line of s.lines)
 	var prompts []int
 	for _, gi := range ld.Chain {
 		if li := s.node[gi]; s.lines[li].prompt {
