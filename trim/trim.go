@@ -346,9 +346,13 @@ func (s *scanned) plan(o Options) ([]changeset.LineTrim, Figures) {
 				fig.RequestBytes += ln.trim.Content
 			}
 		default:
-			fig.Bytes += ln.trim.Bytes
-			if onChain[i] {
-				fig.RequestBytes += ln.trim.Sent
+			// An edit of the parent alone (of an entry left whole, its
+			// parent dropped) takes nothing out.
+			if e.Thinking || e.ToolOutput || e.Images {
+				fig.Bytes += ln.trim.Bytes
+				if onChain[i] {
+					fig.RequestBytes += ln.trim.Sent
+				}
 			}
 			if e.Parent != nil {
 				fig.Bytes += int64(len(ln.parent)) - int64(len(*e.Parent))
