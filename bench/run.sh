@@ -698,8 +698,12 @@ secrets_rows() {
 	measure_cfix "cfix secrets (one project)" secrets --root "$ROOT" "$proj"
 	v=$(go list -m -f '{{.Version}}' github.com/zricethezav/gitleaks/v8 2>/dev/null || true)
 	if [[ -n $v ]] && GOBIN=$PWD/$OUT/bin GOFLAGS= go install "github.com/zricethezav/gitleaks/v8@$v" 2>"$LOGS/gitleaks-build.log"; then
+		# Its report goes to a file of the bench's own: gitleaks removes the
+		# report path and makes a file in its place (as root, /dev/null
+		# became a regular file, and every later write to it landed there).
 		RUNS=1 measure "gitleaks dir (one project)" "$OUT/bin/gitleaks" dir --no-banner --exit-code 0 --log-level error \
-			--report-path /dev/null --report-format json "$proj"
+			--report-path "$OUT/gitleaks-report.json" --report-format json "$proj"
+		rm -f "$OUT/gitleaks-report.json"
 		RUNS=$runs
 	else
 		row "gitleaks dir (one project)" "gitleaks: not built (see $LOGS/gitleaks-build.log)"
