@@ -220,6 +220,9 @@ func Read(dir string) (*Index, error) {
 	if dir == "" {
 		return nil, nil
 	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	fi, err := os.Stat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,12 +18,16 @@ const desktopSkeleton = "../../testdata/desktop/2.1.161-2.1.170/claude-code-sess
 // findings, from --desktop-dir or $CFIX_DESKTOP_DIR.
 func TestDesktopPlanNotes(t *testing.T) {
 	root := wild.Copy(t, "2.1.161-2.1.170")
+	skel, err := filepath.Abs(desktopSkeleton)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	t.Setenv("CFIX_JOURNAL_DIR", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	t.Setenv(desktop.EnvDir, "")
-	const gone = `note: Claude Desktop lists session 70fa8c66-5cc1-4681-92f6-1851ca83712e "Sort the downloads" (` + desktopSkeleton + `/5d0c1a4e-0b7e-4c61-9a53-3f1f0c2d7a10/8e2f4b6a-1c3d-4e5f-a7b9-0c1d2e3f4a5b/local_0a6b2c1d-7e8f-4a9b-8c0d-1e2f3a4b5c6d.json): without its transcript Desktop shows "Session not found on disk"`
-	const moved = `note: Claude Desktop lists session 70fa8c66-5cc1-4681-92f6-1851ca83712e "Sort the downloads" (` + desktopSkeleton + `/5d0c1a4e-0b7e-4c61-9a53-3f1f0c2d7a10/8e2f4b6a-1c3d-4e5f-a7b9-0c1d2e3f4a5b/local_0a6b2c1d-7e8f-4a9b-8c0d-1e2f3a4b5c6d.json) and resumes it in C:\Users\d1\.claude, whose project folder will no longer hold its transcript`
+	gone := `note: Claude Desktop lists session 70fa8c66-5cc1-4681-92f6-1851ca83712e "Sort the downloads" (` + skel + `/5d0c1a4e-0b7e-4c61-9a53-3f1f0c2d7a10/8e2f4b6a-1c3d-4e5f-a7b9-0c1d2e3f4a5b/local_0a6b2c1d-7e8f-4a9b-8c0d-1e2f3a4b5c6d.json): without its transcript Desktop shows "Session not found on disk"`
+	moved := `note: Claude Desktop lists session 70fa8c66-5cc1-4681-92f6-1851ca83712e "Sort the downloads" (` + skel + `/5d0c1a4e-0b7e-4c61-9a53-3f1f0c2d7a10/8e2f4b6a-1c3d-4e5f-a7b9-0c1d2e3f4a5b/local_0a6b2c1d-7e8f-4a9b-8c0d-1e2f3a4b5c6d.json) and resumes it in C:\Users\d1\.claude, whose project folder will no longer hold its transcript`
 	for _, c := range []struct {
 		args []string
 		want string
