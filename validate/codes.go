@@ -103,6 +103,12 @@ const (
 	ReadFailed       Code = "read-failed"
 	FileNotJSONL     Code = "file-not-jsonl"
 	FileSpecial      Code = "file-special"
+
+	// Claude Desktop's index of the sessions it shows (outside the store).
+	DesktopMissing    Code = "desktop-transcript-missing"
+	DesktopMismatch   Code = "desktop-session-mismatch"
+	DesktopElsewhere  Code = "desktop-transcript-elsewhere"
+	DesktopUnreadable Code = "desktop-index-unreadable"
 )
 
 // CodeInfo describes a code: its severity and what it means.
@@ -185,6 +191,10 @@ var Codes = []CodeInfo{
 	{ReadFailed, Error, "a file or folder could not be read"},
 	{FileSpecial, Warning, "a name in a project folder ending in .jsonl that is not a file: a named pipe (FIFO), a socket, a device, or a symbolic link leading nowhere or to one of those; cfix reads nothing from it (a read could wait forever) and no planner touches it; remove or rename it by hand"},
 	{FileNotJSONL, Warning, "a .jsonl file of which no line is JSON (another program's output written over it): one finding for the file; repair leaves it alone"},
+	{DesktopMissing, Warning, "Claude Desktop lists a session (a `local_<uuid>.json` of its index, whose cliSessionId names a transcript) that has no transcript in the store: Desktop shows Session not found on disk, and a message sent there binds its entry to a new, empty session (anthropics/claude-code#63904, #78284); a notice for an entry Desktop archived; none for an entry of no completed turn (its transcript may not be written yet). Checked in a run of the whole store only; cfix writes nothing outside the store, so no command fixes it: cfix restore brings back a session cfix archived"},
+	{DesktopMismatch, Warning, "Claude Desktop lists a session whose transcript holds another session's entries only (none carries the file's own session id: a file copied or synced over another, anthropics/claude-code#63904): Desktop shows Session not found on disk; a fork Desktop writes (its parent's lines first, then its own) is none"},
+	{DesktopElsewhere, Warning, "Claude Desktop lists a session whose transcript is in the store, but not in the project folder of the entry's cwd, where Desktop resumes it: a session that worked in a git worktree, or was moved, or whose project was renamed (anthropics/claude-code#83541, #78284); Desktop says the conversation is no longer on disk and binds its entry to a new, empty session when a message is sent; cfix move SESSION --to CWD puts it back"},
+	{DesktopUnreadable, Notice, "a file of Claude Desktop's index that cfix did not read: not a regular file (a symbolic link is not followed), larger than 8 MB, or not a JSON object; the message names the file and why"},
 }
 
 var codeSeverity = func() map[Code]Severity {

@@ -68,6 +68,7 @@ type fileResult struct {
 	metaOnly  bool   // has lines, all of them metadata entries
 	sessionID string // first sessionId seen
 	otherID   string // the one session id every entry carries, when not the file's own
+	noOwnID   bool   // entries carry session ids, none the file's own
 	relocated string // the relocatedCwd of the last relocated entry
 	cwd       string // first cwd seen
 	firstLine int    // line of the first chain entry
@@ -753,6 +754,7 @@ func idFindings(res *fileResult, ids idTally) {
 	if ids.other == 0 {
 		return
 	}
+	res.noOwnID = ids.own == 0
 	res.otherID = ""
 	if ids.own == 0 && !ids.mixed {
 		res.otherID = ids.first

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cfix-dev/cfix/desktop"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/schemas"
@@ -37,6 +38,7 @@ type storeCheck struct {
 	agentCounts map[string]int // subagent transcripts by folder and session (see subagents)
 	runningIDs  map[string]int // session id → pid of the running process holding it
 	leftRefs    []leftRef      // findings of sessions whose conversation is gone
+	desktop     *desktop.Index // Claude Desktop's index, when there is one
 	cap         findingCap
 }
 
@@ -84,6 +86,7 @@ func (s *storeCheck) run() {
 	s.folders()
 	s.husks()
 	s.live()
+	s.desktopIndex()
 	s.describeLeft()
 	if s.whole {
 		s.history()

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/cfix-dev/cfix/desktop"
 	"github.com/cfix-dev/cfix/internal/rfile"
 	"github.com/cfix-dev/cfix/store"
 )
@@ -114,6 +115,9 @@ type Options struct {
 	// means the newest version that wrote to the store
 	// (store.NewestVersion). ClientFrom says where a given one comes from.
 	Client, ClientFrom string
+	// DesktopDir is the folder of Claude Desktop's index of its sessions
+	// (claude-code-sessions, see desktop.Dir); "" checks none.
+	DesktopDir string
 }
 
 // Run checks the store (or the targets in it) and returns the findings.
@@ -138,8 +142,12 @@ func Run(opts Options) (*Report, error) {
 		client = Client{Version: store.NewestVersion(all.Files), From: "the newest version that wrote to the store"}
 	}
 	opts.Client = client.Version
+	dx, err := desktop.Read(opts.DesktopDir)
+	if err != nil {
+		return nil, err
+	}
 	results := checkFiles(l.Files, opts, whole && hasPlans(opts.Root))
-	st := &storeCheck{root: opts.Root, layout: l, results: results, whole: whole}
+	st := &storeCheck{root: opts.Root, layout: l, results: results, whole: whole, desktop: dx}
 	st.run()
 
 	rep := &Report{Root: opts.Root, FilesChecked: len(l.Files), Client: client, Counts: map[string]int{"error": 0, "warning": 0, "notice": 0}}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,9 @@ type planFlags struct {
 	stat     bool
 	diff     bool
 	planOut  string
+	// desktopDir is --desktop-dir: Claude Desktop's index, whose entries
+	// the plan notes when it removes or moves their transcripts.
+	desktopDir string
 	// trim, fork and unpack, when set, go into the --json document as
 	// such.
 	trim, fork, unpack any
@@ -78,6 +82,7 @@ func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
 	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan (each change, bytes added and removed) without its diff")
 	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen), with the lines of each file copied or removed")
+	addDesktopFlag(cmd, &f.desktopDir)
 	if withPlanOut {
 		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
 	}
@@ -154,6 +159,13 @@ func toJSON(cs *changeset.ChangeSet) planJSON {
 func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	if f.stat && f.diff {
 		return usageError(errors.New("--stat prints the summary alone, --diff the whole diff: give one of them"))
+	}
+	// Desktop's entries of the sessions the plan removes or moves: said,
+	// never written (Desktop's index is outside the store).
+	for _, n := range desktopNotes(f.desktopDir, cs) {
+		if !slices.Contains(cs.Notes, n) {
+			cs.Notes = append(cs.Notes, n)
+		}
 	}
 	if f.planOut != "" {
 		if err := cs.Save(f.planOut); err != nil {

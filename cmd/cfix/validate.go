@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/cfix-dev/cfix/desktop"
 	"github.com/cfix-dev/cfix/internal/plural"
 	"github.com/cfix-dev/cfix/internal/visible"
 	"github.com/cfix-dev/cfix/store"
@@ -26,8 +27,10 @@ type validateOptions struct {
 	severity string
 	targets  []string
 	client   string
-	out      io.Writer
-	errOut   io.Writer
+	// desktopDir is --desktop-dir: Claude Desktop's index folder.
+	desktopDir string
+	out        io.Writer
+	errOut     io.Writer
 	// table prints the counts per code as a table (on a terminal).
 	table bool
 }
@@ -87,6 +90,7 @@ Exit status:
 	cmd.Flags().StringSliceVar(&opts.codes, "code", nil, "print only findings of these codes (comma-separated)")
 	cmd.Flags().StringVar(&opts.severity, "severity", "", "print only findings of this severity or worse: error, warning, notice")
 	addClientFlag(cmd, &opts.client)
+	addDesktopFlag(cmd, &opts.desktopDir)
 	cmd.RegisterFlagCompletionFunc("code", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		var out []cobra.Completion
 		for _, c := range validate.Codes {
@@ -170,7 +174,7 @@ func runValidate(opts *validateOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
-	vo := validate.Options{Root: root, Targets: opts.targets, Client: client, ClientFrom: from}
+	vo := validate.Options{Root: root, Targets: opts.targets, Client: client, ClientFrom: from, DesktopDir: desktop.Dir(opts.desktopDir, root)}
 	showProgress := len(opts.targets) == 0 && !opts.quiet && isTerminal(opts.errOut)
 	if showProgress {
 		vo.Progress = func(done, total int) {
