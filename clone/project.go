@@ -203,8 +203,94 @@ func moveProject(o ProjectOptions) (*ProjectPlan, error) {
 	if len(moves) == 0 {
 		cs.Notes = append(cs.Notes, fmt.Sprintf("no project folder in %s holds sessions of %s", pdir, old))
 	}
+	aops, notes, err := planAliases(root, moves)
+	if err != nil {
+		return nil, err
+	}
+	cs.Notes = append(cs.Notes, notes...)
+	for _, op := range aops {
+		cs.Add(op)
+	}
 	pp.Folders = moves
 	return pp, nil
+}
+
+// planAliases carries the alias files of the store's other project folders
+// (projects/<folder>/.session-aliases, one project folder's absolute path a
+// line: the client lists that folder's sessions in the picker and for -c
+// there) from a moved folder's old path to its new one: only the line's
+// folder name changes, the store's path stays as the client wrote it. An
+// alias file inside a moved folder moves with it as it is; its lines that
+// name another moved folder are named in a note.
+func planAliases(root string, moves []FolderMove) ([]changeset.Op, []string, error) {
+	pdir := store.ProjectsDir(root)
+	to := map[string]string{} // moved folder's name → its new name
+	for _, m := range moves {
+		if m.From != m.To {
+			to[filepath.Base(m.From)] = filepath.Base(m.To)
+		}
+	}
+	if len(to) == 0 {
+		return nil, nil, nil
+	}
+	aliases, err := store.Aliases(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	inStore := func(dir string) bool {
+		if filepath.Clean(dir) == pdir {
+			return true
+		}
+		a, err1 := os.Stat(dir)
+		b, err2 := os.Stat(pdir)
+		return err1 == nil && err2 == nil && os.SameFile(a, b)
+	}
+	var notes []string
+	byFile := map[string]bool{}
+	var files []string
+	for _, a := range aliases {
+		nw, ok := to[filepath.Base(a.Names)]
+		if !ok || !inStore(filepath.Dir(a.Names)) {
+			continue
+		}
+		if _, moving := to[filepath.Base(a.Folder)]; moving {
+			notes = append(notes, fmt.Sprintf("%s moves as it is; its line %s names a folder that moves to %s", a.File, a.Names, nw))
+			continue
+		}
+		if !byFile[a.File] {
+			byFile[a.File] = true
+			files = append(files, a.File)
+		}
+	}
+	var ops []changeset.Op
+	for _, file := range files {
+		raw, err := rfile.ReadFile(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		fp, err := changeset.FingerprintOf(file)
+		if err != nil {
+			return nil, nil, err
+		}
+		lines := strings.Split(string(raw), "\n")
+		var changed []string
+		for i, l := range lines {
+			nw, ok := to[filepath.Base(l)]
+			if l == "" || !ok || !inStore(filepath.Dir(l)) {
+				continue
+			}
+			lines[i] = filepath.Join(filepath.Dir(l), nw)
+			changed = append(changed, filepath.Base(l)+" → "+nw)
+		}
+		ops = append(ops, aliasOp(file, fp, []byte(strings.Join(lines, "\n")), changed))
+	}
+	return ops, notes, nil
+}
+
+func aliasOp(file string, fp changeset.Fingerprint, data []byte, changed []string) changeset.Op {
+	return changeset.Op{Action: changeset.Rewrite, Path: file, Expect: fp, Data: data, HasData: true,
+		Reason: fmt.Sprintf("%s names the moved project folder: %s (the resume picker and claude -c there list its sessions)",
+			store.AliasesFile, strings.Join(changed, ", "))}
 }
 
 // foldersToMove finds the project folders of old and of the projects under

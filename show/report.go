@@ -344,7 +344,7 @@ func Compacted(g *session.Graph, chain []int) []int {
 // sidecars lists what belongs to the session beside its transcripts: the
 // session folders' other files (tool-results/, workflows/, a workflow's
 // journal, custom-title.json), and file-history, todos, session-env,
-// debug, tasks, plans and usage-data under the store.
+// debug, tasks, plans, usage-data and background jobs under the store.
 func (r *Report) sidecars(fam *Family, slugs map[string]bool) error {
 	root, id := fam.Root, fam.Session
 	add := func(kind, path string) error {
@@ -401,7 +401,10 @@ func (r *Report) sidecars(fam *Family, slugs map[string]bool) error {
 					return nil
 				}
 				kind := "subagents"
-				if n == "journal.jsonl" {
+				if n == "journal.jsonl" && filepath.Base(filepath.Dir(filepath.Dir(q))) == "workflows" {
+					// subagents/workflows/<run id>/journal.jsonl: the
+					// Workflow tool's run journal (measured, 2.1.223 and
+					// 2.1.332).
 					kind = "workflow journal"
 				}
 				return add(kind, q)
@@ -424,6 +427,19 @@ func (r *Report) sidecars(fam *Family, slugs map[string]bool) error {
 	} {
 		if err := add(s.kind, s.path); err != nil {
 			return err
+		}
+	}
+	// jobs/<short>/: the record of a background session (claude --bg,
+	// measured with 2.1.332), named by its state.json's sessionId.
+	jobs, err := store.Jobs(root)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.SessionID == id {
+			if err := add("job", j.Dir); err != nil {
+				return err
+			}
 		}
 	}
 	todos, _ := filepath.Glob(filepath.Join(root, "todos", id+"-agent-*.json"))
