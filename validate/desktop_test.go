@@ -114,7 +114,7 @@ func TestDesktopIndex(t *testing.T) {
 	}{
 		"local_2c8d4e3f-9a0b-4c1d-8e2f-3a4b5c6d7e8f.json": {validate.DesktopMissing, validate.Warning, `session 5e3c9a71-2b4d-4f6e-8a1c-3d5e7f9b1c2d "Plan the trip", whose transcript is not in the store: Desktop shows "Session not found on disk"`},
 		"local_4e0f6a5b-1c2d-4e3f-8a4b-5c6d7e8f9a0b.json": {validate.DesktopMissing, validate.Notice, "(Desktop archived the entry)"},
-		"ff06e642-25a7-42ab-bac8-5496b3e753bc.jsonl":      {validate.DesktopElsewhere, validate.Warning, `"Fix the site" (/`},
+		"ff06e642-25a7-42ab-bac8-5496b3e753bc.jsonl":      {validate.DesktopElsewhere, validate.Notice, `"Fix the site" (/`},
 	}
 	for name, w := range want {
 		f, ok := got[name]
