@@ -806,22 +806,35 @@ func TestCloneWindowsSession(t *testing.T) {
 	n := 0
 	for _, name := range wild.Stores(t) {
 		paths, _ := filepath.Glob(filepath.Join(wild.Root(name), "projects", "*", "*-*-*-*-*.jsonl"))
+		var wins []string
 		for _, src := range paths {
 			b, err := os.ReadFile(src)
 			if err != nil {
 				t.Fatal(err)
 			}
-			old := firstCWD(b)
-			if !changeset.WindowsDir(old) {
-				continue
+			if changeset.WindowsDir(firstCWD(b)) {
+				wins = append(wins, src)
 			}
-			n++
-			id := strings.TrimSuffix(filepath.Base(src), ".jsonl")
-			for _, rewrite := range []bool{false, true} {
+		}
+		if len(wins) == 0 {
+			continue
+		}
+		n += len(wins)
+		for _, rewrite := range []bool{false, true} {
+			// One copy of the store for every session of it: each is
+			// cloned under an id of its own, so the clones do not meet.
+			root := wild.Copy(t, name)
+			damage.Age(t, root)
+			for i, src := range wins {
+				id := strings.TrimSuffix(filepath.Base(src), ".jsonl")
+				newID := fmt.Sprintf("0c10e000-1111-4222-8333-%012d", i)
 				t.Run(fmt.Sprintf("%s/%s/rewrite=%v", name, id[:8], rewrite), func(t *testing.T) {
-					root := wild.Copy(t, name)
-					damage.Age(t, root)
-					p, err := clone.Clone(clone.Options{Root: root, Session: id, To: to, ID: cloneID, RewritePaths: rewrite})
+					b, err := os.ReadFile(src)
+					if err != nil {
+						t.Fatal(err)
+					}
+					old := firstCWD(b)
+					p, err := clone.Clone(clone.Options{Root: root, Session: id, To: to, ID: newID, RewritePaths: rewrite})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -833,7 +846,7 @@ func TestCloneWindowsSession(t *testing.T) {
 						t.Errorf("note on the Windows folder: %v, want %v (%q)", noted, rewrite, p.ChangeSet.Notes)
 					}
 					apply(t, p.ChangeSet)
-					dst := filepath.Join(p.Folder, cloneID+".jsonl")
+					dst := filepath.Join(p.Folder, newID+".jsonl")
 					cb, err := os.ReadFile(dst)
 					if err != nil {
 						t.Fatal(err)
