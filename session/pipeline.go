@@ -57,7 +57,7 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 	teeq := make(chan *batch[R], pool)
 	free := make(chan *batch[R], pool)
 	for i := 0; i < pool; i++ {
-		free <- &batch[R]{} // its buffer is made when first taken: a small file takes one
+		free <- &batch[R]{} // its buffer is made when first taken
 	}
 	stop := make(chan struct{})
 	var stopOnce sync.Once
@@ -124,7 +124,9 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 					b.buf = nil // grown for a long line
 				}
 				if b.buf == nil {
-					b.buf = make([]byte, 0, batchBytes+batchBytes/4)
+					// Small at first, grown as lines come: most files
+					// are read whole into one batch of a few KB.
+					b.buf = make([]byte, 0, 64<<10)
 				}
 				b.teeOnly, b.long, b.term = false, nil, false
 				return b
