@@ -2,9 +2,7 @@ package validate_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/cfix-dev/cfix/validate"
@@ -17,12 +15,7 @@ import (
 // .session-aliases. (Their places are those the tracker reports; no
 // pinned client writes them here.)
 func TestFilesWithoutModel(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "tool-surrogate-2.1.140", ".claude")
-	root := filepath.Join(t.TempDir(), ".claude")
-	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	root := copyFact(t, "tool-surrogate-2.1.140")
 	const id = "a905e947-d630-482e-a080-849e072acb05"
 	project := filepath.Join(root, "projects", "-tmp-fid2-w")
 	for rel, data := range map[string]string{
