@@ -133,10 +133,7 @@ func (w *walker) add(s rawSpan, wh where, block int32, key rawSpan) {
 }
 
 func (w *walker) array(c ctx, wh where, block int32) {
-	if !w.Open(']') {
-		return
-	}
-	for {
+	for more := w.Array(); more; more = w.NextElem() {
 		ec, eb := ctxSkip, block
 		switch c {
 		case ctxAll:
@@ -151,22 +148,13 @@ func (w *walker) array(c ctx, wh where, block int32) {
 			ec = ctxTopContentItem
 		}
 		w.value(ec, wh, rawSpan{}, eb)
-		if w.Closes(']', "an array") {
-			return
-		}
 	}
 }
 
 func (w *walker) object(c ctx, wh where, block int32) {
-	if !w.Open('}') {
-		return
-	}
-	for {
-		k := raw(w.Key())
+	for ks, more := w.Object(); more; ks, more = w.NextKey() {
+		k := raw(ks)
 		w.member(c, wh, w.B[k.start:k.end], k, block)
-		if w.Closes('}', "an object") {
-			return
-		}
 	}
 }
 

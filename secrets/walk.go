@@ -147,10 +147,7 @@ func (w *walker) value(c ctx, key rawSpan) {
 }
 
 func (w *walker) array(c ctx) {
-	if !w.Open(']') {
-		return
-	}
-	for {
+	for more := w.Array(); more; more = w.NextElem() {
 		ec := c
 		ec.blk = false
 		if c.msg && !c.msgC {
@@ -162,21 +159,12 @@ func (w *walker) array(c ctx) {
 			w.li.blocks = append(w.li.blocks, blockInfo{})
 		}
 		w.value(ec, rawSpan{})
-		if w.Closes(']', "an array") {
-			return
-		}
 	}
 }
 
 func (w *walker) object(c ctx, isTop bool) {
-	if !w.Open('}') {
-		return
-	}
-	for {
-		w.member(c, isTop, raw(w.Key()))
-		if w.Closes('}', "an object") {
-			return
-		}
+	for k, more := w.Object(); more; k, more = w.NextKey() {
+		w.member(c, isTop, raw(k))
 	}
 }
 

@@ -132,7 +132,18 @@ func (s *Scanner) Scalar() {
 	case 'n':
 		s.lit("null")
 	default:
-		s.Number()
+		start := s.I
+		for s.I < len(s.B) {
+			switch c := s.B[s.I]; {
+			case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+				s.I++
+				continue
+			}
+			break
+		}
+		if s.I == start {
+			s.Fail(fmt.Sprintf("invalid character %q", s.B[s.I]))
+		}
 	}
 }
 
@@ -143,27 +154,18 @@ func (s *Scanner) lit(l string) {
 	s.I += len(l)
 }
 
-// Number reads a number and returns the offset it starts at.
+// Number reads a number (at a digit or a minus sign) and returns the
+// offset it starts at.
 func (s *Scanner) Number() int {
 	start := s.I
-	for s.I < len(s.B) {
-		switch c := s.B[s.I]; {
-		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
-			s.I++
-			continue
-		}
-		break
-	}
-	if s.I == start {
-		s.Fail(fmt.Sprintf("invalid character %q", s.B[s.I]))
-	}
+	s.Scalar()
 	return start
 }
 
-// Open reads the opening of an object or an array (at its brace or
+// open reads the opening of an object or an array (at its brace or
 // bracket) and reports whether members or elements follow; an empty one
 // is read whole (false).
-func (s *Scanner) Open(closer byte) bool {
+func (s *Scanner) open(closer byte) bool {
 	s.Depth++
 	if s.Depth > MaxDepth {
 		s.Fail("nested too deep")
@@ -178,8 +180,40 @@ func (s *Scanner) Open(closer byte) bool {
 	return true
 }
 
-// Key reads a member's name and the colon after it.
-func (s *Scanner) Key() Span {
+// Object reads the opening of an object (at its brace) and its first
+// member's name and the colon after it (false: the object is empty, and
+// read whole).
+func (s *Scanner) Object() (Span, bool) {
+	if !s.open('}') {
+		return Span{}, false
+	}
+	return s.key(true)
+}
+
+// NextKey reads what follows a member of an object: a comma and the next
+// member's name and colon, or the closing brace, which ends the object
+// (false).
+func (s *Scanner) NextKey() (Span, bool) { return s.key(false) }
+
+// key reads a member's name and its colon, after the comma before it
+// unless first.
+func (s *Scanner) key(first bool) (Span, bool) {
+	if !first {
+		s.WS()
+		if s.I >= len(s.B) {
+			s.Fail("unexpected end of line in an object")
+		}
+		switch s.B[s.I] {
+		case ',':
+			s.I++
+		case '}':
+			s.I++
+			s.Depth--
+			return Span{}, false
+		default:
+			s.Fail("expected , or } in an object")
+		}
+	}
 	s.WS()
 	if s.I >= len(s.B) || s.B[s.I] != '"' {
 		s.Fail("expected a member name")
@@ -190,27 +224,31 @@ func (s *Scanner) Key() Span {
 		s.Fail("expected : after a member name")
 	}
 	s.I++
-	return k
+	return k, true
 }
 
-// Closes reads what follows a member of an object or an element of an
-// array (what names which): a comma (false: another follows) or the
-// closer, which ends the container (true).
-func (s *Scanner) Closes(closer byte, what string) bool {
+// Array reads the opening of an array (at its bracket) and reports
+// whether elements follow (false: it is empty, and read whole).
+func (s *Scanner) Array() bool { return s.open(']') }
+
+// NextElem reads what follows an element of an array: a comma (true:
+// another element follows) or the closing bracket, which ends the array.
+func (s *Scanner) NextElem() bool {
 	s.WS()
 	if s.I >= len(s.B) {
-		s.Fail("unexpected end of line in " + what)
+		s.Fail("unexpected end of line in an array")
 	}
-	if s.B[s.I] == ',' {
+	switch s.B[s.I] {
+	case ',':
 		s.I++
+		return true
+	case ']':
+		s.I++
+		s.Depth--
 		return false
 	}
-	if s.B[s.I] != closer {
-		s.Fail("expected , or " + string(closer) + " in " + what)
-	}
-	s.I++
-	s.Depth--
-	return true
+	s.Fail("expected , or ] in an array")
+	return false
 }
 
 // Hex4 decodes the four hex digits of a \u escape.

@@ -16,25 +16,12 @@ func (w *skipper) value() {
 	case '"':
 		w.strs = append(w.strs, w.Str())
 	case '{':
-		if !w.Open('}') {
-			return
-		}
-		for {
-			w.Key()
+		for _, more := w.Object(); more; _, more = w.NextKey() {
 			w.value()
-			if w.Closes('}', "an object") {
-				return
-			}
 		}
 	case '[':
-		if !w.Open(']') {
-			return
-		}
-		for {
+		for more := w.Array(); more; more = w.NextElem() {
 			w.value()
-			if w.Closes(']', "an array") {
-				return
-			}
 		}
 	default:
 		w.Scalar()
