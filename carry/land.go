@@ -231,17 +231,7 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		return nil, err
 	}
 	l := &Landed{Session: id, ID: id, How: how, Dir: dir, Folder: filepath.Dir(lf.Path)}
-	kept := changeset.New(o.Root, o.Command)
-	for _, op := range p.ChangeSet.Ops {
-		keep, err := sortOut(cs, &op, id)
-		if err != nil {
-			return nil, err
-		}
-		if keep {
-			kept.Add(op)
-		}
-	}
-	if err := merge(cs, kept); err != nil {
+	if err := mergeSorted(cs, changeset.New(o.Root, o.Command), p.ChangeSet.Ops, id, ""); err != nil {
 		return nil, err
 	}
 	for _, n := range p.ChangeSet.Notes {
@@ -317,19 +307,7 @@ func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src st
 	if grown != nil {
 		kept.Add(*grown)
 	}
-	for _, op := range p.ChangeSet.Ops {
-		if op.Path == lf.Path {
-			continue
-		}
-		keep, err := sortOut(cs, &op, newID)
-		if err != nil {
-			return nil, err
-		}
-		if keep {
-			kept.Add(op)
-		}
-	}
-	if err := merge(cs, kept); err != nil {
+	if err := mergeSorted(cs, kept, p.ChangeSet.Ops, newID, lf.Path); err != nil {
 		return nil, err
 	}
 	if grown != nil {
@@ -413,34 +391,22 @@ func lastLine(path string, max int64) ([]byte, int64, error) {
 	return buf[i+1:], size, nil
 }
 
-// comparePrefix is compareFile of the first limit bytes of local.
-func comparePrefix(local string, limit int64, incoming string, t *changeset.Transform) (relation, error) {
-	lf, err := rfile.Open(local)
-	if err != nil {
-		return 0, err
+// mergeSorted merges into cs the ops of kept, then those of ops (but for
+// the op of the path skip) that sortOut keeps.
+func mergeSorted(cs, kept *changeset.ChangeSet, ops []changeset.Op, id, skip string) error {
+	for _, op := range ops {
+		if skip != "" && op.Path == skip {
+			continue
+		}
+		keep, err := sortOut(cs, &op, id)
+		if err != nil {
+			return err
+		}
+		if keep {
+			kept.Add(op)
+		}
 	}
-	defer lf.Close()
-	in, err := rfile.Open(incoming)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	c := &cmpWriter{r: bufio.NewReaderSize(io.LimitReader(lf, limit), 256<<10), buf: make([]byte, 64<<10)}
-	err = t.Stream(c, in, in)
-	switch {
-	case c.diverged:
-		return relDiverged, nil
-	case c.longer:
-		return relLocalPrefix, nil
-	case err != nil:
-		return 0, err
-	}
-	if _, err := c.r.ReadByte(); err == io.EOF {
-		return relSame, nil
-	} else if err != nil {
-		return 0, err
-	}
-	return relAhead, nil
+	return merge(cs, kept)
 }
 
 // sortOut decides what becomes of an op of the copy of a session the
@@ -585,6 +551,12 @@ var errStop = errors.New("stop")
 // compareFile tells what the file local is to the file incoming with t
 // applied (nil: as it is), streaming both.
 func compareFile(local, incoming string, t *changeset.Transform) (relation, error) {
+	return comparePrefix(local, -1, incoming, t)
+}
+
+// comparePrefix is compareFile of the first limit bytes of local (all of
+// them when limit is negative).
+func comparePrefix(local string, limit int64, incoming string, t *changeset.Transform) (relation, error) {
 	lf, err := rfile.Open(local)
 	if err != nil {
 		return 0, err
@@ -595,7 +567,11 @@ func compareFile(local, incoming string, t *changeset.Transform) (relation, erro
 		return 0, err
 	}
 	defer in.Close()
-	c := &cmpWriter{r: bufio.NewReaderSize(lf, 256<<10), buf: make([]byte, 64<<10)}
+	var lr io.Reader = lf
+	if limit >= 0 {
+		lr = io.LimitReader(lf, limit)
+	}
+	c := &cmpWriter{r: bufio.NewReaderSize(lr, 256<<10), buf: make([]byte, 64<<10)}
 	if t != nil {
 		err = t.Stream(c, in, in)
 	} else {
