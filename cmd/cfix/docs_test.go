@@ -528,7 +528,7 @@ func cmdShows(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		got = strings.Join(ls, "") + got
 	}
-	got = strings.ReplaceAll(got, home, "/home/dev")
+	got = laptop(strings.ReplaceAll(got, home, "/home/dev"))
 	rememberJournals(ts, got)
 	last, _ := time.Parse(time.RFC3339Nano, ts.Getenv("DOCSTORE_LAST"))
 	if docMatch(normalizeDoc(want, last), normalizeDoc(got, last)) {
@@ -650,6 +650,17 @@ func cmdMCPShows(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// laptop shows the machine's host name as laptop where cfix prints it as
+// where sessions come from (a pack's, a fork's title).
+func laptop(s string) string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return s
+	}
+	re := regexp.MustCompile(`(pack from |\(from )` + regexp.QuoteMeta(h) + `\b`)
+	return re.ReplaceAllString(s, "${1}laptop")
+}
+
 // docEnv is the environment of an example's commands: the machine's,
 // without what would point cfix elsewhere than the example's HOME.
 func docEnv(ts *testscript.TestScript) []string {
@@ -666,7 +677,7 @@ func docEnv(ts *testscript.TestScript) []string {
 	}
 	env = append(env, "HOME="+ts.Getenv("HOME"), "PATH="+ts.Getenv("PATH"), "TZ=UTC", "TMPDIR="+ts.Getenv("TMPDIR"))
 	// What the setup set with env.
-	for _, k := range []string{"CFIX_BROWSE_FIRST_FRAME", "CFIX_CLAUDE", "COLUMNS"} {
+	for _, k := range []string{"CFIX_BROWSE_FIRST_FRAME", "CFIX_CLAUDE", "CFIX_PASSPHRASE", "COLUMNS"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}
