@@ -495,6 +495,12 @@ func cmdShows(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("%s:%d: %v", doc, line, err)
 	}
+	// A folder remote in the example's HOME: file:///home/dev/...
+	for i, a := range sc.args {
+		if r, ok := strings.CutPrefix(a, "file:///home/dev/"); ok {
+			sc.args[i] = "file://" + filepath.Join(ts.Getenv("HOME"), r)
+		}
+	}
 	prog, err := exec.LookPath(sc.args[0])
 	ts.Check(err)
 	cmd := exec.Command(prog, sc.args[1:]...)
