@@ -130,6 +130,10 @@ type docExample struct {
 	mcp   bool
 	calls []docCommand
 	view  bool // the calls as Claude Code shows them (mcpViewCalls)
+	// shape: the output shown is the shape of a JSON document (its
+	// members' names, "..." and <placeholders> for what is not spelled
+	// out): every member cfix prints must be named there (shapeMatch).
+	shape bool
 }
 
 // docCommand is one `$ cfix ...` line and the output shown under it.
@@ -221,6 +225,8 @@ func parseDocExamples(path string) ([]docExample, []string) {
 		for _, w := range strings.Fields(mm[1]) {
 			if v, ok := strings.CutPrefix(w, "store="); ok {
 				ex.store = v
+			} else if w == "shape" {
+				ex.shape = true
 			} else if w == "mcp" {
 				if !ex.mcp {
 					errs = append(errs, fmt.Sprintf("%s:%d: an mcp example holds calls (TOOL {ARGUMENTS}, the answer indented), not $ lines", rel, k+1))
@@ -395,7 +401,11 @@ func (ex docExample) script() []byte {
 		return txtar.Format(&txtar.Archive{Comment: []byte(b.String()), Files: files})
 	}
 	for i, c := range ex.cmds {
-		fmt.Fprintf(&b, "shows %s %d %d %d\n", ex.file, c.line, c.end, i)
+		shape := ""
+		if ex.shape {
+			shape = " shape"
+		}
+		fmt.Fprintf(&b, "shows %s %d %d %d%s\n", ex.file, c.line, c.end, i, shape)
 		files = append(files,
 			txtar.File{Name: fmt.Sprintf("doc/%d.cmd", i), Data: []byte(c.cmd + "\n")},
 			txtar.File{Name: fmt.Sprintf("doc/%d.want", i), Data: []byte(strings.Join(append(c.want, ""), "\n"))})
@@ -482,8 +492,8 @@ func lastTimestamp(root string) time.Time {
 // shows DOC LINE END N (the command and the output are doc/N.cmd and
 // doc/N.want).
 func cmdShows(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 4 {
-		ts.Fatalf("usage: shows DOC LINE END N")
+	if neg || len(args) != 4 && (len(args) != 5 || args[4] != "shape") {
+		ts.Fatalf("usage: shows DOC LINE END N [shape]")
 	}
 	doc, n := args[0], args[3]
 	line, _ := strconv.Atoi(args[1])
@@ -537,6 +547,12 @@ func cmdShows(ts *testscript.TestScript, neg bool, args []string) {
 	got = laptop(strings.ReplaceAll(got, home, "/home/dev"))
 	rememberJournals(ts, got)
 	last, _ := time.Parse(time.RFC3339Nano, ts.Getenv("DOCSTORE_LAST"))
+	if len(args) == 5 {
+		if missing := shapeMatch(want, got); missing != "" {
+			ts.Fatalf("%s:%d: $ %s: %s", doc, line, cmdline, missing)
+		}
+		return
+	}
 	if docMatch(normalizeDoc(want, last), normalizeDoc(got, last)) {
 		return
 	}
@@ -665,6 +681,65 @@ func laptop(s string) string {
 	}
 	re := regexp.MustCompile(`(pack from |\(from )` + regexp.QuoteMeta(h) + `\b`)
 	return re.ReplaceAllString(s, "${1}laptop")
+}
+
+var shapeStringRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// shapeMatch says what of the JSON document got the shape shown leaves
+// unnamed: a member name of got (at any depth) that is not a name of the
+// shape. A name in the shape is a string not after a colon; under a name
+// whose value is {...}, [...] or an object with a <placeholder> name,
+// got's names are not looked at. "" when every name is in the shape.
+func shapeMatch(shape, got string) string {
+	names := map[string]bool{}
+	open := map[string]bool{} // names whose members are not spelled out
+	for _, loc := range shapeStringRE.FindAllStringIndex(shape, -1) {
+		before := strings.TrimRight(shape[:loc[0]], " \t\n")
+		if strings.HasSuffix(before, ":") {
+			continue // a value
+		}
+		name := shape[loc[0]+1 : loc[1]-1]
+		names[name] = true
+		after := strings.TrimLeft(shape[loc[1]:], " \t\n")
+		if v, ok := strings.CutPrefix(after, ":"); ok {
+			v = strings.TrimLeft(v, " \t\n")
+			obj, _, _ := strings.Cut(v, "}")
+			if strings.HasPrefix(v, "{...}") || strings.HasPrefix(v, "[...]") || strings.HasPrefix(v, "{") && strings.Contains(obj, `"<`) {
+				open[name] = true
+			}
+		}
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(got), &doc); err != nil {
+		return fmt.Sprintf("the output is not one JSON document: %v", err)
+	}
+	var unnamed []string
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, m := range v {
+				if !names[k] {
+					unnamed = append(unnamed, path+"."+k)
+					continue
+				}
+				if !open[k] {
+					walk(m, path+"."+k)
+				}
+			}
+		case []any:
+			for _, m := range v {
+				walk(m, path+"[]")
+			}
+		}
+	}
+	walk(doc, "")
+	if len(unnamed) == 0 {
+		return ""
+	}
+	slices.Sort(unnamed)
+	unnamed = slices.Compact(unnamed)
+	return fmt.Sprintf("the doc's shape does not name %s, which cfix prints", strings.Join(unnamed, ", "))
 }
 
 // docEnv is the environment of an example's commands: the machine's,
@@ -971,6 +1046,14 @@ func TestDocExampleParts(t *testing.T) {
 		if got := answerMatch(c.want, c.got, last, c.wrap); got != c.ok {
 			t.Errorf("answerMatch(%q, %q, wrap %v) = %v", c.want, c.got, c.wrap, got)
 		}
+	}
+	// A shape names every member printed but those under {...}, [...] or
+	// <placeholders>; a value after a colon is not a name.
+	if got := shapeMatch(`{"a": "x", "b": {...}, "c": [{"d"}], "t": {"<type>": n}}`, `{"a":1,"b":{"y":1},"c":[{"d":1,"e":2}],"t":{"user":1}}`); got != "the doc's shape does not name .c[].e, which cfix prints" {
+		t.Errorf("shapeMatch: %q", got)
+	}
+	if got := shapeMatch(`{"a", "x"}`, `{"a":1,"x":{"a":2}}`); got != "" {
+		t.Errorf("shapeMatch of a shape that names all: %q", got)
 	}
 	n := func(s string) []string { return normalizeDoc(s, last) }
 	for _, c := range []struct {
