@@ -682,3 +682,88 @@ func TestBrowseRemotePassphrase(t *testing.T) {
 		t.Errorf("the passphrase was asked with CFIX_PASSPHRASE set:\n%s", s)
 	}
 }
+
+// docScreen returns the lines of the block of doc just after the comment
+// <!-- screen: NAME -->: a screen of browse the doc shows.
+func docScreen(t *testing.T, doc, name string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "<!-- screen: "+name+" -->" || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+			continue
+		}
+		var block []string
+		for _, b := range lines[i+2:] {
+			if strings.HasPrefix(b, "```") {
+				return block
+			}
+			block = append(block, b)
+		}
+	}
+	t.Fatalf("%s has no block under <!-- screen: %s -->", doc, name)
+	return nil
+}
+
+// sameScreen fails unless the screen is the doc's (trailing spaces and
+// blank lines aside, a line ... of the doc standing for any lines).
+func sameScreen(t *testing.T, doc, name, screen string) {
+	t.Helper()
+	norm := func(ls []string) []string {
+		for i := range ls {
+			ls[i] = strings.TrimRight(ls[i], " ")
+		}
+		for len(ls) > 0 && ls[len(ls)-1] == "" {
+			ls = ls[:len(ls)-1]
+		}
+		return ls
+	}
+	want := norm(docScreen(t, doc, name))
+	got := norm(strings.Split(screen, "\n"))
+	if !docMatch(want, got) {
+		t.Errorf("%s's screen %s is not browse's (-doc +browse):\n%s", doc, name, lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+	}
+}
+
+// TestBrowseDocScreens: the screens of browse that docs/browse.md shows
+// are browse's, drawn in a real terminal (tmux): a search on the 2.1.88
+// corpus store at 84×20, and the list with a remote's sessions (the 2.1.332
+// store pushed by machine laptop) at 120×40.
+func TestBrowseDocScreens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cfix and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	bin := buildCfix(t)
+	tmp := t.TempDir()
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
+		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color", "HOME=" + tmp}
+	root := damage.CopyStoreTo(t, damage.V88, tmp)
+
+	tm := newTmux(t, 84, 20, env, fmt.Sprintf("cd / && %s browse --root %s", bin, shell.Quote(root)))
+	tm.waitFor("the list", "4/4")
+	tm.keys("C-s")
+	tm.waitFor("the search", "search: ▏")
+	tm.typed("resume in place")
+	tm.keys("Enter")
+	sameScreen(t, "docs/browse.md", "search", tm.waitFor("the hits", "2 hits", "reply 26 to: resume in place", "? keys"))
+
+	dir := filepath.Join(tmp, "remote")
+	os.Mkdir(dir, 0o755)
+	url := "file://" + dir
+	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
+	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
+	push := exec.Command(bin, "push", url, "--root", a, "--machine", "laptop", "--apply")
+	push.Env = append(append(os.Environ(), env...), "HOME=/home/dev")
+	if out, err := push.CombinedOutput(); err != nil {
+		t.Fatalf("cfix push: %v\n%s", err, out)
+	}
+	tm = newTmux(t, 120, 40, env, fmt.Sprintf("cd / && %s browse --root %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(url)))
+	s := tm.waitFor("the list with the remote's", "9/9", "@laptop", "a fresh one in gamma", "second project")
+	sameScreen(t, "docs/browse.md", "remote", s)
+}
