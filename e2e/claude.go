@@ -184,6 +184,7 @@ func (e *Env) RunProgram(program, dir string, full ...string) Result {
 	start := time.Now()
 	err := cmd.Run()
 	killProcessGroup(cmd) // children left behind (shells, agents) go too
+	recordCost(e.t.Name(), cmd, time.Since(start))
 	res := Result{
 		Args:     full,
 		Dir:      dir,

@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 		}
 	}
 	code := m.Run()
+	if os.Getenv("CFIX_E2E_COSTS") == "1" {
+		WriteCosts(os.Stderr)
+	}
 	RemoveTemp()
 	os.Exit(code)
 }
