@@ -708,9 +708,10 @@ func docScreen(t *testing.T, doc, name string) []string {
 	return nil
 }
 
-// sameScreen fails unless the screen is the doc's (trailing spaces and
-// blank lines aside, a line ... of the doc standing for any lines).
-func sameScreen(t *testing.T, doc, name, screen string) {
+// sameScreen fails unless the terminal comes to show the doc's screen
+// within 30 s (trailing spaces and blank lines aside, a line ... of the
+// doc standing for any lines): what loads off the screen's loop has come.
+func sameScreen(t *testing.T, doc, name string, tm *tmuxTerm) {
 	t.Helper()
 	norm := func(ls []string) []string {
 		for i := range ls {
@@ -722,10 +723,13 @@ func sameScreen(t *testing.T, doc, name, screen string) {
 		return ls
 	}
 	want := norm(docScreen(t, doc, name))
-	got := norm(strings.Split(screen, "\n"))
-	if !docMatch(want, got) {
-		t.Errorf("%s's screen %s is not browse's (-doc +browse):\n%s", doc, name, lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+	var got []string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if got = norm(strings.Split(tm.screen(), "\n")); docMatch(want, got) {
+			return
+		}
 	}
+	t.Errorf("%s's screen %s is not browse's (-doc +browse):\n%s", doc, name, lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
 }
 
 // TestBrowseDocScreens: the screens of browse that docs/browse.md shows
@@ -751,7 +755,8 @@ func TestBrowseDocScreens(t *testing.T) {
 	tm.waitFor("the search", "search: ▏")
 	tm.typed("resume in place")
 	tm.keys("Enter")
-	sameScreen(t, "docs/browse.md", "search", tm.waitFor("the hits", "2 hits", "reply 26 to: resume in place", "? keys"))
+	tm.waitFor("the hits", "2 hits", "reply 26 to: resume in place", "? keys")
+	sameScreen(t, "docs/browse.md", "search", tm)
 
 	dir := filepath.Join(tmp, "remote")
 	os.Mkdir(dir, 0o755)
@@ -764,6 +769,6 @@ func TestBrowseDocScreens(t *testing.T) {
 		t.Fatalf("cfix push: %v\n%s", err, out)
 	}
 	tm = newTmux(t, 120, 40, env, fmt.Sprintf("cd / && %s browse --root %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(url)))
-	s := tm.waitFor("the list with the remote's", "9/9", "@laptop", "a fresh one in gamma", "second project")
-	sameScreen(t, "docs/browse.md", "remote", s)
+	tm.waitFor("the list with the remote's", "9/9", "@laptop", "a fresh one in gamma", "second project")
+	sameScreen(t, "docs/browse.md", "remote", tm)
 }
