@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cfix-dev/cfix/carry"
+	"github.com/cfix-dev/cfix/carry/carrytest"
 	"github.com/cfix-dev/cfix/carryremote"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/remote"
@@ -59,12 +60,12 @@ func TestPullForkLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := damage.CopyStore(t, "2.1.332")
-	b := emptyStore(t)
+	b := carrytest.EmptyStore(t)
 	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 	pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{})
-	mainA, mainB := mainOf(t, a, alpha), mainOf(t, b, alpha)
+	mainA, mainB := carrytest.MainOf(t, a, alpha), carrytest.MainOf(t, b, alpha)
 	goOn := func(path, id, text string) {
-		appendLine(t, path, `{"type":"custom-title","customTitle":"`+text+`","sessionId":"`+id+`"}`)
+		carrytest.AppendLine(t, path, `{"type":"custom-title","customTitle":"`+text+`","sessionId":"`+id+`"}`)
 	}
 	how := func(pl *carryremote.PullPlan) map[string]carry.Landed {
 		m := map[string]carry.Landed{}
@@ -113,7 +114,7 @@ func TestPullForkLines(t *testing.T) {
 	}
 	// The fork goes on at B (resumed there), and A goes on: the fork is
 	// a line of B's now; the remote's lands beside it, once.
-	goOn(mainOf(t, b, f1[0]), f1[0], "f1 at B")
+	goOn(carrytest.MainOf(t, b, f1[0]), f1[0], "f1 at B")
 	goOn(mainA, alpha, "a3")
 	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 	pl = pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{})
@@ -166,6 +167,6 @@ func TestPullForkLines(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %v", root, got)
-		noErrors(t, root)
+		carrytest.NoErrors(t, root)
 	}
 }
