@@ -16,7 +16,7 @@ UNIT_PKGS = $(shell $(GO) list ./... | grep -v '/e2e')
 # fake API and terminals about as much as they compute.
 E2E_PARALLEL ?= 4
 
-.PHONY: all build install test test-deps unit e2e release-check man bench fuzz vet clean
+.PHONY: all build install test quick test-deps unit e2e e2e-newest release-check man bench fuzz vet clean
 
 all: build
 
@@ -36,6 +36,14 @@ test:
 	$(MAKE) vet
 	$(MAKE) -j3 --output-sync=line unit e2e release-check
 
+## quick: what to run before a commit, within minutes: vet, the unit and CLI script tests,
+## and the end-to-end tests with the newest pinned client only (no other client's
+## grid, no wild-store oracle). make test, which CI runs, runs every client.
+quick:
+	scripts/test-deps.sh
+	$(MAKE) vet
+	$(MAKE) -j2 --output-sync=line unit e2e-newest
+
 ## test-deps: install (as root) or check the Debian packages the tests need, and install the pinned Claude Code clients.
 test-deps:
 	scripts/test-deps.sh
@@ -50,6 +58,14 @@ e2e:
 	$(GO) test -count=1 -timeout 45m -parallel $(E2E_PARALLEL) ./e2e/...
 
 ## release-check: goreleaser check and a snapshot build of this platform, so .goreleaser.yaml cannot rot.
+# The newest pinned client: the last version line of e2e/versions.txt.
+NEWEST_CLIENT = $(shell grep -v '^\#' e2e/versions.txt | grep . | tail -1)
+
+e2e-newest: export CFIX_REQUIRE_S3 = 1
+e2e-newest: export CFIX_E2E_VERSIONS = $(NEWEST_CLIENT)
+e2e-newest:
+	$(GO) test -count=1 -timeout 45m -parallel $(E2E_PARALLEL) ./e2e/... -skip '^(TestOracle|TestOracleProbe)$$'
+
 release-check:
 	$(GORELEASER) check
 	$(GORELEASER) build --snapshot --single-target --clean

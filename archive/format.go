@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -190,16 +189,7 @@ func newEncoder(conc int) (*zstd.Encoder, error) {
 func write(w io.Writer, root string, m *Manifest, zw *zstd.Encoder, buf []byte) error {
 	zw.Reset(w)
 	tw := tar.NewWriter(zw)
-	mb, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	mb = append(mb, '\n')
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: ManifestName, Mode: 0o600, Size: int64(len(mb)),
-		ModTime: m.Archived, Format: tar.FormatPAX}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(mb); err != nil {
+	if err := WriteManifest(tw, ManifestName, m, m.Archived); err != nil {
 		return err
 	}
 	if buf == nil {
@@ -208,14 +198,11 @@ func write(w io.Writer, root string, m *Manifest, zw *zstd.Encoder, buf []byte) 
 	for i := range m.Files {
 		f := &m.Files[i]
 		src := filepath.Join(root, filepath.FromSlash(f.Path))
-		if f.Dir {
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: f.Path + "/", Mode: int64(f.Mode), ModTime: f.ModTime, Format: tar.FormatPAX}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: int64(f.Mode), Size: f.Size, ModTime: f.ModTime, Format: tar.FormatPAX}); err != nil {
+		if err := WriteHeader(tw, f.member()); err != nil {
 			return err
+		}
+		if f.Dir {
+			continue
 		}
 		if f.data != nil {
 			// Read once, hashed, unchanged to the end of the read.
@@ -433,90 +420,13 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 	damaged := func(format string, args ...any) error {
 		return &DamagedError{Path: path, Reason: fmt.Sprintf(format, args...)}
 	}
-	buf := make([]byte, 256<<10)
-	var dirs []FileInfo
-	for _, want := range m.Files {
-		hdr, err := tr.Next()
-		if err != nil {
-			return nil, damaged("member %s: %v", want.Path, err)
-		}
-		name := strings.TrimSuffix(hdr.Name, "/")
-		if name != want.Path {
-			return nil, damaged("member %s where the manifest has %s", visible.String(hdr.Name), want.Path)
-		}
-		if want.Dir != (hdr.Typeflag == tar.TypeDir) || !want.Dir && hdr.Typeflag != tar.TypeReg {
-			return nil, damaged("member %s: of another kind than the manifest says", want.Path)
-		}
-		if sparse(hdr) {
-			return nil, damaged("member %s: a sparse file, which cfix never writes", want.Path)
-		}
-		if fs.FileMode(hdr.Mode).Perm() != want.Mode.Perm() || !hdr.ModTime.Equal(want.ModTime) {
-			return nil, damaged("member %s: mode or modification time differ from the manifest's", want.Path)
-		}
-		target := ""
-		if dst != "" {
-			target = filepath.Join(dst, filepath.FromSlash(want.Path))
-		}
-		if want.Dir {
-			if target != "" {
-				if err := os.MkdirAll(target, 0o700); err != nil {
-					return nil, err
-				}
-				dirs = append(dirs, want)
-			}
-			continue
-		}
-		if hdr.Size != want.Size {
-			return nil, damaged("member %s: %d bytes, the manifest says %d", want.Path, hdr.Size, want.Size)
-		}
-		fh := sha256.New()
-		var out io.Writer = fh
-		var of *os.File
-		if target != "" {
-			if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-				return nil, err
-			}
-			if of, err = rfile.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err != nil {
-				return nil, err
-			}
-			out = io.MultiWriter(of, fh)
-		}
-		// Never more than the manifest declares.
-		n, err := io.CopyBuffer(out, io.LimitReader(tr, want.Size), buf)
-		if err == nil && n == want.Size {
-			if k, _ := tr.Read(buf[:1]); k > 0 {
-				err = fmt.Errorf("longer than the %d bytes the manifest says", want.Size)
-			}
-		}
-		if of != nil {
-			if cerr := of.Close(); err == nil && cerr != nil {
-				return nil, cerr
-			}
-		}
-		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				return nil, err // writing the extracted copy failed
-			}
-			return nil, damaged("member %s: %v", want.Path, err)
-		}
-		if n != want.Size || hex.EncodeToString(fh.Sum(nil)) != want.SHA256 {
-			return nil, damaged("member %s: its bytes differ from the manifest's sha256", want.Path)
-		}
-		if target != "" {
-			if err := os.Chmod(target, safeMode(want)); err != nil {
-				return nil, err
-			}
-			if err := os.Chtimes(target, want.ModTime, want.ModTime); err != nil {
-				return nil, err
-			}
-		}
+	want := make([]Member, len(m.Files))
+	for i, f := range m.Files {
+		want[i] = f.member()
 	}
-	if hdr, err := tr.Next(); err != io.EOF {
-		if err == nil {
-			return nil, damaged("member %s is not in the manifest", visible.String(hdr.Name))
-		}
-		return nil, damaged("after the last member: %v", err)
+	dirs, err := ReadMembers(tr, want, dst, MemberErrors{Damaged: damaged})
+	if err != nil {
+		return nil, err
 	}
 	// The rest of the stream (tar padding, the zstd frame's checksum).
 	if _, err := io.Copy(io.Discard, zr); err != nil {
@@ -525,16 +435,8 @@ func verify(path, dst string, before func(*Manifest) error) (*verified, error) {
 	if !bytes.Equal(h.Sum(nil), tr0[16:]) {
 		return nil, damaged("its bytes differ from the sha256 written at its end")
 	}
-	// Folders last, deepest first: adding their files moved their mtimes.
-	for i := len(dirs) - 1; i >= 0; i-- {
-		d := dirs[i]
-		target := filepath.Join(dst, filepath.FromSlash(d.Path))
-		if err := os.Chmod(target, safeMode(d)); err != nil {
-			return nil, err
-		}
-		if err := os.Chtimes(target, d.ModTime, d.ModTime); err != nil {
-			return nil, err
-		}
+	if err := SetFolders(dst, dirs); err != nil {
+		return nil, err
 	}
 	whole := sha256.New()
 	if _, err := io.Copy(whole, io.NewSectionReader(f, 0, fi.Size())); err != nil {

@@ -190,6 +190,11 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 	}
 	switch {
 	case len(local) == 0:
+		// A fork the other machine made of this store's line, pushed
+		// back, is that line: nothing to land.
+		if l, err := ownFork(o, rl, src, srcCWD, a); err != nil || l != nil {
+			return l, err
+		}
 		if where := used(o.Root, rl, id); where != "" {
 			return fork(fmt.Sprintf("its id is used here by %s", where))
 		}
@@ -231,17 +236,7 @@ func landOne(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src store
 		return nil, err
 	}
 	l := &Landed{Session: id, ID: id, How: how, Dir: dir, Folder: filepath.Dir(lf.Path)}
-	kept := changeset.New(o.Root, o.Command)
-	for _, op := range p.ChangeSet.Ops {
-		keep, err := sortOut(cs, &op, id)
-		if err != nil {
-			return nil, err
-		}
-		if keep {
-			kept.Add(op)
-		}
-	}
-	if err := merge(cs, kept); err != nil {
+	if err := mergeSorted(cs, changeset.New(o.Root, o.Command), p.ChangeSet.Ops, id, ""); err != nil {
 		return nil, err
 	}
 	for _, n := range p.ChangeSet.Notes {
@@ -317,19 +312,7 @@ func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src st
 	if grown != nil {
 		kept.Add(*grown)
 	}
-	for _, op := range p.ChangeSet.Ops {
-		if op.Path == lf.Path {
-			continue
-		}
-		keep, err := sortOut(cs, &op, newID)
-		if err != nil {
-			return nil, err
-		}
-		if keep {
-			kept.Add(op)
-		}
-	}
-	if err := merge(cs, kept); err != nil {
+	if err := mergeSorted(cs, kept, p.ChangeSet.Ops, newID, lf.Path); err != nil {
 		return nil, err
 	}
 	if grown != nil {
@@ -339,6 +322,88 @@ func landedFork(o LandOptions, cs *changeset.ChangeSet, rl *store.Layout, src st
 	}
 	return &Landed{Session: src.Session, ID: newID, How: how, Dir: a.Dir, Folder: filepath.Dir(lf.Path),
 		Why: fmt.Sprintf("landed here before as the fork %s", newID)}, nil
+}
+
+// ownFork returns how the incoming session src lands when it is a fork a
+// landing made elsewhere of a session of this store, and holds nothing
+// that session does not: its last line the title line the landing gave
+// it (a custom-title line of its own id, "TITLE (from HOST)"), the lines
+// before it, the session id and cwd fields mapped, the start of a
+// session of the folder it would land in, or all of it. That session
+// holds its line: it lands as it (LandAhead), nothing is copied. It
+// returns nil when src is no such fork; a fork that went on where it was
+// made holds lines of its own, and lands.
+func ownFork(o LandOptions, rl *store.Layout, src store.File, srcCWD string, a Arrival) (*Landed, error) {
+	last, size, err := lastLine(src.Path, 64<<10)
+	if err != nil || last == nil {
+		return nil, err
+	}
+	var title struct {
+		Type        string `json:"type"`
+		CustomTitle string `json:"customTitle"`
+		SessionID   string `json:"sessionId"`
+	}
+	if json.Unmarshal(last, &title) != nil || title.Type != "custom-title" || !strings.EqualFold(title.SessionID, src.Session) ||
+		!strings.Contains(title.CustomTitle, " (from ") || !strings.HasSuffix(title.CustomTitle, ")") {
+		return nil, nil
+	}
+	dir := a.Dir
+	if dir == "" {
+		dir = srcCWD
+	}
+	if dir == "" {
+		return nil, nil
+	}
+	folder := filepath.Join(store.ProjectsDir(o.Root), TargetFolder(o.Root, dir))
+	for _, f := range rl.Files {
+		if f.Kind != store.KindSession || filepath.Dir(f.Path) != folder || strings.EqualFold(f.Session, src.Session) {
+			continue
+		}
+		t := retarget(srcCWD, dir)
+		if t == nil {
+			t = &changeset.Transform{Kind: changeset.TransformRetarget}
+		}
+		t.OldSession, t.NewSession = src.Session, f.Session
+		rel, err := compareIncoming(f.Path, src.Path, size-int64(len(last)), t)
+		if err != nil {
+			return nil, err
+		}
+		if rel == relSame || rel == relAhead {
+			return &Landed{Session: src.Session, ID: f.Session, How: LandAhead, Dir: dir, Folder: folder,
+				Why: "a fork made elsewhere of this session, which holds all it holds"}, nil
+		}
+	}
+	return nil, nil
+}
+
+// compareIncoming is compareFile of the first limit bytes of incoming.
+func compareIncoming(local, incoming string, limit int64, t *changeset.Transform) (relation, error) {
+	lf, err := rfile.Open(local)
+	if err != nil {
+		return 0, err
+	}
+	defer lf.Close()
+	in, err := rfile.Open(incoming)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	c := &cmpWriter{r: bufio.NewReaderSize(lf, 256<<10), buf: make([]byte, 64<<10)}
+	err = t.Stream(c, io.LimitReader(in, limit), in)
+	switch {
+	case c.diverged:
+		return relDiverged, nil
+	case c.longer:
+		return relLocalPrefix, nil
+	case err != nil:
+		return 0, err
+	}
+	if _, err := c.r.ReadByte(); err == io.EOF {
+		return relSame, nil
+	} else if err != nil {
+		return 0, err
+	}
+	return relAhead, nil
 }
 
 // forkGrown returns the rewrite of the fork lf (the op main would make)
@@ -413,34 +478,22 @@ func lastLine(path string, max int64) ([]byte, int64, error) {
 	return buf[i+1:], size, nil
 }
 
-// comparePrefix is compareFile of the first limit bytes of local.
-func comparePrefix(local string, limit int64, incoming string, t *changeset.Transform) (relation, error) {
-	lf, err := rfile.Open(local)
-	if err != nil {
-		return 0, err
+// mergeSorted merges into cs the ops of kept, then those of ops (but for
+// the op of the path skip) that sortOut keeps.
+func mergeSorted(cs, kept *changeset.ChangeSet, ops []changeset.Op, id, skip string) error {
+	for _, op := range ops {
+		if skip != "" && op.Path == skip {
+			continue
+		}
+		keep, err := sortOut(cs, &op, id)
+		if err != nil {
+			return err
+		}
+		if keep {
+			kept.Add(op)
+		}
 	}
-	defer lf.Close()
-	in, err := rfile.Open(incoming)
-	if err != nil {
-		return 0, err
-	}
-	defer in.Close()
-	c := &cmpWriter{r: bufio.NewReaderSize(io.LimitReader(lf, limit), 256<<10), buf: make([]byte, 64<<10)}
-	err = t.Stream(c, in, in)
-	switch {
-	case c.diverged:
-		return relDiverged, nil
-	case c.longer:
-		return relLocalPrefix, nil
-	case err != nil:
-		return 0, err
-	}
-	if _, err := c.r.ReadByte(); err == io.EOF {
-		return relSame, nil
-	} else if err != nil {
-		return 0, err
-	}
-	return relAhead, nil
+	return merge(cs, kept)
 }
 
 // sortOut decides what becomes of an op of the copy of a session the
@@ -585,6 +638,12 @@ var errStop = errors.New("stop")
 // compareFile tells what the file local is to the file incoming with t
 // applied (nil: as it is), streaming both.
 func compareFile(local, incoming string, t *changeset.Transform) (relation, error) {
+	return comparePrefix(local, -1, incoming, t)
+}
+
+// comparePrefix is compareFile of the first limit bytes of local (all of
+// them when limit is negative).
+func comparePrefix(local string, limit int64, incoming string, t *changeset.Transform) (relation, error) {
 	lf, err := rfile.Open(local)
 	if err != nil {
 		return 0, err
@@ -595,7 +654,11 @@ func compareFile(local, incoming string, t *changeset.Transform) (relation, erro
 		return 0, err
 	}
 	defer in.Close()
-	c := &cmpWriter{r: bufio.NewReaderSize(lf, 256<<10), buf: make([]byte, 64<<10)}
+	var lr io.Reader = lf
+	if limit >= 0 {
+		lr = io.LimitReader(lf, limit)
+	}
+	c := &cmpWriter{r: bufio.NewReaderSize(lr, 256<<10), buf: make([]byte, 64<<10)}
 	if t != nil {
 		err = t.Stream(c, in, in)
 	} else {

@@ -12,6 +12,7 @@ import (
 
 	"filippo.io/age"
 
+	"github.com/cfix-dev/cfix/carry/carrytest"
 	"github.com/cfix-dev/cfix/carryremote"
 	"github.com/cfix-dev/cfix/e2e/s3server"
 	"github.com/cfix-dev/cfix/internal/damage"
@@ -62,7 +63,7 @@ func TestEncrypted(t *testing.T) {
 	}
 
 	// Without the identity: refused, nothing planned.
-	b := emptyStore(t)
+	b := carrytest.EmptyStore(t)
 	for _, keys := range []pack.Keys{{}, {Identities: []age.Identity{other}}} {
 		_, err := carryremote.PlanPull(context.Background(), carryremote.PullOptions{Root: b, Remote: enc, Machine: "laptop", Home: "/home/b", Keys: keys, Staging: t.TempDir()})
 		if !carryremote.IsKeyError(err) || !strings.Contains(err.Error(), "s3://"+encBucket+"/laptop/sessions/") {
@@ -74,7 +75,7 @@ func TestEncrypted(t *testing.T) {
 	}
 
 	// With it: what an unencrypted push lands, byte for byte.
-	want := emptyStore(t)
+	want := carrytest.EmptyStore(t)
 	pull(t, plain, want, "laptop", "/home/b", carryremote.PullOptions{})
 	p := pull(t, enc, b, "laptop", "/home/b", carryremote.PullOptions{Keys: pack.Keys{Identities: []age.Identity{other, id}}})
 	if len(p.Sessions) != sessionCount(t, a) {
@@ -138,13 +139,13 @@ func TestSealedKept(t *testing.T) {
 	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Recipients: to})
 	// The alpha session leaves the store; another grows; pushed without
 	// the identity.
-	gone := mainOf(t, a, alpha)
+	gone := carrytest.MainOf(t, a, alpha)
 	if err := os.Remove(gone); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(strings.TrimSuffix(gone, ".jsonl"))
-	grown := mainOf(t, a, "d80d47a1")
-	appendLine(t, grown, `{"type":"custom-title","customTitle":"grown","sessionId":"d80d47a1-34cb-49a2-9a85-a7599617b8b3"}`)
+	grown := carrytest.MainOf(t, a, "d80d47a1")
+	carrytest.AppendLine(t, grown, `{"type":"custom-title","customTitle":"grown","sessionId":"d80d47a1-34cb-49a2-9a85-a7599617b8b3"}`)
 	p, _ := push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Recipients: to})
 	if len(p.Items) != 1 {
 		t.Fatalf("the second push sends %d sessions, want the one that grew", len(p.Items))
@@ -175,7 +176,7 @@ func TestSealedKept(t *testing.T) {
 	}
 	check("pushed without the identity")
 	// With the identity, one sealed part again.
-	appendLine(t, grown, `{"type":"custom-title","customTitle":"grown","sessionId":"d80d47a1-34cb-49a2-9a85-a7599617b8b3"}`)
+	carrytest.AppendLine(t, grown, `{"type":"custom-title","customTitle":"grown","sessionId":"d80d47a1-34cb-49a2-9a85-a7599617b8b3"}`)
 	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Recipients: to, Keys: keys})
 	check("pushed with the identity")
 	raw, _ := os.ReadFile(filepath.Join(dir, "laptop", "index.json"))

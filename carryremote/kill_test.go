@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cfix-dev/cfix/carry/carrytest"
 	"github.com/cfix-dev/cfix/carryremote"
 	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/e2e/s3server"
@@ -127,7 +128,7 @@ func TestPushKilled(t *testing.T) {
 			n := sessionCount(t, a)
 			if grown {
 				push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
-				appendLine(t, mainOf(t, a, alpha), `{"type":"custom-title","customTitle":"grown","sessionId":"`+alpha+`"}`)
+				carrytest.AppendLine(t, carrytest.MainOf(t, a, alpha), `{"type":"custom-title","customTitle":"grown","sessionId":"`+alpha+`"}`)
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestPushKillChild$")
 			cmd.Env = append(os.Environ(), "KILL_AT="+strconv.Itoa(at), "KILL_REMOTE="+url, "KILL_ROOT="+a)
@@ -187,15 +188,15 @@ func TestPullKilled(t *testing.T) {
 	a := damage.CopyStore(t, "2.1.332")
 	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 	for _, grown := range []bool{false, true} {
-		want := emptyStore(t)
+		want := carrytest.EmptyStore(t)
 		pull(t, st, want, "laptop", "/home/b", carryremote.PullOptions{})
 		if grown {
-			appendLine(t, mainOf(t, a, alpha), `{"type":"custom-title","customTitle":"grown `+strconv.Itoa(len(dir))+`","sessionId":"`+alpha+`"}`)
+			carrytest.AppendLine(t, carrytest.MainOf(t, a, alpha), `{"type":"custom-title","customTitle":"grown `+strconv.Itoa(len(dir))+`","sessionId":"`+alpha+`"}`)
 			push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 		}
 		steps := -1
 		for at := 0; steps < 0 || at < steps; at++ {
-			b := emptyStore(t)
+			b := carrytest.EmptyStore(t)
 			if grown {
 				copyTree(t, want, b)
 			}
@@ -228,7 +229,7 @@ func TestPullKilled(t *testing.T) {
 				t.Fatalf("%s: the store is not as it was after the recovery", what)
 			}
 			pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{})
-			full := emptyStore(t)
+			full := carrytest.EmptyStore(t)
 			pull(t, st, full, "laptop", "/home/b", carryremote.PullOptions{})
 			if !equalMaps(treeSums(t, full), treeSums(t, b)) {
 				t.Fatalf("%s: the next pull did not make the store as planned", what)

@@ -10,14 +10,13 @@ import (
 	"testing"
 
 	"github.com/cfix-dev/cfix/carry"
+	"github.com/cfix-dev/cfix/carry/carrytest"
 	"github.com/cfix-dev/cfix/carryremote"
-	"github.com/cfix-dev/cfix/changeset"
 	"github.com/cfix-dev/cfix/e2e/s3server"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/pack"
 	"github.com/cfix-dev/cfix/remote"
 	"github.com/cfix-dev/cfix/store"
-	"github.com/cfix-dev/cfix/validate"
 )
 
 const (
@@ -58,14 +57,6 @@ func countFiles(t *testing.T, dir string) int {
 	return n
 }
 
-func emptyStore(t *testing.T) string {
-	root := filepath.Join(t.TempDir(), ".claude")
-	if err := os.MkdirAll(filepath.Join(root, "projects"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // push plans and applies a push of root as machine.
 func push(t *testing.T, st remote.Store, root, machine, home string, o carryremote.PushOptions) (*carryremote.PushPlan, *carryremote.Pushed) {
 	t.Helper()
@@ -90,66 +81,8 @@ func pull(t *testing.T, st remote.Store, root, machine, home string, o carryremo
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Cleanup)
-	if !p.ChangeSet.Empty() {
-		if _, err := changeset.Apply(p.ChangeSet, changeset.ApplyOptions{JournalDir: t.TempDir(), Force: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	carrytest.Apply(t, p.ChangeSet)
 	return p
-}
-
-func mainOf(t *testing.T, root, id string) string {
-	t.Helper()
-	l, err := store.Scan(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := carry.FindSession(root, l, id, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Path
-}
-
-func appendLine(t *testing.T, path, line string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(line + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
-func noErrors(t *testing.T, root string) {
-	t.Helper()
-	rep, err := validate.Run(validate.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range rep.Findings {
-		if f.Severity == validate.Error {
-			t.Errorf("%s:%d: %s %s", f.Path, f.Line, f.Code, f.Message)
-		}
-	}
-}
-
-// sameButCWD: the two transcripts are equal but for cwd fields.
-func sameButCWD(t *testing.T, a, b, old, new string) {
-	t.Helper()
-	la, lb := damage.Lines(t, a), damage.Lines(t, b)
-	if len(la) != len(lb) {
-		t.Fatalf("%s has %d lines, %s %d", a, len(la), b, len(lb))
-	}
-	tr := &changeset.Transform{Kind: changeset.TransformRetarget, OldDir: old, NewDir: new}
-	for i := range la {
-		want, _ := tr.Line(la[i])
-		if !bytes.Equal(want, lb[i]) {
-			t.Fatalf("line %d differs:\n%s\n%s", i+1, la[i], lb[i])
-		}
-	}
 }
 
 func sessionCount(t *testing.T, root string) int {
@@ -174,7 +107,7 @@ func sessionCount(t *testing.T, root string) int {
 func TestPushPull(t *testing.T) {
 	remotes(t, func(t *testing.T, st remote.Store, count func() int) {
 		a := damage.CopyStore(t, "2.1.332")
-		b := emptyStore(t)
+		b := carrytest.EmptyStore(t)
 		n := sessionCount(t, a)
 		p, res := push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 		if len(p.Items) != n || len(res.Written) != n+1 || len(res.Removed) != 0 {
@@ -201,12 +134,12 @@ func TestPushPull(t *testing.T) {
 				t.Fatalf("landed %+v: not new, or not under the mapped home", l)
 			}
 		}
-		noErrors(t, b)
-		mainA, mainB := mainOf(t, a, alpha), mainOf(t, b, alpha)
-		sameButCWD(t, mainA, mainB, alphaCWD, "/home/b/work/alpha")
+		carrytest.NoErrors(t, b)
+		mainA, mainB := carrytest.MainOf(t, a, alpha), carrytest.MainOf(t, b, alpha)
+		carrytest.SameButCWD(t, mainA, mainB, alphaCWD, "/home/b/work/alpha")
 
 		// A goes on: only that session is sent.
-		appendLine(t, mainA, `{"type":"custom-title","customTitle":"went on at A","sessionId":"`+alpha+`"}`)
+		carrytest.AppendLine(t, mainA, `{"type":"custom-title","customTitle":"went on at A","sessionId":"`+alpha+`"}`)
 		before := count()
 		p, res = push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 		if len(p.Items) != 1 || p.Items[0].ID != alpha || p.Items[0].Why != "changed" || len(res.Written) != 2 || len(res.Removed) != 1 {
@@ -223,10 +156,10 @@ func TestPushPull(t *testing.T) {
 		if hows[carry.LandAppend] != 1 || hows[carry.LandSame] != n-1 {
 			t.Fatalf("second pull: %v", hows)
 		}
-		sameButCWD(t, mainA, mainB, alphaCWD, "/home/b/work/alpha")
+		carrytest.SameButCWD(t, mainA, mainB, alphaCWD, "/home/b/work/alpha")
 
 		// B goes on, pushes as its own machine; A pulls it.
-		appendLine(t, mainB, `{"type":"custom-title","customTitle":"went on at B","sessionId":"`+alpha+`"}`)
+		carrytest.AppendLine(t, mainB, `{"type":"custom-title","customTitle":"went on at B","sessionId":"`+alpha+`"}`)
 		push(t, st, b, "desk", "/home/b", carryremote.PushOptions{})
 		pl = pull(t, st, a, "desk", "/home/dev", carryremote.PullOptions{})
 		hows = map[string]int{}
@@ -236,20 +169,20 @@ func TestPushPull(t *testing.T) {
 		if hows[carry.LandAppend] != 1 || len(pl.Sessions) != n {
 			t.Fatalf("pull at A: %v", hows)
 		}
-		sameButCWD(t, mainA, mainB, alphaCWD, "/home/b/work/alpha")
+		carrytest.SameButCWD(t, mainA, mainB, alphaCWD, "/home/b/work/alpha")
 		for _, root := range []string{a, b} {
-			body, _ := os.ReadFile(mainOf(t, root, alpha))
+			body, _ := os.ReadFile(carrytest.MainOf(t, root, alpha))
 			if !bytes.Contains(body, []byte("went on at A")) || !bytes.Contains(body, []byte("went on at B")) {
 				t.Fatalf("%s lacks a line written on one machine", root)
 			}
 		}
-		noErrors(t, a)
-		noErrors(t, b)
+		carrytest.NoErrors(t, a)
+		carrytest.NoErrors(t, b)
 
 		// Both go on at once: each keeps its lines, the other's lands as a
 		// fork titled with its machine; nothing is lost.
-		appendLine(t, mainA, `{"type":"custom-title","customTitle":"only at A","sessionId":"`+alpha+`"}`)
-		appendLine(t, mainB, `{"type":"custom-title","customTitle":"only at B","sessionId":"`+alpha+`"}`)
+		carrytest.AppendLine(t, mainA, `{"type":"custom-title","customTitle":"only at A","sessionId":"`+alpha+`"}`)
+		carrytest.AppendLine(t, mainB, `{"type":"custom-title","customTitle":"only at B","sessionId":"`+alpha+`"}`)
 		push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 		push(t, st, b, "desk", "/home/b", carryremote.PushOptions{})
 		pl = pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{})
@@ -262,7 +195,7 @@ func TestPushPull(t *testing.T) {
 		if fork == "" {
 			t.Fatalf("no fork: %+v", pl.Sessions)
 		}
-		fb, _ := os.ReadFile(mainOf(t, b, fork))
+		fb, _ := os.ReadFile(carrytest.MainOf(t, b, fork))
 		if !bytes.Contains(fb, []byte("only at A (from laptop)")) {
 			t.Fatalf("the fork is not titled with its machine")
 		}
@@ -278,7 +211,7 @@ func TestPushPull(t *testing.T) {
 		}
 		// A goes on after the fork landed at B: the fork gets what it
 		// lacks, its title line last, and no other fork is made.
-		appendLine(t, mainA, `{"type":"custom-title","customTitle":"after the fork at A","sessionId":"`+alpha+`"}`)
+		carrytest.AppendLine(t, mainA, `{"type":"custom-title","customTitle":"after the fork at A","sessionId":"`+alpha+`"}`)
 		push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{})
 		pl = pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{})
 		grew, forks := false, 0
@@ -293,11 +226,11 @@ func TestPushPull(t *testing.T) {
 		if !grew || forks > 0 {
 			t.Fatalf("a pull after the remote went on past its fork: %+v", pl.Sessions)
 		}
-		fb, _ = os.ReadFile(mainOf(t, b, fork))
+		fb, _ = os.ReadFile(carrytest.MainOf(t, b, fork))
 		if !bytes.Contains(fb, []byte("after the fork at A")) || !bytes.HasSuffix(fb, carry.TitleLine("only at A (from laptop)", fork)) {
 			t.Fatalf("the fork lacks A's new line, or its title line is not last:\n%s", fb[max(0, len(fb)-600):])
 		}
-		noErrors(t, b)
+		carrytest.NoErrors(t, b)
 		if pl = pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{}); !pl.ChangeSet.Empty() {
 			t.Fatalf("a pull again after the fork grew plans %d ops", len(pl.ChangeSet.Ops))
 		}
@@ -321,8 +254,8 @@ func TestPushPull(t *testing.T) {
 		if len(texts) > 0 {
 			t.Fatal(strings.Join(texts, "; "))
 		}
-		noErrors(t, a)
-		noErrors(t, b)
+		carrytest.NoErrors(t, a)
+		carrytest.NoErrors(t, b)
 	})
 }
 
@@ -333,7 +266,7 @@ func TestPullPlace(t *testing.T) {
 	st, _ := remote.Open("file://" + dir)
 	a := damage.CopyStore(t, "2.1.332")
 	push(t, st, a, "laptop", "/home/dev", carryremote.PushOptions{Sessions: []string{alpha}})
-	b := emptyStore(t)
+	b := carrytest.EmptyStore(t)
 	pl := pull(t, st, b, "laptop", "/home/b", carryremote.PullOptions{Place: pack.Place{Map: []string{"/home/dev/work=/srv/src"}}})
 	if len(pl.Sessions) != 1 || pl.Sessions[0].Dir != "/srv/src/alpha" {
 		t.Fatalf("landed %+v", pl.Sessions)

@@ -16,64 +16,68 @@ import (
 	"github.com/cfix-dev/cfix/store"
 )
 
+// describeCases are attachments of every kind, their lines, and whether
+// they are left out by default.
+var describeCases = []struct {
+	in, line string
+	quiet    bool
+}{
+	{`{"type":"file","filename":"/w/src/x.go","displayPath":"src/x.go","content":{"type":"text","file":{"filePath":"/w/src/x.go","content":"a\nb\n","numLines":120,"startLine":1,"totalLines":120}}}`,
+		"attachment · file src/x.go (120 lines)", false},
+	{`{"type":"file","filename":"/w/big.go","content":{"type":"text","file":{"content":"x","numLines":2000,"startLine":1,"totalLines":5000}}}`,
+		"attachment · file /w/big.go (lines 1 to 2000 of 5000)", false},
+	{`{"type":"file","filename":"/w/a.png","content":{"type":"image","file":{}}}`, "attachment · file /w/a.png (image)", false},
+	{`{"type":"compact_file_reference","filename":"/w/a.go","displayPath":"a.go"}`, "attachment · file a.go (read before the compaction, named only)", false},
+	{`{"type":"directory","path":"/w/src","content":"a.go\nb.go\n"}`, "attachment · directory /w/src (2 entries)", false},
+	{`{"type":"edited_text_file","filename":"/w/a.go","snippet":"1 x\n2 y"}`, "attachment · file changed /w/a.go (2 lines of it)", false},
+	{`{"type":"selected_lines_in_ide","filename":"/w/a.go","lineStart":3,"lineEnd":9,"content":"x"}`, "attachment · lines selected in the IDE /w/a.go (lines 3 to 9)", false},
+	{`{"type":"nested_memory","path":"/w/sub/CLAUDE.md","displayPath":"sub/CLAUDE.md","content":{"path":"/w/sub/CLAUDE.md","type":"Project","content":"one\ntwo\nthree"}}`,
+		"attachment · memory sub/CLAUDE.md (3 lines)", false},
+	{`{"type":"diagnostics","files":[{"uri":"file:///w/a.go","diagnostics":[{},{}]},{"uri":"file:///w/b.go","diagnostics":[{}]}]}`, "attachment · diagnostics: 3 in 2 files", false},
+	{`{"type":"diagnostics","files":[{"uri":"file:///w/a.go","diagnostics":[{}]}]}`, "attachment · diagnostics: 1 in /w/a.go", false},
+	{`{"type":"diagnostics","files":[]}`, "attachment · diagnostics: 0 in 0 files", true},
+	{`{"type":"todo_reminder","content":[{"content":"a","status":"completed"},{"content":"b","status":"pending"},{"content":"c","status":"pending"},{"content":"d","status":"in_progress"}],"itemCount":4}`,
+		"attachment · todo list (4 items, 1 done)", false},
+	{`{"type":"task_reminder","content":[],"itemCount":0}`, "attachment · task list (0 items)", true},
+	{`{"type":"hook_success","hookName":"SessionStart:resume","hookEvent":"SessionStart","content":"","stdout":"cfix guard: this session resumes cleanly\nmore","stderr":"","exitCode":0}`,
+		"attachment · hook output (SessionStart:resume): cfix guard: this session resumes cleanly…", false},
+	{`{"type":"hook_success","hookName":"Stop","hookEvent":"Stop","content":"","stdout":"","exitCode":0}`, "attachment · hook ran (Stop)", true},
+	{`{"type":"hook_additional_context","content":["be brief"],"hookName":"SessionStart","hookEvent":"SessionStart"}`, "attachment · hook context (SessionStart): be brief", false},
+	{`{"type":"hook_system_message","content":"lint passed","hookName":"PostToolUse:Bash","hookEvent":"PostToolUse"}`, "attachment · hook message (PostToolUse:Bash): lint passed", false},
+	{`{"type":"hook_non_blocking_error","hookName":"Stop","stderr":"exit 2: no"}`, "attachment · hook error (Stop): exit 2: no", false},
+	{`{"type":"queued_command","prompt":"and then the tests","commandMode":"prompt"}`, "attachment · prompt queued while Claude worked: and then the tests", false},
+	{`{"type":"queued_command","prompt":[{"type":"text","text":"look at this"},{"type":"image"}]}`, "attachment · prompt queued while Claude worked: look at this", false},
+	{`{"type":"invoked_skills","skills":[{"name":"pdf","path":"/s","content":"x"},{"name":"xlsx"}]}`, "attachment · skills invoked: pdf, xlsx", false},
+	{`{"type":"plan_file_reference","planFilePath":"/h/.claude/plans/p.md","planContent":"# plan\n1. a\n"}`, "attachment · plan /h/.claude/plans/p.md (2 lines)", false},
+	{`{"type":"plan_mode_exit","planFilePath":"/p.md","planExists":true}`, "attachment · plan mode ended /p.md", false},
+	{`{"type":"mcp_resource","server":"docs","uri":"docs://a","content":{}}`, "attachment · MCP resource docs://a (server docs)", false},
+	{`{"type":"prompt_snapshot","systemPrompt":["You are"],"tools":[{},{},{}]}`, "attachment · prompt snapshot: the system prompt and 3 tool schemas sent", true},
+	{`{"type":"skill_listing","content":"- a: x\n- b: y","skillCount":36,"isInitial":true}`, "attachment · skill listing (36 skills)", true},
+	{`{"type":"deferred_tools_delta","addedNames":["A","B"],"addedLines":["A","B"],"removedNames":["C"]}`, "attachment · deferred tools (2 added, 1 removed)", true},
+	{`{"type":"agent_listing_delta","addedTypes":["x"],"addedLines":["- x"],"removedTypes":[]}`, "attachment · agent listing (1 added)", true},
+	{`{"type":"mcp_instructions_delta","addedNames":[],"addedBlocks":[],"removedNames":["s"]}`, "attachment · MCP server instructions (0 added, 1 removed)", true},
+	{`{"type":"environment","snapshot":{"workingDirectory":"/w","platform":"linux","shell":"bash"}}`, "attachment · environment (linux, bash, /w)", true},
+	{`{"type":"model","identity":{"modelId":"claude-opus-5-5"},"text":"You are"}`, "attachment · model claude-opus-5-5", true},
+	{`{"type":"date","date":"2026-11-21"}`, "attachment · date 2026-11-21", true},
+	{`{"type":"total_tokens_reminder","text":"x"}`, "attachment · token usage reminder", true},
+	{`{"type":"remote_session_change","commit":"Co-Authored-By: x"}`, "attachment · commit and pull request attribution", true},
+	{`{"type":"command_permissions","allowedTools":["Bash"]}`, "attachment · tools the command allows (1)", true},
+	// Kinds cfix does not know: the type, and what it names.
+	{`{"type":"brand_new_thing","filename":"/w/n.txt","x":1}`, "attachment · brand new thing /w/n.txt", false},
+	{`{"type":"other_thing"}`, "attachment · other thing", false},
+	{`{"filename":"/w/a"}`, "attachment · of no type /w/a", false},
+	{`null`, "attachment · that is not an object", false},
+	{`"a string"`, "attachment · that is not an object", false},
+	{``, "attachment · that is not an object", false},
+	// What comes from the file stays on one line.
+	{`{"type":"hook_additional_context","content":["\u001b[31mred\r\nnext"],"hookName":"Start\nx"}`, "attachment · hook context (Start x): [31mred…", false},
+	{`{"type":"file","filename":"/w/a\nb.go"}`, "attachment · file /w/a b.go", false},
+}
+
 // TestDescribe: the line of each kind of attachment, and the kinds left
 // out by default.
 func TestDescribe(t *testing.T) {
-	for _, c := range []struct {
-		in, line string
-		quiet    bool
-	}{
-		{`{"type":"file","filename":"/w/src/x.go","displayPath":"src/x.go","content":{"type":"text","file":{"filePath":"/w/src/x.go","content":"a\nb\n","numLines":120,"startLine":1,"totalLines":120}}}`,
-			"attachment · file src/x.go (120 lines)", false},
-		{`{"type":"file","filename":"/w/big.go","content":{"type":"text","file":{"content":"x","numLines":2000,"startLine":1,"totalLines":5000}}}`,
-			"attachment · file /w/big.go (lines 1 to 2000 of 5000)", false},
-		{`{"type":"file","filename":"/w/a.png","content":{"type":"image","file":{}}}`, "attachment · file /w/a.png (image)", false},
-		{`{"type":"compact_file_reference","filename":"/w/a.go","displayPath":"a.go"}`, "attachment · file a.go (read before the compaction, named only)", false},
-		{`{"type":"directory","path":"/w/src","content":"a.go\nb.go\n"}`, "attachment · directory /w/src (2 entries)", false},
-		{`{"type":"edited_text_file","filename":"/w/a.go","snippet":"1 x\n2 y"}`, "attachment · file changed /w/a.go (2 lines of it)", false},
-		{`{"type":"selected_lines_in_ide","filename":"/w/a.go","lineStart":3,"lineEnd":9,"content":"x"}`, "attachment · lines selected in the IDE /w/a.go (lines 3 to 9)", false},
-		{`{"type":"nested_memory","path":"/w/sub/CLAUDE.md","displayPath":"sub/CLAUDE.md","content":{"path":"/w/sub/CLAUDE.md","type":"Project","content":"one\ntwo\nthree"}}`,
-			"attachment · memory sub/CLAUDE.md (3 lines)", false},
-		{`{"type":"diagnostics","files":[{"uri":"file:///w/a.go","diagnostics":[{},{}]},{"uri":"file:///w/b.go","diagnostics":[{}]}]}`, "attachment · diagnostics: 3 in 2 files", false},
-		{`{"type":"diagnostics","files":[{"uri":"file:///w/a.go","diagnostics":[{}]}]}`, "attachment · diagnostics: 1 in /w/a.go", false},
-		{`{"type":"diagnostics","files":[]}`, "attachment · diagnostics: 0 in 0 files", true},
-		{`{"type":"todo_reminder","content":[{"content":"a","status":"completed"},{"content":"b","status":"pending"},{"content":"c","status":"pending"},{"content":"d","status":"in_progress"}],"itemCount":4}`,
-			"attachment · todo list (4 items, 1 done)", false},
-		{`{"type":"task_reminder","content":[],"itemCount":0}`, "attachment · task list (0 items)", true},
-		{`{"type":"hook_success","hookName":"SessionStart:resume","hookEvent":"SessionStart","content":"","stdout":"cfix guard: this session resumes cleanly\nmore","stderr":"","exitCode":0}`,
-			"attachment · hook output (SessionStart:resume): cfix guard: this session resumes cleanly…", false},
-		{`{"type":"hook_success","hookName":"Stop","hookEvent":"Stop","content":"","stdout":"","exitCode":0}`, "attachment · hook ran (Stop)", true},
-		{`{"type":"hook_additional_context","content":["be brief"],"hookName":"SessionStart","hookEvent":"SessionStart"}`, "attachment · hook context (SessionStart): be brief", false},
-		{`{"type":"hook_system_message","content":"lint passed","hookName":"PostToolUse:Bash","hookEvent":"PostToolUse"}`, "attachment · hook message (PostToolUse:Bash): lint passed", false},
-		{`{"type":"hook_non_blocking_error","hookName":"Stop","stderr":"exit 2: no"}`, "attachment · hook error (Stop): exit 2: no", false},
-		{`{"type":"queued_command","prompt":"and then the tests","commandMode":"prompt"}`, "attachment · prompt queued while Claude worked: and then the tests", false},
-		{`{"type":"queued_command","prompt":[{"type":"text","text":"look at this"},{"type":"image"}]}`, "attachment · prompt queued while Claude worked: look at this", false},
-		{`{"type":"invoked_skills","skills":[{"name":"pdf","path":"/s","content":"x"},{"name":"xlsx"}]}`, "attachment · skills invoked: pdf, xlsx", false},
-		{`{"type":"plan_file_reference","planFilePath":"/h/.claude/plans/p.md","planContent":"# plan\n1. a\n"}`, "attachment · plan /h/.claude/plans/p.md (2 lines)", false},
-		{`{"type":"plan_mode_exit","planFilePath":"/p.md","planExists":true}`, "attachment · plan mode ended /p.md", false},
-		{`{"type":"mcp_resource","server":"docs","uri":"docs://a","content":{}}`, "attachment · MCP resource docs://a (server docs)", false},
-		{`{"type":"prompt_snapshot","systemPrompt":["You are"],"tools":[{},{},{}]}`, "attachment · prompt snapshot: the system prompt and 3 tool schemas sent", true},
-		{`{"type":"skill_listing","content":"- a: x\n- b: y","skillCount":36,"isInitial":true}`, "attachment · skill listing (36 skills)", true},
-		{`{"type":"deferred_tools_delta","addedNames":["A","B"],"addedLines":["A","B"],"removedNames":["C"]}`, "attachment · deferred tools (2 added, 1 removed)", true},
-		{`{"type":"agent_listing_delta","addedTypes":["x"],"addedLines":["- x"],"removedTypes":[]}`, "attachment · agent listing (1 added)", true},
-		{`{"type":"mcp_instructions_delta","addedNames":[],"addedBlocks":[],"removedNames":["s"]}`, "attachment · MCP server instructions (0 added, 1 removed)", true},
-		{`{"type":"environment","snapshot":{"workingDirectory":"/w","platform":"linux","shell":"bash"}}`, "attachment · environment (linux, bash, /w)", true},
-		{`{"type":"model","identity":{"modelId":"claude-opus-5-5"},"text":"You are"}`, "attachment · model claude-opus-5-5", true},
-		{`{"type":"date","date":"2026-11-21"}`, "attachment · date 2026-11-21", true},
-		{`{"type":"total_tokens_reminder","text":"x"}`, "attachment · token usage reminder", true},
-		{`{"type":"remote_session_change","commit":"Co-Authored-By: x"}`, "attachment · commit and pull request attribution", true},
-		{`{"type":"command_permissions","allowedTools":["Bash"]}`, "attachment · tools the command allows (1)", true},
-		// Kinds cfix does not know: the type, and what it names.
-		{`{"type":"brand_new_thing","filename":"/w/n.txt","x":1}`, "attachment · brand new thing /w/n.txt", false},
-		{`{"type":"other_thing"}`, "attachment · other thing", false},
-		{`{"filename":"/w/a"}`, "attachment · of no type /w/a", false},
-		{`null`, "attachment · that is not an object", false},
-		{`"a string"`, "attachment · that is not an object", false},
-		{``, "attachment · that is not an object", false},
-		// What comes from the file stays on one line.
-		{`{"type":"hook_additional_context","content":["\u001b[31mred\r\nnext"],"hookName":"Start\nx"}`, "attachment · hook context (Start x): [31mred…", false},
-		{`{"type":"file","filename":"/w/a\nb.go"}`, "attachment · file /w/a b.go", false},
-	} {
+	for _, c := range describeCases {
 		a := Describe(json.RawMessage(c.in))
 		if a.Line() != c.line || a.Quiet != c.quiet {
 			t.Errorf("%s:\n got %q (quiet %v)\nwant %q (quiet %v)", c.in, a.Line(), a.Quiet, c.line, c.quiet)
@@ -127,6 +131,37 @@ func TestDescribeEveryStore(t *testing.T) {
 	}
 	if len(types) < 25 {
 		t.Errorf("%d attachment types in the stores, want the 29 found when this was written: %v", len(types), types)
+	}
+}
+
+// TestDescribeDoc: each attachment line docs/export.md shows is the
+// Markdown line the export writes of one of describeCases.
+func TestDescribeDoc(t *testing.T) {
+	raw, err := os.ReadFile("../docs/export.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if l, ok := strings.CutPrefix(strings.TrimSpace(l), "- attachment · "); ok {
+			shown = append(shown, "- attachment · "+l)
+		}
+	}
+	if len(shown) == 0 {
+		t.Fatal("docs/export.md shows no attachment line")
+	}
+	written := map[string]bool{}
+	for _, c := range describeCases {
+		var b bytes.Buffer
+		m := &markdown{w: bufio.NewWriter(&b)}
+		m.attachment(Describe(json.RawMessage(c.in)), "", "", false)
+		m.w.Flush()
+		written[strings.TrimSuffix(b.String(), "\n")] = true
+	}
+	for _, l := range shown {
+		if !written[l] {
+			t.Errorf("docs/export.md shows %q, which the export of no attachment of TestDescribe writes", l)
+		}
 	}
 }
 

@@ -3,27 +3,21 @@ package export
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/cfix-dev/cfix/e2e/chromium"
 	"github.com/cfix-dev/cfix/show"
 )
-
-// chromium is the browser the HTML export is checked in.
-const chromium = "/usr/bin/chromium"
 
 // TestHTMLInChromium renders the HTML export of a corpus session (one with
 // a subagent, a compaction, thinking and tool calls) in headless Chromium
 // and checks that the page it loaded holds the conversation, and that the
 // file names no resource to fetch.
 func TestHTMLInChromium(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("%s: %v: the HTML export is tested in headless Chromium; install it (as root: apt-get install -y chromium)", chromium, err)
-	}
+	browser := chromium.New(t, "the HTML export")
 	root, err := filepath.Abs("../testdata/corpus/2.1.88/.claude")
 	if err != nil {
 		t.Fatal(err)
@@ -49,24 +43,7 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	shot := filepath.Join(dir, "shot.png")
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile")}
-	run := func(extra ...string) []byte {
-		cmd := exec.Command(chromium, append(append([]string(nil), args...), extra...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		done := make(chan struct{})
-		timer := time.AfterFunc(90*time.Second, func() { cmd.Process.Kill(); close(done) })
-		out, err := cmd.Output()
-		if !timer.Stop() {
-			<-done
-		}
-		if err != nil {
-			t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.Bytes())
-		}
-		return out
-	}
-	dom := string(run("--dump-dom", "file://"+file))
+	dom := browser.DOM(file)
 	for _, want := range []string{
 		`<section class="msg user">`,
 		`hello, first session`,
@@ -92,7 +69,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if n, m := strings.Count(dom, "<details"), strings.Count(raw, "<details"); n != m {
 		t.Errorf("the page Chromium loaded holds %d <details>, the file %d", n, m)
 	}
-	run("--screenshot="+shot, "--window-size=1280,2000", "file://"+file)
+	browser.Screenshot(file, shot, "1280,2000")
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10000 {
 		t.Errorf("no screenshot of the page: %v", err)
 	}
@@ -112,7 +89,7 @@ func TestHTMLInChromium(t *testing.T) {
 		if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		dom := string(run("--dump-dom", "file://"+file))
+		dom := browser.DOM(file)
 		want := `<div class="attach">attachment · file <code>notes.txt</code> (2 lines)</div>`
 		if mode == AttachAll {
 			want = `<details class="note attach"><summary>attachment · prompt snapshot: the system prompt and 11 tool schemas sent</summary>`

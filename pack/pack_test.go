@@ -11,12 +11,11 @@ import (
 	"filippo.io/age"
 
 	"github.com/cfix-dev/cfix/carry"
-	"github.com/cfix-dev/cfix/changeset"
+	"github.com/cfix-dev/cfix/carry/carrytest"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/internal/wild"
 	"github.com/cfix-dev/cfix/pack"
 	"github.com/cfix-dev/cfix/store"
-	"github.com/cfix-dev/cfix/validate"
 )
 
 // Sessions of the corpus stores with a family: flat subagents and todo
@@ -57,16 +56,6 @@ func packed(t *testing.T, root string, o pack.Options, sessions ...string) (stri
 	return path, w
 }
 
-// emptyStore makes a store with no session.
-func emptyStore(t *testing.T) string {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), ".claude")
-	if err := os.MkdirAll(filepath.Join(root, "projects"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // unpack plans and applies the unpack of path into root.
 func unpack(t *testing.T, root, path string, o pack.UnpackOptions) *pack.Plan {
 	t.Helper()
@@ -76,60 +65,22 @@ func unpack(t *testing.T, root, path string, o pack.UnpackOptions) *pack.Plan {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Cleanup)
-	if !p.ChangeSet.Empty() {
-		if _, err := changeset.Apply(p.ChangeSet, changeset.ApplyOptions{JournalDir: t.TempDir(), Force: true}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	carrytest.Apply(t, p.ChangeSet)
 	return p
-}
-
-// mainOf returns the main transcript of session id in root.
-func mainOf(t *testing.T, root, id string) string {
-	t.Helper()
-	l, err := store.Scan(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := carry.FindSession(root, l, id, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Path
-}
-
-// sameButCWD compares two transcripts line by line: equal but for the
-// cwd fields, old in a and new in b.
-func sameButCWD(t *testing.T, a, b, old, new string) {
-	t.Helper()
-	la, lb := damage.Lines(t, a), damage.Lines(t, b)
-	if len(la) != len(lb) {
-		t.Fatalf("%s has %d lines, %s %d", a, len(la), b, len(lb))
-	}
-	tr := &changeset.Transform{Kind: changeset.TransformRetarget, OldDir: old, NewDir: new}
-	for i := range la {
-		want := la[i]
-		if old != "" {
-			want, _ = tr.Line(la[i])
-		}
-		if !bytes.Equal(want, lb[i]) {
-			t.Fatalf("line %d differs:\n%s\n%s", i+1, la[i], lb[i])
-		}
-	}
 }
 
 func TestRoundTrip(t *testing.T) {
 	for _, c := range families {
 		t.Run(c.version, func(t *testing.T) {
 			src := copyStore(t, c.version)
-			main := mainOf(t, src, c.session)
+			main := carrytest.MainOf(t, src, c.session)
 			cwd := carry.FirstCWD(main, 200)
 			path, w := packed(t, src, pack.Options{}, c.session)
 			m := w.Manifest
 			if len(m.Sessions) != 1 || m.Sessions[0].ID != c.session || m.Sessions[0].CWD != cwd || m.Host != "laptop" {
 				t.Fatalf("manifest: %+v", m.Sessions)
 			}
-			members, _, err := carry.Members(src, mustScan(t, src), store.File{Path: main, Session: c.session, Project: filepath.Base(filepath.Dir(main))})
+			members, _, err := carry.Members(src, carrytest.Scan(t, src), store.File{Path: main, Session: c.session, Project: filepath.Base(filepath.Dir(main))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,14 +88,14 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("the pack holds %d members, the family %d", len(m.Files), len(members))
 			}
 
-			dst := emptyStore(t)
+			dst := carrytest.EmptyStore(t)
 			to := filepath.Join(t.TempDir(), "work")
 			p := unpack(t, dst, path, pack.UnpackOptions{Place: pack.Place{To: to}})
 			if len(p.Sessions) != 1 || p.Sessions[0].How != carry.LandNew || p.Sessions[0].ID != c.session {
 				t.Fatalf("landed: %+v", p.Sessions)
 			}
 			got := filepath.Join(dst, "projects", store.EncodeProject(to), c.session+".jsonl")
-			sameButCWD(t, main, got, cwd, to)
+			carrytest.SameButCWD(t, main, got, cwd, to)
 			// Every other member of the family, byte for byte, in its place.
 			for _, mb := range members {
 				if mb.Dir || mb.Path == main {
@@ -160,14 +111,14 @@ func TestRoundTrip(t *testing.T) {
 					t.Fatalf("%s: %v", mb.Rel, err)
 				}
 				if strings.HasSuffix(rel, ".jsonl") {
-					sameButCWD(t, mb.Path, filepath.Join(dst, filepath.FromSlash(rel)), cwd, to)
+					carrytest.SameButCWD(t, mb.Path, filepath.Join(dst, filepath.FromSlash(rel)), cwd, to)
 					continue
 				}
 				if wb, _ := os.ReadFile(mb.Path); !bytes.Equal(wb, gb) {
 					t.Errorf("%s differs", mb.Rel)
 				}
 			}
-			noErrors(t, dst)
+			carrytest.NoErrors(t, dst)
 
 			// Again: the same session, nothing to do.
 			p = unpack(t, dst, path, pack.UnpackOptions{})
@@ -178,42 +129,6 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func mustScan(t *testing.T, root string) *store.Layout {
-	t.Helper()
-	l, err := store.Scan(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-// noErrors fails on an error finding of validate in root.
-func noErrors(t *testing.T, root string) {
-	t.Helper()
-	rep, err := validate.Run(validate.Options{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range rep.Findings {
-		if f.Severity == validate.Error {
-			t.Errorf("%s:%d: %s %s", f.Path, f.Line, f.Code, f.Message)
-		}
-	}
-}
-
-// appendLine appends a line to a file.
-func appendLine(t *testing.T, path, line string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(line + "\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-}
-
 // TestAppendAndFork: a session here that the pack continues gets what it
 // lacks appended; one that went its own way stays, and the pack's lands
 // beside it under a new id, titled with the machine it came from.
@@ -221,24 +136,24 @@ func TestAppendAndFork(t *testing.T) {
 	c := families[1]
 	src := damage.CopyStore(t, c.version)
 	path, _ := packed(t, src, pack.Options{}, c.session)
-	dst := emptyStore(t)
+	dst := carrytest.EmptyStore(t)
 	to := filepath.Join(t.TempDir(), "work")
 	unpack(t, dst, path, pack.UnpackOptions{Place: pack.Place{To: to}})
-	here := mainOf(t, dst, c.session)
+	here := carrytest.MainOf(t, dst, c.session)
 
 	// The session goes on at the source: the pack holds more.
-	main := mainOf(t, src, c.session)
-	appendLine(t, main, `{"type":"custom-title","customTitle":"went on","sessionId":"`+c.session+`"}`)
+	main := carrytest.MainOf(t, src, c.session)
+	carrytest.AppendLine(t, main, `{"type":"custom-title","customTitle":"went on","sessionId":"`+c.session+`"}`)
 	path, _ = packed(t, src, pack.Options{}, c.session)
 	p := unpack(t, dst, path, pack.UnpackOptions{})
 	if p.Sessions[0].How != carry.LandAppend || p.Sessions[0].Dir != to {
 		t.Fatalf("landed: %+v", p.Sessions)
 	}
-	sameButCWD(t, main, here, c.cwd, to)
+	carrytest.SameButCWD(t, main, here, c.cwd, to)
 
 	// Both go on, each its own way: a fork.
-	appendLine(t, main, `{"type":"custom-title","customTitle":"at the source","sessionId":"`+c.session+`"}`)
-	appendLine(t, here, `{"type":"custom-title","customTitle":"here","sessionId":"`+c.session+`"}`)
+	carrytest.AppendLine(t, main, `{"type":"custom-title","customTitle":"at the source","sessionId":"`+c.session+`"}`)
+	carrytest.AppendLine(t, here, `{"type":"custom-title","customTitle":"here","sessionId":"`+c.session+`"}`)
 	before, _ := os.ReadFile(here)
 	path, _ = packed(t, src, pack.Options{}, c.session)
 	p = unpack(t, dst, path, pack.UnpackOptions{})
@@ -249,13 +164,13 @@ func TestAppendAndFork(t *testing.T) {
 	if after, _ := os.ReadFile(here); !bytes.Equal(before, after) {
 		t.Fatal("the session here changed")
 	}
-	fork := mainOf(t, dst, l.ID)
+	fork := carrytest.MainOf(t, dst, l.ID)
 	fb, _ := os.ReadFile(fork)
 	if !bytes.Contains(fb, []byte(`"customTitle":"at the source (from laptop)"`)) || !bytes.Contains(fb, []byte(`"sessionId":"`+l.ID+`"`)) ||
 		bytes.Contains(fb, []byte(`"sessionId":"`+c.session+`"`)) {
 		t.Fatalf("the fork is not titled with its machine, or its entries name the old id")
 	}
-	noErrors(t, dst)
+	carrytest.NoErrors(t, dst)
 }
 
 // TestEncrypted: a pack encrypted to an X25519 recipient or with a
@@ -286,7 +201,7 @@ func TestEncrypted(t *testing.T) {
 	}
 	refused := func(path string, keys pack.Keys, want string) {
 		t.Helper()
-		_, err := pack.Unpack(pack.UnpackOptions{Root: emptyStore(t), Pack: path, Keys: keys, Staging: t.TempDir()})
+		_, err := pack.Unpack(pack.UnpackOptions{Root: carrytest.EmptyStore(t), Pack: path, Keys: keys, Staging: t.TempDir()})
 		var ke *pack.KeyError
 		if !errors.As(err, &ke) || !strings.Contains(err.Error(), want) {
 			t.Fatalf("unpack of %s: %v, want a KeyError saying %q", path, err, want)
@@ -298,7 +213,7 @@ func TestEncrypted(t *testing.T) {
 	refused(pass, pack.Keys{Passphrase: func() (string, error) { return "wrong", nil }}, "passphrase does not open")
 
 	to := filepath.Join(t.TempDir(), "work")
-	want := emptyStore(t)
+	want := carrytest.EmptyStore(t)
 	unpack(t, want, plain, pack.UnpackOptions{Place: pack.Place{To: to}})
 	for _, k := range []struct {
 		path string
@@ -307,7 +222,7 @@ func TestEncrypted(t *testing.T) {
 		{enc, pack.Keys{Identities: []age.Identity{other, id}}},
 		{pass, pack.Keys{Passphrase: func() (string, error) { return "correct horse", nil }}},
 	} {
-		dst := emptyStore(t)
+		dst := carrytest.EmptyStore(t)
 		p := unpack(t, dst, k.path, pack.UnpackOptions{Keys: k.keys, Place: pack.Place{To: to}})
 		if p.Encrypted == "" {
 			t.Errorf("%s: not seen as encrypted", k.path)
@@ -358,7 +273,7 @@ func TestHistory(t *testing.T) {
 	if w.Manifest.Sessions[0].Prompts != 2 {
 		t.Fatalf("packed %d prompts, want 2", w.Manifest.Sessions[0].Prompts)
 	}
-	dst := emptyStore(t)
+	dst := carrytest.EmptyStore(t)
 	mine := `{"display":"mine","timestamp":9,"project":"/x","sessionId":"` + other + `"}` + "\n"
 	if err := os.WriteFile(filepath.Join(dst, "history.jsonl"), []byte(mine), 0o600); err != nil {
 		t.Fatal(err)
@@ -410,7 +325,7 @@ func TestTwoIntoOneIndex(t *testing.T) {
 	if strings.Join(ids, " ") != strings.Join(want, " ") {
 		t.Fatalf("the index lists %v, want %v", ids, want)
 	}
-	noErrors(t, dst)
+	carrytest.NoErrors(t, dst)
 }
 
 // toyRedactor takes one planted token out, as secrets.Filter takes
@@ -441,12 +356,12 @@ func (toyRedactor) TextRules(s string, rules map[string]int) (string, int) {
 func TestRedact(t *testing.T) {
 	c := families[1]
 	src := damage.CopyStore(t, c.version)
-	main := mainOf(t, src, c.session)
-	appendLine(t, main, `{"type":"custom-title","customTitle":"deploy with `+token+`","sessionId":"`+c.session+`"}`)
+	main := carrytest.MainOf(t, src, c.session)
+	carrytest.AppendLine(t, main, `{"type":"custom-title","customTitle":"deploy with `+token+`","sessionId":"`+c.session+`"}`)
 	sub, _ := filepath.Glob(filepath.Join(filepath.Dir(main), c.session, "subagents", "agent-*"))
 	for _, p := range sub {
 		if strings.HasSuffix(p, ".jsonl") {
-			appendLine(t, p, `{"type":"user","message":{"role":"user","content":"use `+token+`"},"sessionId":"`+c.session+`"}`)
+			carrytest.AppendLine(t, p, `{"type":"user","message":{"role":"user","content":"use `+token+`"},"sessionId":"`+c.session+`"}`)
 		} else if err := os.WriteFile(p, []byte(`{"agentType":"general-purpose","description":"`+token+`"}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +376,7 @@ func TestRedact(t *testing.T) {
 	if s := w.Manifest.Sessions[0]; !w.Manifest.Redacted || s.Redacted != 5 || s.Rules["toy"] != 5 || len(s.Rules) != 1 || strings.Contains(s.Title, token) {
 		t.Fatalf("manifest: redacted %v, %d secrets, title %q", w.Manifest.Redacted, w.Manifest.Sessions[0].Redacted, w.Manifest.Sessions[0].Title)
 	}
-	dst := emptyStore(t)
+	dst := carrytest.EmptyStore(t)
 	unpack(t, dst, path, pack.UnpackOptions{Place: pack.Place{To: filepath.Join(t.TempDir(), "work")}})
 	n := 0
 	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {

@@ -4,16 +4,12 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"filippo.io/age"
@@ -285,6 +281,11 @@ func checkManifest(b []byte) (*Manifest, error) {
 	return &m, nil
 }
 
+// member is what the manifest says of f, for archive.ReadMembers.
+func (f File) member() archive.Member {
+	return archive.Member{Path: f.Path, Dir: f.Dir, Mode: f.Mode, ModTime: f.ModTime, Size: f.Size, SHA256: f.SHA256}
+}
+
 func sha256Hex(s string) bool {
 	if len(s) != 64 {
 		return false
@@ -309,75 +310,14 @@ func (r *Reader) Extract(dst string) error {
 				r.name, changeset.Size(need), dst, changeset.Size(m.Bytes()), changeset.Size(free))
 		}
 	}
-	buf := make([]byte, 256<<10)
-	var dirs []File
-	for _, want := range m.Files {
-		hdr, err := r.tr.Next()
-		if err != nil {
-			return r.damaged("member %s: %v", want.Path, err)
-		}
-		if strings.TrimSuffix(hdr.Name, "/") != want.Path {
-			return r.damaged("member %s where the manifest has %s", visible.String(hdr.Name), visible.String(want.Path))
-		}
-		if want.Dir != (hdr.Typeflag == tar.TypeDir) || !want.Dir && hdr.Typeflag != tar.TypeReg {
-			return r.damaged("member %s: of another kind than the manifest says (cfix packs files and folders, never links)", visible.String(want.Path))
-		}
-		if archive.Sparse(hdr) {
-			return r.damaged("member %s: a sparse file, which cfix never writes", visible.String(want.Path))
-		}
-		if fs.FileMode(hdr.Mode).Perm() != want.Mode.Perm() || !hdr.ModTime.Equal(want.ModTime) {
-			return r.damaged("member %s: mode or modification time differ from the manifest's", visible.String(want.Path))
-		}
-		target := filepath.Join(dst, filepath.FromSlash(want.Path))
-		if want.Dir {
-			if err := os.MkdirAll(target, 0o700); err != nil {
-				return err
-			}
-			dirs = append(dirs, want)
-			continue
-		}
-		if hdr.Size != want.Size {
-			return r.damaged("member %s: %d bytes, the manifest says %d", visible.String(want.Path), hdr.Size, want.Size)
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-			return err
-		}
-		of, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return err
-		}
-		h := sha256.New()
-		n, err := io.CopyBuffer(io.MultiWriter(of, h), io.LimitReader(r.tr, want.Size), buf)
-		if err == nil && n == want.Size {
-			if k, _ := r.tr.Read(buf[:1]); k > 0 {
-				err = fmt.Errorf("longer than the %d bytes the manifest says", want.Size)
-			}
-		}
-		if cerr := of.Close(); err == nil && cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				return err // writing the extracted copy failed
-			}
-			return r.damaged("member %s: %v", visible.String(want.Path), err)
-		}
-		if n != want.Size || hex.EncodeToString(h.Sum(nil)) != want.SHA256 {
-			return r.damaged("member %s: its bytes differ from the manifest's sha256", visible.String(want.Path))
-		}
-		if err := os.Chmod(target, archive.SafeMode(false, want.Mode)); err != nil {
-			return err
-		}
-		if err := os.Chtimes(target, want.ModTime, want.ModTime); err != nil {
-			return err
-		}
+	want := make([]archive.Member, len(m.Files))
+	for i, f := range m.Files {
+		want[i] = f.member()
 	}
-	if hdr, err := r.tr.Next(); err != io.EOF {
-		if err == nil {
-			return r.damaged("member %s is not in the manifest", visible.String(hdr.Name))
-		}
-		return r.damaged("after the last member: %v", err)
+	dirs, err := archive.ReadMembers(r.tr, want, dst, archive.MemberErrors{Damaged: r.damaged, Show: visible.String,
+		Kind: " (cfix packs files and folders, never links)"})
+	if err != nil {
+		return err
 	}
 	// The rest of the stream: tar padding, the zstd checksum, age's last
 	// chunk (a cut pack fails here).
@@ -387,16 +327,5 @@ func (r *Reader) Extract(dst string) error {
 	if _, err := io.Copy(io.Discard, r.in); err != nil {
 		return r.damaged("%v", err)
 	}
-	// Folders last, deepest first: adding their files moved their mtimes.
-	for i := len(dirs) - 1; i >= 0; i-- {
-		d := dirs[i]
-		target := filepath.Join(dst, filepath.FromSlash(d.Path))
-		if err := os.Chmod(target, archive.SafeMode(true, d.Mode)); err != nil {
-			return err
-		}
-		if err := os.Chtimes(target, d.ModTime, d.ModTime); err != nil {
-			return err
-		}
-	}
-	return nil
+	return archive.SetFolders(dst, dirs)
 }

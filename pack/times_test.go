@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cfix-dev/cfix/carry"
+	"github.com/cfix-dev/cfix/carry/carrytest"
 	"github.com/cfix-dev/cfix/internal/damage"
 	"github.com/cfix-dev/cfix/pack"
 )
@@ -26,7 +27,7 @@ func TestLandingTimes(t *testing.T) {
 		return err
 	})
 	path, w := packed(t, src, pack.Options{}, c.session)
-	dst := emptyStore(t)
+	dst := carrytest.EmptyStore(t)
 	to := filepath.Join(t.TempDir(), "work")
 	p := unpack(t, dst, path, pack.UnpackOptions{Place: pack.Place{To: to}})
 	if p.Sessions[0].How != carry.LandNew {
@@ -40,9 +41,9 @@ func TestLandingTimes(t *testing.T) {
 		files++
 		landed := filepath.Join(dst, f.Path)
 		if f.Path == w.Manifest.Sessions[0].Main {
-			landed = mainOf(t, dst, c.session)
+			landed = carrytest.MainOf(t, dst, c.session)
 		} else if rel, err := filepath.Rel(filepath.Join("projects", w.Manifest.Sessions[0].Project), f.Path); err == nil && filepath.IsLocal(rel) {
-			landed = filepath.Join(filepath.Dir(mainOf(t, dst, c.session)), rel)
+			landed = filepath.Join(filepath.Dir(carrytest.MainOf(t, dst, c.session)), rel)
 		}
 		fi, err := os.Stat(landed)
 		if err != nil {
@@ -57,15 +58,15 @@ func TestLandingTimes(t *testing.T) {
 	}
 
 	// Both go on: the pack's lands as a fork, a new session.
-	appendLine(t, mainOf(t, src, c.session), `{"type":"custom-title","customTitle":"at the source","sessionId":"`+c.session+`"}`)
-	appendLine(t, mainOf(t, dst, c.session), `{"type":"custom-title","customTitle":"here","sessionId":"`+c.session+`"}`)
+	carrytest.AppendLine(t, carrytest.MainOf(t, src, c.session), `{"type":"custom-title","customTitle":"at the source","sessionId":"`+c.session+`"}`)
+	carrytest.AppendLine(t, carrytest.MainOf(t, dst, c.session), `{"type":"custom-title","customTitle":"here","sessionId":"`+c.session+`"}`)
 	path, _ = packed(t, src, pack.Options{}, c.session)
 	start := time.Now().Add(-time.Second)
 	p = unpack(t, dst, path, pack.UnpackOptions{})
 	if p.Sessions[0].How != carry.LandFork {
 		t.Fatalf("landed: %+v", p.Sessions)
 	}
-	fork := mainOf(t, dst, p.Sessions[0].ID)
+	fork := carrytest.MainOf(t, dst, p.Sessions[0].ID)
 	n := 0
 	filepath.WalkDir(filepath.Dir(fork), func(q string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || (q != fork && !carry.Under(filepath.Join(filepath.Dir(fork), p.Sessions[0].ID), q)) {

@@ -451,28 +451,16 @@ func write(w io.Writer, m *Manifest, sources []source, recipients []age.Recipien
 	defer zw.Close()
 	zw.Reset(out)
 	tw := tar.NewWriter(zw)
-	mb, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	mb = append(mb, '\n')
-	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: ManifestName, Mode: 0o600, Size: int64(len(mb)),
-		ModTime: m.Created, Format: tar.FormatPAX}); err != nil {
-		return err
-	}
-	if _, err := tw.Write(mb); err != nil {
+	if err := archive.WriteManifest(tw, ManifestName, m, m.Created); err != nil {
 		return err
 	}
 	buf := make([]byte, 256<<10)
 	for i, f := range m.Files {
-		if f.Dir {
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: f.Path + "/", Mode: int64(f.Mode), ModTime: f.ModTime, Format: tar.FormatPAX}); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: f.Path, Mode: int64(f.Mode), Size: f.Size, ModTime: f.ModTime, Format: tar.FormatPAX}); err != nil {
+		if err := archive.WriteHeader(tw, f.member()); err != nil {
 			return err
+		}
+		if f.Dir {
+			continue
 		}
 		h := sha256.New()
 		var n int64

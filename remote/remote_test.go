@@ -188,6 +188,56 @@ func TestS3Errors(t *testing.T) {
 	}
 }
 
+// TestS3ErrorsDoc: the failures docs/push.md shows are those cfix says
+// (a bucket the server lacks, an unknown access key, a wrong secret key,
+// no server), the server's bucket named team-claude there.
+func TestS3ErrorsDoc(t *testing.T) {
+	raw, err := os.ReadFile("../docs/push.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(raw), "A failure says which object and what to check")
+	if !ok {
+		t.Fatal("docs/push.md lacks its failures")
+	}
+	_, block, _ := strings.Cut(after, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	shown := strings.Split(strings.TrimSuffix(block, "\n"), "\n")
+
+	srv := s3server.Start(t)
+	srv.Setenv(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	var got []string
+	say := func(err error) {
+		t.Helper()
+		if err == nil {
+			t.Fatal("no error")
+		}
+		got = append(got, "cfix: "+strings.ReplaceAll(err.Error(), bucket, "team-claude"))
+	}
+	st, _ := remote.Open("s3://team-claude/ana")
+	_, err = st.List(ctx, "")
+	say(err)
+	t.Setenv("AWS_ACCESS_KEY_ID", "nobody")
+	st, _ = remote.Open("s3://" + bucket + "/ana")
+	err = st.Put(ctx, "laptop/index.json", strings.NewReader("x"), 1)
+	say(err)
+	srv.Setenv(t)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+	st, _ = remote.Open("s3://" + bucket + "/ana")
+	_, err = st.Get(ctx, "laptop/index.json")
+	say(err)
+	srv.Setenv(t)
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+	st, _ = remote.Open("s3://" + bucket + "/ana")
+	_, err = st.List(ctx, "")
+	say(err)
+	if strings.Join(got, "\n") != strings.Join(shown, "\n") {
+		t.Errorf("docs/push.md shows\n%s\ncfix says\n%s", strings.Join(shown, "\n"), strings.Join(got, "\n"))
+	}
+}
+
 // TestS3Profile: credentials, region and endpoint from a profile of the
 // AWS files, as the AWS CLI reads them.
 func TestS3Profile(t *testing.T) {

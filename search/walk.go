@@ -2,9 +2,10 @@ package search
 
 import (
 	"bytes"
-	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cfix-dev/cfix/internal/jsonline"
 )
 
 // where tells which field of an entry a string came from.
@@ -68,54 +69,20 @@ func (li *lineInfo) reset() {
 // walker walks one JSON line, keeping the spans a search needs and
 // skipping the rest. It never builds a value.
 type walker struct {
-	b     []byte
-	i     int
-	li    *lineInfo
-	depth int
-	err   error
-}
-
-const maxDepth = 512
-
-// walkError is a syntax error at a byte offset of the line.
-type walkError struct {
-	off int
-	msg string
-}
-
-func (e *walkError) Error() string { return fmt.Sprintf("column %d: %s", e.off+1, e.msg) }
-
-type walkAbort struct{}
-
-func (w *walker) fail(msg string) {
-	if w.err == nil {
-		w.err = &walkError{off: w.i, msg: msg}
-	}
-	panic(walkAbort{})
+	jsonline.Scanner
+	li *lineInfo
 }
 
 // walk fills li from line. The spans found before a syntax error are kept.
-func walk(line []byte, li *lineInfo) (err error) {
+func walk(line []byte, li *lineInfo) error {
 	li.reset()
-	w := walker{b: line, li: li}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(walkAbort); !ok {
-				panic(r)
-			}
-			err = w.err
-		}
-	}()
-	w.ws()
-	if w.i >= len(w.b) || w.b[w.i] != '{' {
-		w.fail("not a JSON object")
-	}
-	w.object(ctxTop, 0, -1)
-	w.ws()
-	if w.i < len(w.b) {
-		w.fail("data after the object")
-	}
-	return nil
+	w := walker{li: li}
+	return w.Walk(line, func() { w.object(ctxTop, 0, -1) })
+}
+
+// raw is the span of a string the scanner read.
+func raw(s jsonline.Span) rawSpan {
+	return rawSpan{start: s.Start, end: s.End, escaped: s.Escaped}
 }
 
 // ctx says what the strings of a value are.
@@ -136,57 +103,12 @@ const (
 	ctxTopContentItem            // an element of an export's content array
 )
 
-func (w *walker) ws() {
-	for w.i < len(w.b) {
-		switch w.b[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
-
-// str reads a string starting at its opening quote.
-func (w *walker) str() rawSpan {
-	w.i++ // the quote
-	start := w.i
-	escaped := false
-	for {
-		j := bytes.IndexByte(w.b[w.i:], '"')
-		if j < 0 {
-			w.i = len(w.b)
-			w.fail("string not terminated")
-		}
-		end := w.i + j
-		// An odd run of backslashes before the quote escapes it.
-		k := end
-		for k > start && w.b[k-1] == '\\' {
-			k--
-		}
-		if k < end {
-			escaped = true
-		}
-		w.i = end + 1
-		if (end-k)%2 == 0 {
-			if !escaped && bytes.IndexByte(w.b[start:end], '\\') >= 0 {
-				escaped = true
-			}
-			return rawSpan{start: int32(start), end: int32(end), escaped: escaped}
-		}
-	}
-}
-
 // value walks one value in context c; strings in a searched context are
 // added with where w and member name key.
 func (w *walker) value(c ctx, wh where, key rawSpan, block int32) {
-	w.ws()
-	if w.i >= len(w.b) {
-		w.fail("unexpected end of line")
-	}
-	switch w.b[w.i] {
+	switch w.Next() {
 	case '"':
-		s := w.str()
+		s := raw(w.Str())
 		switch c {
 		case ctxAll:
 			w.add(s, wh, block, key)
@@ -201,14 +123,8 @@ func (w *walker) value(c ctx, wh where, key rawSpan, block int32) {
 		w.object(c, wh, block)
 	case '[':
 		w.array(c, wh, block)
-	case 't':
-		w.lit("true")
-	case 'f':
-		w.lit("false")
-	case 'n':
-		w.lit("null")
 	default:
-		w.number()
+		w.Scalar()
 	}
 }
 
@@ -216,46 +132,8 @@ func (w *walker) add(s rawSpan, wh where, block int32, key rawSpan) {
 	w.li.spans = append(w.li.spans, textSpan{rawSpan: s, w: wh, block: block, key: key})
 }
 
-func (w *walker) lit(s string) {
-	if !bytes.HasPrefix(w.b[w.i:], []byte(s)) {
-		w.fail("invalid literal")
-	}
-	w.i += len(s)
-}
-
-func (w *walker) number() int {
-	start := w.i
-	for w.i < len(w.b) {
-		switch c := w.b[w.i]; {
-		case c >= '0' && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
-			w.i++
-			continue
-		}
-		break
-	}
-	if w.i == start {
-		w.fail(fmt.Sprintf("invalid character %q", w.b[w.i]))
-	}
-	return start
-}
-
-func (w *walker) enter() {
-	w.depth++
-	if w.depth > maxDepth {
-		w.fail("nested too deep")
-	}
-}
-
 func (w *walker) array(c ctx, wh where, block int32) {
-	w.enter()
-	w.i++
-	w.ws()
-	if w.i < len(w.b) && w.b[w.i] == ']' {
-		w.i++
-		w.depth--
-		return
-	}
-	for {
+	for more := w.Array(); more; more = w.NextElem() {
 		ec, eb := ctxSkip, block
 		switch c {
 		case ctxAll:
@@ -270,64 +148,21 @@ func (w *walker) array(c ctx, wh where, block int32) {
 			ec = ctxTopContentItem
 		}
 		w.value(ec, wh, rawSpan{}, eb)
-		if w.closes(']', "an array") {
-			return
-		}
 	}
 }
 
 func (w *walker) object(c ctx, wh where, block int32) {
-	w.enter()
-	w.i++
-	w.ws()
-	if w.i < len(w.b) && w.b[w.i] == '}' {
-		w.i++
-		w.depth--
-		return
+	for ks, more := w.Object(); more; ks, more = w.NextKey() {
+		k := raw(ks)
+		w.member(c, wh, w.B[k.start:k.end], k, block)
 	}
-	for {
-		w.ws()
-		if w.i >= len(w.b) || w.b[w.i] != '"' {
-			w.fail("expected a member name")
-		}
-		k := w.str()
-		w.ws()
-		if w.i >= len(w.b) || w.b[w.i] != ':' {
-			w.fail("expected : after a member name")
-		}
-		w.i++
-		w.member(c, wh, w.b[k.start:k.end], k, block)
-		if w.closes('}', "an object") {
-			return
-		}
-	}
-}
-
-// closes reads what follows a member of an object or an element of an
-// array (what names which): a comma (false: another follows) or the
-// closer, which ends the container (true).
-func (w *walker) closes(closer byte, what string) bool {
-	w.ws()
-	if w.i >= len(w.b) {
-		w.fail("unexpected end of line in " + what)
-	}
-	if w.b[w.i] == ',' {
-		w.i++
-		return false
-	}
-	if w.b[w.i] != closer {
-		w.fail("expected , or " + string(closer) + " in " + what)
-	}
-	w.i++
-	w.depth--
-	return true
 }
 
 // field reads a member's value as a string span, if it is one.
 func (w *walker) field(dst *rawSpan) {
-	w.ws()
-	if w.i < len(w.b) && w.b[w.i] == '"' {
-		*dst = w.str()
+	w.WS()
+	if w.I < len(w.B) && w.B[w.I] == '"' {
+		*dst = raw(w.Str())
 		return
 	}
 	w.value(ctxSkip, 0, rawSpan{}, -1)
@@ -342,10 +177,10 @@ func (w *walker) member(c ctx, wh where, k []byte, ks rawSpan, block int32) {
 		case "type":
 			w.field(&li.typ)
 		case "timestamp":
-			w.ws()
-			if w.i < len(w.b) && (w.b[w.i] == '-' || w.b[w.i] >= '0' && w.b[w.i] <= '9') {
-				s := w.number()
-				li.tsNumber = w.b[s:w.i]
+			w.WS()
+			if w.I < len(w.B) && (w.B[w.I] == '-' || w.B[w.I] >= '0' && w.B[w.I] <= '9') {
+				s := w.Number()
+				li.tsNumber = w.B[s:w.I]
 				return
 			}
 			w.field(&li.timestamp)
@@ -358,16 +193,16 @@ func (w *walker) member(c ctx, wh where, k []byte, ks rawSpan, block int32) {
 		case "tool_name":
 			w.field(&li.toolName)
 		case "isCompactSummary":
-			w.ws()
-			li.compactSummary = bytes.HasPrefix(w.b[w.i:], []byte("true"))
+			w.WS()
+			li.compactSummary = bytes.HasPrefix(w.B[w.I:], []byte("true"))
 			w.value(ctxSkip, 0, rawSpan{}, -1)
 		case "rowSource":
-			w.ws()
-			li.harness = bytes.HasPrefix(w.b[w.i:], []byte(`"harness"`))
+			w.WS()
+			li.harness = bytes.HasPrefix(w.B[w.I:], []byte(`"harness"`))
 			w.value(ctxSkip, 0, rawSpan{}, -1)
 		case "message":
-			w.ws()
-			li.hasMessage = w.i < len(w.b) && w.b[w.i] == '{'
+			w.WS()
+			li.hasMessage = w.I < len(w.B) && w.B[w.I] == '{'
 			w.value(ctxMessage, 0, rawSpan{}, -1)
 		case "summary":
 			w.value(ctxAll, wSummary, rawSpan{}, -1)
@@ -452,7 +287,7 @@ func (w *walker) member(c ctx, wh where, k []byte, ks rawSpan, block int32) {
 		case "type":
 			var t rawSpan
 			w.field(&t)
-			li.pastedImage = string(w.b[t.start:t.end]) == "image"
+			li.pastedImage = string(w.B[t.start:t.end]) == "image"
 		default:
 			w.value(ctxSkip, 0, rawSpan{}, -1)
 		}
@@ -489,7 +324,7 @@ func unescape(dst, raw []byte) []byte {
 		case 'f':
 			dst = append(dst, '\f')
 		case 'u':
-			r, ok := hex4(raw[i:])
+			r, ok := jsonline.Hex4(raw[i:])
 			if !ok {
 				dst = append(dst, '\\', 'u')
 				continue
@@ -498,7 +333,7 @@ func unescape(dst, raw []byte) []byte {
 			if utf16.IsSurrogate(r) {
 				r2, ok2 := rune(0), false
 				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					r2, ok2 = hex4(raw[i+2:])
+					r2, ok2 = jsonline.Hex4(raw[i+2:])
 				}
 				if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
 					r = d
@@ -513,25 +348,4 @@ func unescape(dst, raw []byte) []byte {
 		}
 	}
 	return dst
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

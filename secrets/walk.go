@@ -2,9 +2,10 @@ package secrets
 
 import (
 	"bytes"
-	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/cfix-dev/cfix/internal/jsonline"
 )
 
 // Where tells what part of an entry (or of the store) a secret is in.
@@ -97,31 +98,9 @@ func (li *lineInfo) reset() {
 // walker reads one JSON line, keeping every string value's span and what
 // holds it. It builds no value.
 type walker struct {
-	b     []byte
-	i     int
-	li    *lineInfo
-	depth int
-	err   error
-	last  rawSpan // the string value read last
-}
-
-// maxDepth bounds the nesting a line may have.
-const maxDepth = 512
-
-type walkError struct {
-	off int
-	msg string
-}
-
-func (e *walkError) Error() string { return fmt.Sprintf("column %d: %s", e.off+1, e.msg) }
-
-type walkAbort struct{}
-
-func (w *walker) fail(msg string) {
-	if w.err == nil {
-		w.err = &walkError{off: w.i, msg: msg}
-	}
-	panic(walkAbort{})
+	jsonline.Scanner
+	li   *lineInfo
+	last rawSpan // the string value read last
 }
 
 // ctx is where in an entry a value is.
@@ -137,85 +116,24 @@ type ctx struct {
 
 // walk fills li from line; err is a syntax error (li then holds what was
 // read before it).
-func walk(line []byte, li *lineInfo) (err error) {
+func walk(line []byte, li *lineInfo) error {
 	li.reset()
-	w := walker{b: line, li: li}
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(walkAbort); !ok {
-				panic(r)
-			}
-			err = w.err
-		}
-	}()
-	w.ws()
-	if w.i >= len(w.b) || w.b[w.i] != '{' {
-		w.fail("not a JSON object")
-	}
-	w.object(ctx{block: -1}, true)
-	w.ws()
-	if w.i < len(w.b) {
-		w.fail("data after the object")
-	}
-	return nil
+	w := walker{li: li}
+	return w.Walk(line, func() { w.object(ctx{block: -1}, true) })
 }
 
-func (w *walker) ws() {
-	for w.i < len(w.b) {
-		switch w.b[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
-
-// str reads a string starting at its opening quote.
-func (w *walker) str() rawSpan {
-	w.i++
-	start := w.i
-	esc := false
-	for {
-		j := bytes.IndexByte(w.b[w.i:], '"')
-		if j < 0 {
-			w.i = len(w.b)
-			w.fail("string not terminated")
-		}
-		end := w.i + j
-		k := end
-		for k > start && w.b[k-1] == '\\' {
-			k--
-		}
-		w.i = end + 1
-		if (end-k)%2 == 0 {
-			if !esc && bytes.IndexByte(w.b[start:end], '\\') >= 0 {
-				esc = true
-			}
-			return rawSpan{start: int32(start), end: int32(end), esc: esc}
-		}
-		esc = true
-	}
-}
-
-func (w *walker) enter() {
-	w.depth++
-	if w.depth > maxDepth {
-		w.fail("nested too deep")
-	}
+// raw is the span of a string the scanner read.
+func raw(s jsonline.Span) rawSpan {
+	return rawSpan{start: s.Start, end: s.End, esc: s.Escaped}
 }
 
 // value walks one value in context c; key is the member holding it.
 func (w *walker) value(c ctx, key rawSpan) {
-	w.ws()
-	if w.i >= len(w.b) {
-		w.fail("unexpected end of line")
-	}
-	switch w.b[w.i] {
+	switch w.Next() {
 	case '"':
-		s := w.str()
+		s := raw(w.Str())
 		w.last = s
-		if int(s.end-s.start) < w.li.min || key.ok() && skipKey(w.b[key.start:key.end], c.src) {
+		if int(s.end-s.start) < w.li.min || key.ok() && skipKey(w.B[key.start:key.end], c.src) {
 			return // never a finding
 		}
 		w.li.spans = append(w.li.spans, span{rawSpan: s, key: key, top: c.top, msgC: c.msgC, block: c.block, bkey: c.bkey})
@@ -223,49 +141,13 @@ func (w *walker) value(c ctx, key rawSpan) {
 		w.object(c, false)
 	case '[':
 		w.array(c)
-	case 't':
-		w.lit("true")
-	case 'f':
-		w.lit("false")
-	case 'n':
-		w.lit("null")
 	default:
-		w.number()
-	}
-}
-
-func (w *walker) lit(s string) {
-	if !bytes.HasPrefix(w.b[w.i:], []byte(s)) {
-		w.fail("invalid literal")
-	}
-	w.i += len(s)
-}
-
-func (w *walker) number() {
-	start := w.i
-	for w.i < len(w.b) {
-		c := w.b[w.i]
-		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
-			w.i++
-			continue
-		}
-		break
-	}
-	if w.i == start {
-		w.fail(fmt.Sprintf("invalid character %q", w.b[w.i]))
+		w.Scalar()
 	}
 }
 
 func (w *walker) array(c ctx) {
-	w.enter()
-	w.i++
-	w.ws()
-	if w.i < len(w.b) && w.b[w.i] == ']' {
-		w.i++
-		w.depth--
-		return
-	}
-	for {
+	for more := w.Array(); more; more = w.NextElem() {
 		ec := c
 		ec.blk = false
 		if c.msg && !c.msgC {
@@ -277,64 +159,18 @@ func (w *walker) array(c ctx) {
 			w.li.blocks = append(w.li.blocks, blockInfo{})
 		}
 		w.value(ec, rawSpan{})
-		w.ws()
-		if w.i >= len(w.b) {
-			w.fail("unexpected end of line in an array")
-		}
-		if w.b[w.i] == ',' {
-			w.i++
-			continue
-		}
-		if w.b[w.i] != ']' {
-			w.fail("expected , or ] in an array")
-		}
-		w.i++
-		w.depth--
-		return
 	}
 }
 
 func (w *walker) object(c ctx, isTop bool) {
-	w.enter()
-	w.i++
-	w.ws()
-	if w.i < len(w.b) && w.b[w.i] == '}' {
-		w.i++
-		w.depth--
-		return
-	}
-	for {
-		w.ws()
-		if w.i >= len(w.b) || w.b[w.i] != '"' {
-			w.fail("expected a member name")
-		}
-		k := w.str()
-		w.ws()
-		if w.i >= len(w.b) || w.b[w.i] != ':' {
-			w.fail("expected : after a member name")
-		}
-		w.i++
-		w.member(c, isTop, k)
-		w.ws()
-		if w.i >= len(w.b) {
-			w.fail("unexpected end of line in an object")
-		}
-		if w.b[w.i] == ',' {
-			w.i++
-			continue
-		}
-		if w.b[w.i] != '}' {
-			w.fail("expected , or } in an object")
-		}
-		w.i++
-		w.depth--
-		return
+	for k, more := w.Object(); more; k, more = w.NextKey() {
+		w.member(c, isTop, raw(k))
 	}
 }
 
 // member walks the value of member k of an object in context c.
 func (w *walker) member(c ctx, isTop bool, k rawSpan) {
-	name := w.b[k.start:k.end]
+	name := w.B[k.start:k.end]
 	li := w.li
 	mc := c
 	mc.msg, mc.blk, mc.src = false, false, string(name) == "source"
@@ -379,8 +215,8 @@ func (w *walker) member(c ctx, isTop bool, k rawSpan) {
 		case "content":
 			mc.msg = true // its elements are blocks; a string is the text
 			mc.msgC = false
-			w.ws()
-			if w.i < len(w.b) && w.b[w.i] == '"' {
+			w.WS()
+			if w.I < len(w.B) && w.B[w.I] == '"' {
 				mc.msg, mc.msgC = false, true
 			}
 		}
@@ -411,8 +247,8 @@ func (w *walker) member(c ctx, isTop bool, k rawSpan) {
 // field reads a member's value into dst when it is a string, and keeps it
 // as a span too.
 func (w *walker) field(dst *rawSpan, c ctx, k rawSpan) {
-	w.ws()
-	isStr := w.i < len(w.b) && w.b[w.i] == '"'
+	w.WS()
+	isStr := w.I < len(w.B) && w.B[w.I] == '"'
 	w.value(c, k)
 	if isStr {
 		*dst = w.last
@@ -566,13 +402,13 @@ func escape(b []byte) (int, rune) {
 	case 'f':
 		return 2, '\f'
 	case 'u':
-		r, ok := hex4(b[2:])
+		r, ok := jsonline.Hex4(b[2:])
 		if !ok {
 			return 2, -1
 		}
 		if utf16.IsSurrogate(r) {
 			if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
-				if r2, ok := hex4(b[8:]); ok {
+				if r2, ok := jsonline.Hex4(b[8:]); ok {
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 						return 12, d
 					}
@@ -583,27 +419,6 @@ func escape(b []byte) (int, rune) {
 		return 6, r
 	}
 	return 2, rune(b[1])
-}
-
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 // rawOffsets maps offsets of the decoded form of raw (ascending) to

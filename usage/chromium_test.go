@@ -3,16 +3,14 @@ package usage
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-)
 
-// chromium is the browser the HTML report is checked in.
-const chromium = "/usr/bin/chromium"
+	"github.com/cfix-dev/cfix/e2e/chromium"
+)
 
 // TestHTMLInChromium: the report of a wild store as one page names no
 // resource and runs no script; headless Chromium loads it with every
@@ -20,9 +18,7 @@ const chromium = "/usr/bin/chromium"
 // and the table's rows, and takes a screenshot of it (CFIX_USAGE_SHOT=FILE
 // keeps it).
 func TestHTMLInChromium(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("%s: %v: the HTML report is tested in headless Chromium; install it (as root: apt-get install -y chromium)", chromium, err)
-	}
+	browser := chromium.New(t, "the HTML report")
 	set, err := Collect(Options{Root: "../testdata/wild/2.1.207-2.1.232/.claude"})
 	if err != nil {
 		t.Fatal(err)
@@ -44,24 +40,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + filepath.Join(dir, "profile")}
-	run := func(extra ...string) []byte {
-		cmd := exec.Command(chromium, append(append([]string(nil), args...), extra...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		done := make(chan struct{})
-		timer := time.AfterFunc(90*time.Second, func() { cmd.Process.Kill(); close(done) })
-		out, err := cmd.Output()
-		if !timer.Stop() {
-			<-done
-		}
-		if err != nil {
-			t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.Bytes())
-		}
-		return out
-	}
-	dom := string(run("--dump-dom", "file://"+file))
+	dom := browser.DOM(file)
 	// A bar and a calendar cell per day with usage (the calendar also
 	// has the days between), a bar per model, a table row per model.
 	if n := strings.Count(dom, `fill="#2f81f7"`); n != len(days.Rows) {
@@ -87,7 +66,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if keep := os.Getenv("CFIX_USAGE_SHOT"); keep != "" {
 		shot = keep
 	}
-	run("--screenshot="+shot, "--window-size=1100,1000", "file://"+file)
+	browser.Screenshot(file, shot, "1100,1000")
 	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10000 {
 		t.Errorf("no screenshot of the page: %v", err)
 	}

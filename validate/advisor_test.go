@@ -1,11 +1,7 @@
 package validate_test
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/cfix-dev/cfix/validate"
@@ -20,26 +16,11 @@ import (
 // 2.1.111, 2.1.219, 2.1.332). An error for the first, a warning for the
 // second; no hint for either, as repair has no call to bring back.
 func TestOrphanedServerResult(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "tool-surrogate-2.1.140", ".claude")
-	root := filepath.Join(t.TempDir(), ".claude")
-	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	root := copyFact(t, "tool-surrogate-2.1.140")
 	path := filepath.Join(root, "projects", "-tmp-fid2-w", "a905e947-d630-482e-a080-849e072acb05.jsonl")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const last = `"content":[{"type":"text","text":"done: hi"}]`
-	if !strings.Contains(string(b), last) {
-		t.Fatal("the last reply is not in the fact store")
-	}
 	orphan := `{"type":"advisor_tool_result","tool_use_id":"srvtoolu_01orphan000000000000001","content":{"type":"advisor_result","text":"go on"}}`
-	b = []byte(strings.Replace(string(b), last, `"content":[`+orphan+`,{"type":"text","text":"done: hi"}]`, 1))
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	replaceIn(t, path, last, `"content":[`+orphan+`,{"type":"text","text":"done: hi"}]`, "the last reply")
 	for _, c := range []struct{ client, severity string }{
 		{"2.0.77", "error"}, {"2.1.87", "error"}, {"2.1.88", "warning"}, {"2.1.332", "warning"}, {"", "warning"},
 	} {
@@ -47,18 +28,14 @@ func TestOrphanedServerResult(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for _, f := range rep.Findings {
-			if f.Code != validate.ServerToolSplit {
-				continue
-			}
-			n++
+		got := withCode(rep, validate.ServerToolSplit)
+		for _, f := range got {
 			if f.Severity.String() != c.severity || f.Line != 7 || f.Hint != "" {
 				t.Errorf("client %q: %s on line %d, hint %q, want %s on line 7 and no hint: %s", c.client, f.Severity, f.Line, f.Hint, c.severity, f.Message)
 			}
 		}
-		if n != 1 {
-			t.Errorf("client %q: %d server-tool-split findings, want 1", c.client, n)
+		if len(got) != 1 {
+			t.Errorf("client %q: %d server-tool-split findings, want 1", c.client, len(got))
 		}
 	}
 }

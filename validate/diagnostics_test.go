@@ -3,9 +3,7 @@ package validate_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -21,12 +19,7 @@ import (
 // 2.0.77, 2.1.111, 2.1.140, 2.1.177, 2.1.205, 2.1.219, 2.1.222, 2.1.223 and
 // 2.1.332).
 func TestDiagnosticsURINull(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "agent-setting-2.1.177", ".claude")
-	root := filepath.Join(t.TempDir(), ".claude")
-	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	root := copyFact(t, "agent-setting-2.1.177")
 	path := filepath.Join(root, "projects", "-tmp-fid-ag-w", "9717d226-7269-46a7-ae6a-6d0b972d113c.jsonl")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -67,17 +60,14 @@ func TestDiagnosticsURINull(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for _, f := range rep.Findings {
-			if f.Code == validate.AttachMalformed {
-				n++
-				if f.Line != line || f.Severity != c.sev || !strings.Contains(f.Message, "files[].uri") {
-					t.Errorf("as %s resumes: line %d %s: %s", c.client, f.Line, f.Severity, f.Message)
-				}
+		got := withCode(rep, validate.AttachMalformed)
+		for _, f := range got {
+			if f.Line != line || f.Severity != c.sev || !strings.Contains(f.Message, "files[].uri") {
+				t.Errorf("as %s resumes: line %d %s: %s", c.client, f.Line, f.Severity, f.Message)
 			}
 		}
-		if n != 1 {
-			t.Errorf("as %s resumes: %d attachment-malformed findings, want 1", c.client, n)
+		if len(got) != 1 {
+			t.Errorf("as %s resumes: %d attachment-malformed findings, want 1", c.client, len(got))
 		}
 		// Repair removes the entry (as every attachment-malformed one:
 		// it attaches nothing, to the clients that do not throw on it

@@ -3,7 +3,6 @@ package validate_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -15,8 +14,7 @@ import (
 // worktree's project folder and appended relocated entries naming the
 // worktree; the entries before name the repository.
 func relocatedFact(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "relocated-2.1.219", ".claude")
+	return fact("relocated-2.1.219")
 }
 
 const (

@@ -2,9 +2,7 @@ package validate_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -22,24 +20,9 @@ import (
 // that does not, the writing version's verdict kept on the finding; ls's
 // glance says the same for a client of the file's version.
 func TestLoneSurrogateClient(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "testdata", "facts", "tool-surrogate-2.1.140", ".claude")
-	root := filepath.Join(t.TempDir(), ".claude")
-	if out, err := exec.Command("cp", "-a", src, root).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	root := copyFact(t, "tool-surrogate-2.1.140")
 	path := filepath.Join(root, "projects", "-tmp-fid2-w", "a905e947-d630-482e-a080-849e072acb05.jsonl")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const in = `"description":"Run echo hi"`
-	if !strings.Contains(string(b), in) {
-		t.Fatal("the tool_use input is not in the fact store")
-	}
-	if err := os.WriteFile(path, []byte(strings.Replace(string(b), in, `"description":"Run echo hi\ud88d"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	replaceIn(t, path, `"description":"Run echo hi"`, `"description":"Run echo hi\ud88d"`, "the tool_use input")
 	for _, c := range []struct {
 		client, severity, writer string
 	}{
@@ -53,12 +36,7 @@ func TestLoneSurrogateClient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []validate.Finding
-		for _, f := range rep.Findings {
-			if f.Code == validate.SurrogateLone {
-				got = append(got, f)
-			}
-		}
+		got := withCode(rep, validate.SurrogateLone)
 		if len(got) != 1 {
 			t.Errorf("client %q: %d surrogate-lone findings, want 1: %+v", c.client, len(got), got)
 			continue
@@ -100,7 +78,7 @@ func TestLoneSurrogateClient(t *testing.T) {
 	if s := glance(); s != "warning" {
 		t.Errorf("the glance of the 2.1.140 file: %s, want warning", s)
 	}
-	b, err = os.ReadFile(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

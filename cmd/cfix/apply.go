@@ -47,6 +47,6 @@ Exit status:
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan and the result as JSON")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
 	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan without its diff")
-	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen)")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long, through the pager on a terminal (the default shows it when the plan fits on a screen)")
 	return cmd
 }

@@ -64,7 +64,9 @@ With --remote URL (as cfix pull takes it), the sessions other machines
 pushed there are listed beside the store's, each marked @MACHINE; Enter on
 one fetches it and shows the plan of its pull (where it lands, as cfix pull
 says), y applies it (the lock, the journal), then it is resumed where it
-landed.
+landed. An encrypted remote is opened with --identity FILE, or with its
+passphrase, asked on the terminal before the browser starts as cfix pull
+asks it ($CFIX_PASSPHRASE where it is set).
 
 Exit status: that of claude after Enter; 0 when quit; 2 when stdin or
 stdout is not a terminal.`,
@@ -185,7 +187,6 @@ func runBrowse(o *resumeOptions, ro *browseRemote, extra []string) error {
 		if keys, err = identityKeys(ro.identities); err != nil {
 			return err
 		}
-		keys.Passphrase = nil // the browser has the terminal: an --identity opens what is encrypted
 	} else if len(ro.identities) > 0 || ro.self != "" {
 		return usageError(errors.New("--identity and --self go with --remote URL"))
 	}
@@ -226,7 +227,22 @@ func runBrowse(o *resumeOptions, ro *browseRemote, extra []string) error {
 		},
 	}
 	if st != nil {
-		bo.Remote = func() ([]browse.Row, error) { return remoteRows(st, self, keys) }
+		// The remote is read once before the browser takes the terminal:
+		// a passphrase it is encrypted with is asked then, as cfix pull
+		// asks it ($CFIX_PASSPHRASE where it is set), and kept for the
+		// pulls; one never asked before is not asked in the browser.
+		pass := &browsePassphrase{ask: keys.Passphrase}
+		keys.Passphrase = pass.get
+		rows, rerr := remoteRows(st, self, keys)
+		pass.browsing = true
+		first := true
+		bo.Remote = func() ([]browse.Row, error) {
+			if first {
+				first = false
+				return rows, rerr
+			}
+			return remoteRows(st, self, keys)
+		}
 		bo.PlanPull = func(r browse.Row) (*browse.Planned, error) { return browsePull(root, st, keys, r) }
 	}
 	m := browse.New(bo)
@@ -358,4 +374,25 @@ func sessionPlanned(root string, p *carry.Plan) *browse.Planned {
 func applyFlags(root string) planFlags {
 	var b bytes.Buffer
 	return planFlags{root: root, apply: true, yes: true, stat: true, out: &b, errOut: &b}
+}
+
+// browsePassphrase asks the passphrase of a remote once, before the
+// browser has the terminal, and gives it again after.
+type browsePassphrase struct {
+	ask      func() (string, error)
+	browsing bool
+	asked    bool
+	pass     string
+	err      error
+}
+
+func (b *browsePassphrase) get() (string, error) {
+	if !b.asked {
+		if b.browsing || b.ask == nil {
+			return "", fmt.Errorf("an object of the remote is encrypted with a passphrase, which browse asks before it starts only when the index is: set %s", passphraseEnv)
+		}
+		b.pass, b.err = b.ask()
+		b.asked = true
+	}
+	return b.pass, b.err
 }

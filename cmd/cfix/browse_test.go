@@ -619,3 +619,156 @@ func TestBrowseRemoteInATerminal(t *testing.T) {
 	tm2.keys("Enter")
 	tm2.waitFor("resumed", "CLIENT --resume="+id+" IN "+alpha, "EXITED 0")
 }
+
+// TestBrowseRemotePassphrase: browse --remote of a remote pushed with a
+// passphrase asks it on the terminal before the browser starts, as cfix
+// pull does, lists the remote's sessions with their titles (sealed in the
+// index), and pulls one with it, not asking again; with CFIX_PASSPHRASE
+// set it asks nothing.
+func TestBrowseRemotePassphrase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cfix and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	bin := buildCfix(t)
+	tmp := t.TempDir()
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
+		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color", "CFIX_PASSPHRASE="}
+	const pass = "correct horse battery staple"
+	dir := filepath.Join(tmp, "remote")
+	os.Mkdir(dir, 0o755)
+	url := "file://" + dir
+	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
+	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
+	push := exec.Command(bin, "push", url, "--root", a, "--machine", "laptop", "--passphrase", "--apply")
+	push.Env = append(append(os.Environ(), env...), "HOME=/home/dev", "CFIX_PASSPHRASE="+pass)
+	if out, err := push.CombinedOutput(); err != nil {
+		t.Fatalf("cfix push: %v\n%s", err, out)
+	}
+	home := filepath.Join(tmp, "b")
+	os.Mkdir(home, 0o755)
+	root := damage.CopyStoreTo(t, damage.V88, home)
+	damage.Age(t, root)
+	alpha := filepath.Join(home, "work", "alpha")
+	os.MkdirAll(alpha, 0o755)
+	client := filepath.Join(tmp, "claude")
+	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
+	env = append(env, "HOME="+home)
+	const id = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
+	command := fmt.Sprintf("cd / && %s browse --root %s --claude %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(client), shell.Quote(url))
+
+	// No CFIX_PASSPHRASE (it is empty: unset it): asked on the terminal.
+	tm := newTmux(t, 120, 40, env, "unset CFIX_PASSPHRASE; "+command)
+	tm.waitFor("the passphrase asked", "passphrase:")
+	tm.typed(pass)
+	tm.keys("Enter")
+	tm.waitFor("the list with the remote's titles", "9/9", "@laptop", "hello, first session")
+	tm.typed("laptop hello")
+	tm.waitFor("the remote session", "> bc1c66c0", "@laptop", "Enter pulls it into this store")
+	tm.keys("Enter")
+	tm.waitFor("the pull's plan", "cfix pull bc1c66c0 --machine laptop: the plan", "new here", "apply these changes? [y] yes")
+	tm.keys("y")
+	tm.waitFor("the session resumed where it landed", "CLIENT --resume="+id+" IN "+alpha, "EXITED 0")
+	if _, err := os.Stat(filepath.Join(root, "projects", store.FolderFor(root, alpha), id+".jsonl")); err != nil {
+		t.Fatalf("the pulled session is not in the store: %v", err)
+	}
+
+	// CFIX_PASSPHRASE set: nothing asked, the titles read.
+	tm2 := newTmux(t, 120, 40, env, "CFIX_PASSPHRASE='"+pass+"' "+command)
+	s := tm2.waitFor("the list again", "10/10", "@laptop", "hello, first session")
+	if strings.Contains(s, "passphrase:") {
+		t.Errorf("the passphrase was asked with CFIX_PASSPHRASE set:\n%s", s)
+	}
+}
+
+// docScreen returns the lines of the block of doc just after the comment
+// <!-- screen: NAME -->: a screen of browse the doc shows.
+func docScreen(t *testing.T, doc, name string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "<!-- screen: "+name+" -->" || i+1 == len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+			continue
+		}
+		var block []string
+		for _, b := range lines[i+2:] {
+			if strings.HasPrefix(b, "```") {
+				return block
+			}
+			block = append(block, b)
+		}
+	}
+	t.Fatalf("%s has no block under <!-- screen: %s -->", doc, name)
+	return nil
+}
+
+// sameScreen fails unless the terminal comes to show the doc's screen
+// within 30 s (trailing spaces and blank lines aside, a line ... of the
+// doc standing for any lines): what loads off the screen's loop has come.
+func sameScreen(t *testing.T, doc, name string, tm *tmuxTerm) {
+	t.Helper()
+	norm := func(ls []string) []string {
+		for i := range ls {
+			ls[i] = strings.TrimRight(ls[i], " ")
+		}
+		for len(ls) > 0 && ls[len(ls)-1] == "" {
+			ls = ls[:len(ls)-1]
+		}
+		return ls
+	}
+	want := norm(docScreen(t, doc, name))
+	var got []string
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if got = norm(strings.Split(tm.screen(), "\n")); docMatch(want, got) {
+			return
+		}
+	}
+	t.Errorf("%s's screen %s is not browse's (-doc +browse):\n%s", doc, name, lineDiff(strings.Join(want, "\n"), strings.Join(got, "\n")))
+}
+
+// TestBrowseDocScreens: the screens of browse that docs/browse.md shows
+// are browse's, drawn in a real terminal (tmux): a search on the 2.1.88
+// corpus store at 84×20, and the list with a remote's sessions (the 2.1.332
+// store pushed by machine laptop) at 120×40.
+func TestBrowseDocScreens(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cfix and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
+	}
+	bin := buildCfix(t)
+	tmp := t.TempDir()
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
+		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color", "HOME=" + tmp}
+	root := damage.CopyStoreTo(t, damage.V88, tmp)
+
+	tm := newTmux(t, 84, 20, env, fmt.Sprintf("cd / && %s browse --root %s", bin, shell.Quote(root)))
+	tm.waitFor("the list", "4/4")
+	tm.keys("C-s")
+	tm.waitFor("the search", "search: ▏")
+	tm.typed("resume in place")
+	tm.keys("Enter")
+	tm.waitFor("the hits", "2 hits", "reply 26 to: resume in place", "? keys")
+	sameScreen(t, "docs/browse.md", "search", tm)
+
+	dir := filepath.Join(tmp, "remote")
+	os.Mkdir(dir, 0o755)
+	url := "file://" + dir
+	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
+	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
+	push := exec.Command(bin, "push", url, "--root", a, "--machine", "laptop", "--apply")
+	push.Env = append(append(os.Environ(), env...), "HOME=/home/dev")
+	if out, err := push.CombinedOutput(); err != nil {
+		t.Fatalf("cfix push: %v\n%s", err, out)
+	}
+	tm = newTmux(t, 120, 40, env, fmt.Sprintf("cd / && %s browse --root %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(url)))
+	tm.waitFor("the list with the remote's", "9/9", "@laptop", "a fresh one in gamma", "second project")
+	sameScreen(t, "docs/browse.md", "remote", tm)
+}

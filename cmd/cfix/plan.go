@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,7 +82,7 @@ func (f *planFlags) register(cmd *cobra.Command, withPlanOut bool) {
 	cmd.Flags().BoolVar(&f.exitCode, "exit-code", false, "exit with status 3 when a dry run finds changes to make")
 	cmd.Flags().BoolVar(&f.force, "force", false, "also change files of live sessions")
 	cmd.Flags().BoolVar(&f.stat, "stat", false, "print the summary of the plan (each change, bytes added and removed) without its diff")
-	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long (the default shows it when the plan fits on a screen), with the lines of each file copied or removed")
+	cmd.Flags().BoolVar(&f.diff, "diff", false, "print the whole diff of the plan, however long, through the pager on a terminal (the default shows it when the plan fits on a screen), with the lines of each file copied or removed")
 	addDesktopFlag(cmd, &f.desktopDir)
 	if withPlanOut {
 		cmd.Flags().StringVar(&f.planOut, "plan-out", "", "save the plan to FILE (apply it later with cfix apply FILE)")
@@ -194,9 +195,21 @@ func runPlan(f *planFlags, cs *changeset.ChangeSet) error {
 	}
 	if !f.json {
 		v := changeset.View{Lines: screenLines(f.out), Stat: f.stat, Full: f.diff, Diff: f.differ}
-		out, done := pager(f.out)
+		// The whole diff the user asked for (--diff) goes through the
+		// pager; the plan shown by default is made to fit on a screen,
+		// what is said before it (where sessions land) counted, and is
+		// printed: a dry run never waits for a key unless asked.
+		out, done := f.out, func() {}
+		if f.diff {
+			out, done = pager(f.out)
+		}
 		if f.before != nil {
-			f.before(out)
+			var head bytes.Buffer
+			f.before(&head)
+			out.Write(head.Bytes())
+			if v.Lines > 0 {
+				v.Lines = max(1, v.Lines-bytes.Count(head.Bytes(), []byte("\n")))
+			}
 		}
 		cut, err := v.Write(out, cs)
 		if cut {

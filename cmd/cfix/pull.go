@@ -192,6 +192,9 @@ func landingWords(l carry.Landed) string {
 	case carry.LandAppend:
 		return "here already: what it lacks is appended"
 	case carry.LandAhead:
+		if l.ID != l.Session && l.Why != "" {
+			return "here already as " + l.ID + ", left as it is: " + l.Why
+		}
 		return "here already with more: left as it is"
 	case carry.LandFork:
 		return "lands as a fork " + l.ID + ": " + l.Why

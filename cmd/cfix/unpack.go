@@ -147,6 +147,9 @@ func printLanding(w io.Writer, p *pack.Plan) {
 			what = "here already: what it lacks is appended"
 		case carry.LandAhead:
 			what = "here already with more: left as it is"
+			if l.ID != l.Session && l.Why != "" {
+				what = "here already as " + l.ID + ", left as it is: " + l.Why
+			}
 		case carry.LandFork:
 			what = "lands as a fork " + l.ID + ": " + l.Why
 		}
