@@ -264,21 +264,15 @@ type JournalInfo struct {
 // when root is ""), newest first: those whose root is that folder
 // (SameStore), however it is named.
 func ListJournals(base, root string) ([]JournalInfo, error) {
-	ents, err := os.ReadDir(base)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	dirs, err := journalDirs(base)
 	if err != nil {
 		return nil, err
 	}
 	var out []JournalInfo
 	key := storeKey(root)
 	keys := map[string]string{} // a root as journals name it → its key
-	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue // a journal journal prune is removing
-		}
-		info, err := ReadJournalInfo(filepath.Join(base, e.Name()))
+	for _, dir := range dirs {
+		info, err := ReadJournalInfo(dir)
 		if err != nil {
 			continue
 		}
@@ -294,8 +288,28 @@ func ListJournals(base, root string) ([]JournalInfo, error) {
 		}
 		out = append(out, info)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Dir > out[j].Dir })
 	return out, nil
+}
+
+// journalDirs lists the folders of the journals under base, newest first
+// (their names start with the time of their apply), without reading them.
+func journalDirs(base string) ([]string, error) {
+	ents, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue // a journal journal prune is removing
+		}
+		dirs = append(dirs, filepath.Join(base, e.Name()))
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	return dirs, nil
 }
 
 // ReadJournalInfo describes the journal at dir. Its state is "incomplete"

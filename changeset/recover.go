@@ -34,12 +34,18 @@ func Recover(opts ApplyOptions) ([]string, error) {
 			return nil, err
 		}
 	}
-	js, err := ListJournals(base, "")
+	// Newest first, each read only when reached: the walk ends at the
+	// store's newest journal that ended, however many older ones there are.
+	dirs, err := journalDirs(base)
 	if err != nil {
 		return nil, fmt.Errorf("journal %s: %w", base, err)
 	}
 	var lines []string
-	for _, j := range js {
+	for _, dir := range dirs {
+		j, err := ReadJournalInfo(dir)
+		if err != nil {
+			continue // as ListJournals leaves it out
+		}
 		if !opts.Lock.Holds(j.Root) {
 			continue
 		}

@@ -38,6 +38,13 @@ func TestJSONLIsTheChain(t *testing.T) {
 		if out.Len() == 0 {
 			got = nil
 		}
+		// The file's lines, to find a record that is one without a search
+		// of the whole file for each (a record glued to another on its
+		// line is still searched for).
+		lines := map[string]bool{}
+		for _, l := range bytes.Split(raw, []byte("\n")) {
+			lines[string(l)] = true
+		}
 		if len(got) != len(want) {
 			t.Errorf("%s: %d records written, the chain has %d", f.Path, len(got), len(want))
 			return
@@ -50,7 +57,7 @@ func TestJSONLIsTheChain(t *testing.T) {
 				t.Errorf("%s: record %d is %.80s, want the entry %s", f.Path, i+1, line, want[i])
 				break
 			}
-			if !bytes.Contains(raw, []byte(line)) {
+			if !lines[line] && !bytes.Contains(raw, []byte(line)) {
 				t.Errorf("%s: record %d is not a record of the file as written", f.Path, i+1)
 				break
 			}

@@ -2,6 +2,7 @@ package repair_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cfix-dev/cfix/changeset"
@@ -299,75 +301,118 @@ type facts struct {
 func readFacts(t *testing.T, root string) facts {
 	t.Helper()
 	f := facts{map[string]bool{}, map[string]int{}, map[string]int{}, map[string]bool{}, map[string]bool{}}
-	paths := transcripts(t, root)
-	type block struct {
-		Type      string `json:"type"`
-		ID        string `json:"id"`
-		ToolUseID string `json:"tool_use_id"`
-	}
-	for _, p := range paths {
+	for _, p := range transcripts(t, root) {
 		rel, _ := filepath.Rel(root, p)
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := map[string]bool{}
-		uses := map[string]bool{}
-		resultsOf := map[string][]string{} // uuid → tool_use_ids of its results, when it holds only results
-		version := ""
-		for _, line := range bytes.Split(b, []byte("\n")) {
-			line = bytes.TrimSuffix(line, []byte("\r"))
-			if len(bytes.TrimSpace(line)) == 0 || seen[string(line)] {
-				continue
-			}
-			seen[string(line)] = true
-			var e struct {
-				UUID    string `json:"uuid"`
-				Type    string `json:"type"`
-				Version string `json:"version"`
-				Message struct {
-					Model   string          `json:"model"`
-					Content json.RawMessage `json:"content"`
-				} `json:"message"`
-			}
-			if json.Unmarshal(line, &e) != nil {
-				continue
-			}
-			if e.Version != "" && (e.Type == "user" || e.Type == "assistant") {
-				version = e.Version // of the last chain entry, as repair reads it
-			}
-			if e.UUID != "" {
-				f.entries[rel+"|"+e.UUID] = true
-			}
-			var blocks []block
-			json.Unmarshal(e.Message.Content, &blocks)
-			var ids []string
-			for _, bl := range blocks {
-				switch bl.Type {
-				case "tool_use":
-					uses[bl.ID] = true
-				case "tool_result":
-					f.results[rel+"|"+bl.ToolUseID]++
-					ids = append(ids, bl.ToolUseID)
-				}
-			}
-			if e.UUID != "" && len(ids) > 0 && len(ids) == len(blocks) {
-				resultsOf[e.UUID] = ids
-			}
-			if validate.ThirdPartyModel(e.Message.Model) {
-				for _, bl := range blocks {
-					if bl.Type == "thinking" {
-						f.foreign[rel]++
-					}
-				}
-			}
+		ff := factsOfFile(b)
+		for _, u := range ff.entries {
+			f.entries[rel+"|"+u] = true
 		}
-		if session.LoaderFor(version).DropsOrphanResults {
+		for id, n := range ff.results {
+			f.results[rel+"|"+id] += n
+		}
+		if ff.foreign > 0 {
+			f.foreign[rel] += ff.foreign
+		}
+		for _, id := range ff.orphans {
+			f.orphans[rel+"|"+id] = true
+		}
+		for _, u := range ff.orphanOnly {
+			f.orphanOnly[rel+"|"+u] = true
+		}
+	}
+	return f
+}
+
+// fileFacts are the facts of one transcript, its paths left out.
+type fileFacts struct {
+	entries             []string       // uuids
+	results             map[string]int // tool_use_id → lines
+	foreign             int
+	orphans, orphanOnly []string // tool_use_ids, uuids
+}
+
+// factsMemo keeps the facts of each transcript content read: most files
+// of a whole store are the same in every run that copies it, and before
+// and after a repair.
+var factsMemo = struct {
+	sync.Mutex
+	m map[[32]byte]*fileFacts
+}{m: map[[32]byte]*fileFacts{}}
+
+// factsOfFile reads the facts of the transcript b.
+func factsOfFile(b []byte) *fileFacts {
+	sum := sha256.Sum256(b)
+	factsMemo.Lock()
+	ff, ok := factsMemo.m[sum]
+	factsMemo.Unlock()
+	if ok {
+		return ff
+	}
+	ff = &fileFacts{results: map[string]int{}}
+	type block struct {
+		Type      string `json:"type"`
+		ID        string `json:"id"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	seen := map[string]bool{}
+	uses := map[string]bool{}
+	resultsOf := map[string][]string{} // uuid → tool_use_ids of its results, when it holds only results
+	version := ""
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.TrimSpace(line)) == 0 || seen[string(line)] {
 			continue
 		}
-		for k := range f.results {
-			if id, ok := strings.CutPrefix(k, rel+"|"); ok && !uses[id] {
-				f.orphans[k] = true
+		seen[string(line)] = true
+		var e struct {
+			UUID    string `json:"uuid"`
+			Type    string `json:"type"`
+			Version string `json:"version"`
+			Message struct {
+				Model   string          `json:"model"`
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		if e.Version != "" && (e.Type == "user" || e.Type == "assistant") {
+			version = e.Version // of the last chain entry, as repair reads it
+		}
+		if e.UUID != "" {
+			ff.entries = append(ff.entries, e.UUID)
+		}
+		var blocks []block
+		json.Unmarshal(e.Message.Content, &blocks)
+		var ids []string
+		for _, bl := range blocks {
+			switch bl.Type {
+			case "tool_use":
+				uses[bl.ID] = true
+			case "tool_result":
+				ff.results[bl.ToolUseID]++
+				ids = append(ids, bl.ToolUseID)
+			}
+		}
+		if e.UUID != "" && len(ids) > 0 && len(ids) == len(blocks) {
+			resultsOf[e.UUID] = ids
+		}
+		if validate.ThirdPartyModel(e.Message.Model) {
+			for _, bl := range blocks {
+				if bl.Type == "thinking" {
+					ff.foreign++
+				}
+			}
+		}
+	}
+	if !session.LoaderFor(version).DropsOrphanResults {
+		for id := range ff.results {
+			if !uses[id] {
+				ff.orphans = append(ff.orphans, id)
 			}
 		}
 		for u, ids := range resultsOf {
@@ -376,9 +421,12 @@ func readFacts(t *testing.T, root string) facts {
 				only = only && !uses[id]
 			}
 			if only {
-				f.orphanOnly[rel+"|"+u] = true
+				ff.orphanOnly = append(ff.orphanOnly, u)
 			}
 		}
 	}
-	return f
+	factsMemo.Lock()
+	factsMemo.m[sum] = ff
+	factsMemo.Unlock()
+	return ff
 }

@@ -57,7 +57,7 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 	teeq := make(chan *batch[R], pool)
 	free := make(chan *batch[R], pool)
 	for i := 0; i < pool; i++ {
-		free <- &batch[R]{buf: make([]byte, 0, batchBytes+batchBytes/4)}
+		free <- &batch[R]{} // its buffer is made when first taken
 	}
 	stop := make(chan struct{})
 	var stopOnce sync.Once
@@ -121,7 +121,12 @@ func PipelineTee[R any](r io.Reader, tee io.Writer, workers int, newWork func() 
 			case b := <-free:
 				if cap(b.buf) > 4*batchBytes {
 					putBig(b.buf)
-					b.buf = make([]byte, 0, batchBytes+batchBytes/4) // grown for a long line
+					b.buf = nil // grown for a long line
+				}
+				if b.buf == nil {
+					// Small at first, grown as lines come: most files
+					// are read whole into one batch of a few KB.
+					b.buf = make([]byte, 0, 64<<10)
 				}
 				b.teeOnly, b.long, b.term = false, nil, false
 				return b

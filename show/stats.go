@@ -192,8 +192,9 @@ func ReadLines(path string, chain *validate.ChainReader, each func(session.Line)
 	var noID Usage
 	rd := session.NewReader(fh, nil)
 	p := session.NewParser()
+	var v line // one for every line: Unmarshal's pointer made it escape, an allocation a line
 	dec := func(raw []byte) bool {
-		var v line
+		v = line{}
 		if len(raw) > longLine {
 			// A line of MB (a pasted file): its light tree, made in one
 			// pass, holds all the stats read (strings cut to

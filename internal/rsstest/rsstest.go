@@ -7,6 +7,7 @@ package rsstest
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -104,15 +105,123 @@ func Store(t testing.TB, kind Kind) (root, transcript string) {
 		t.Fatalf("chmod: %v\n%s", err, out)
 	}
 	transcript = Transcript(root)
-	if err := write(transcript, kind); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-24 * time.Hour) // not a live session
-	if err := os.Chtimes(transcript, old, old); err != nil {
+	if err := place(transcript, kind); err != nil {
 		t.Fatal(err)
 	}
 	stores.m[t.Name()] = root
 	return root, transcript
+}
+
+// cacheVersion is the format of the cached transcripts: bump it when
+// write changes what it writes.
+const cacheVersion = 1
+
+// place makes the transcript at path, a copy of the corpus session, kind.
+// A transcript of hundreds of MB (Empties, FewEmpties, HugeLine) is
+// written once per machine into a shared cache folder under os.TempDir(),
+// read-only, and hard-linked into place: the tests that read one only
+// read it, and the planners that write one replace it by rename, leaving
+// the cached file as it was. NULTail, which a repair cuts in place (and
+// only in a file of one name), is written anew each time: it is sparse,
+// so no byte of its tail is written.
+func place(path string, kind Kind) error {
+	if kind != NULTail {
+		cached, err := cache(path, kind)
+		if err == nil {
+			if err = os.Remove(path); err != nil {
+				return err
+			}
+			if err = os.Link(cached, path); err == nil {
+				return nil
+			}
+		}
+		// No cache (no room, another file system): written here.
+	}
+	if err := corpusSession(path); err != nil {
+		return err
+	}
+	if err := write(path, kind); err != nil {
+		return err
+	}
+	return age(path)
+}
+
+// age gives the transcript at path an mtime of a day ago: not a live
+// session.
+func age(path string) error {
+	old := time.Now().Add(-24 * time.Hour)
+	return os.Chtimes(path, old, old)
+}
+
+// corpusSession copies the corpus session to path, unless it is there.
+func corpusSession(path string) error {
+	session, err := os.ReadFile(Transcript(filepath.Join(corpus(), version, ".claude")))
+	if err != nil {
+		return err
+	}
+	if b, err := os.ReadFile(path); err == nil && bytes.Equal(b, session) {
+		return nil
+	}
+	return os.WriteFile(path, session, 0o600)
+}
+
+// cache returns the cached transcript of kind, writing it first when no
+// test of the machine has yet: in a folder named by cacheVersion and the
+// hash of the corpus session, written to a temporary name and renamed
+// into place, so test binaries that run at once never read half a file.
+// Its name holds its size, so a file cut or grown since is made again.
+func cache(path string, kind Kind) (string, error) {
+	session, err := os.ReadFile(Transcript(filepath.Join(corpus(), version, ".claude")))
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(session)
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("cfix-rsstest-v%d-%x", cacheVersion, sum[:6]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, string(kind)+".*"))
+	for _, name := range names {
+		fi, err := os.Stat(name)
+		if err != nil {
+			continue
+		}
+		var size int64
+		if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(name), string(kind)+"."), "%d.jsonl", &size); err == nil &&
+			strings.HasSuffix(name, ".jsonl") && fi.Size() == size && fi.Mode().Perm() == 0o444 {
+			return name, nil
+		}
+		if strings.HasSuffix(name, ".jsonl") || time.Since(fi.ModTime()) > time.Hour {
+			os.Remove(name) // changed since, or the temporary file of a killed test
+		}
+	}
+	tmp, err := os.CreateTemp(dir, string(kind)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(session)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = write(tmp.Name(), kind)
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o444)
+	}
+	if err == nil {
+		err = age(tmp.Name())
+	}
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = os.Stat(tmp.Name())
+	}
+	if err != nil {
+		return "", err
+	}
+	cached := filepath.Join(dir, fmt.Sprintf("%s.%d.jsonl", kind, fi.Size()))
+	return cached, os.Rename(tmp.Name(), cached)
 }
 
 var stores = struct{ m map[string]string }{m: map[string]string{}}
