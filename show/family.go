@@ -29,6 +29,10 @@ type Family struct {
 	Loose string
 	// Why says why a Loose file is not resumable.
 	Why string
+	// DesktopDir is Claude Desktop's index of its sessions (see
+	// desktop.Dir), read for the titles Desktop shows the session under
+	// and for validate's findings on them; "" reads none.
+	DesktopDir string
 	// Named is the transcript the name is the path of, when it is one of
 	// the family's (a subagent's, say); "" for a session id.
 	Named string

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cfix-dev/cfix/desktop"
 	"github.com/cfix-dev/cfix/session"
 	"github.com/cfix-dev/cfix/store"
 	"github.com/cfix-dev/cfix/trim"
@@ -182,13 +183,32 @@ func Build(fam *Family) (*Report, error) {
 	for _, f := range fam.Layout.Files {
 		targets = append(targets, f.Path)
 	}
-	vr, err := validate.Run(validate.Options{Root: fam.Root, Targets: targets})
+	vr, err := validate.Run(validate.Options{Root: fam.Root, Targets: targets, DesktopDir: fam.DesktopDir})
 	if err != nil {
 		return nil, err
 	}
+	rep.desktopTitles(fam)
 	rep.Findings, rep.Counts = vr.Findings, vr.Counts
 	rep.finish()
 	return rep, nil
+}
+
+// desktopTitles adds the titles Claude Desktop lists the session under
+// (kind "desktop"), one per entry of its index that names the session. An
+// index that cannot be read adds none: validate's findings say why.
+func (r *Report) desktopTitles(fam *Family) {
+	if fam.DesktopDir == "" || fam.Session == "" {
+		return
+	}
+	x, err := desktop.Read(fam.DesktopDir)
+	if err != nil {
+		return
+	}
+	for _, e := range x.For(fam.Session) {
+		if e.Title != "" {
+			r.Titles = append(r.Titles, Title{Kind: "desktop", Text: e.Title})
+		}
+	}
 }
 
 func (r *Report) sum(st *Stats) {

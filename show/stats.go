@@ -35,7 +35,7 @@ func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheCreation + u.C
 
 // Title is one title line of a transcript.
 type Title struct {
-	Kind string `json:"kind"` // custom-title, ai-title, summary, agent-name
+	Kind string `json:"kind"` // custom-title, ai-title, summary, agent-name, desktop (Claude Desktop's title)
 	Text string `json:"text"`
 }
 

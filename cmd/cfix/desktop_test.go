@@ -65,3 +65,29 @@ func TestDesktopPlanNotes(t *testing.T) {
 		t.Errorf("validate with $%s:\n%s", desktop.EnvDir, out)
 	}
 }
+
+// TestDesktopShow: cfix show names the title Claude Desktop lists a
+// session under, and its findings on the session, from --desktop-dir;
+// without the index, neither.
+func TestDesktopShow(t *testing.T) {
+	root := wild.Copy(t, "2.1.161-2.1.170")
+	t.Setenv(desktop.EnvDir, "")
+	for _, c := range []struct {
+		id, title, code string
+	}{
+		{"70fa8c66", `"Sort the downloads" (desktop)`, ""},
+		{"ff06e642", `"Fix the site" (desktop)`, "desktop-transcript-elsewhere"},
+	} {
+		out, errOut, _ := cliErr("show", c.id, "--root", root, "--desktop-dir", desktopSkeleton)
+		if !strings.Contains(out, c.title) {
+			t.Errorf("show %s --desktop-dir: no %s in the titles:\n%s%s", c.id, c.title, out, errOut)
+		}
+		if c.code != "" && !strings.Contains(out, c.code) {
+			t.Errorf("show %s --desktop-dir: no %s finding:\n%s", c.id, c.code, out)
+		}
+		out, _, _ = cliErr("show", c.id, "--root", root)
+		if strings.Contains(out, "(desktop)") || strings.Contains(out, "desktop-transcript") {
+			t.Errorf("show %s, no index: %s", c.id, out)
+		}
+	}
+}

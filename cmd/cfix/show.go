@@ -7,15 +7,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cfix-dev/cfix/desktop"
 	"github.com/cfix-dev/cfix/show"
 	"github.com/cfix-dev/cfix/validate"
 )
 
 type showOptions struct {
-	root    string
-	json    bool
-	session string
-	out     io.Writer
+	root       string
+	desktopDir string
+	json       bool
+	session    string
+	out        io.Writer
 }
 
 func newShowCmd() *cobra.Command {
@@ -31,11 +33,12 @@ a tree (the main transcript, subagents in both layouts and those of workflows
 with the agentType and description of their .meta.json, side files of
 compactions, prompt suggestions and side questions, and the sidecars:
 tool-results, file-history, todos, session-env, debug, tasks, plans,
-usage-data, with sizes); its titles, slug, cwds, versions, models, time span,
-prompts, entries, token usage (message.usage, each API message once),
-compactions; what a resume loads, as the version that wrote the transcript
-loads it, against what sits behind compactions and on other branches; and
-the findings of cfix validate for the session's files.
+usage-data, with sizes); its titles (with the one Claude Desktop lists it
+under, from --desktop-dir or Desktop's own index), slug, cwds, versions,
+models, time span, prompts, entries, token usage (message.usage, each API
+message once), compactions; what a resume loads, as the version that wrote
+the transcript loads it, against what sits behind compactions and on other
+branches; and the findings of cfix validate for the session's files.
 
 SESSION is a session id, a unique prefix of one, the path of one of its
 .jsonl transcripts, its session folder, or latest (the newest session of
@@ -59,6 +62,7 @@ Exit status:
 	}
 	cmd.Flags().StringVar(&opts.root, "root", "", "store directory (default $CLAUDE_CONFIG_DIR or ~/.claude)")
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print one JSON document")
+	addDesktopFlag(cmd, &opts.desktopDir)
 	return cmd
 }
 
@@ -71,6 +75,7 @@ func runShow(opts *showOptions) error {
 	if err != nil {
 		return usageError(err)
 	}
+	fam.DesktopDir = desktop.Dir(opts.desktopDir, root)
 	rep, err := show.Build(fam)
 	if err != nil {
 		return usageError(err)
