@@ -390,20 +390,7 @@ func compareIncoming(local, incoming string, limit int64, t *changeset.Transform
 	defer in.Close()
 	c := &cmpWriter{r: bufio.NewReaderSize(lf, 256<<10), buf: make([]byte, 64<<10)}
 	err = t.Stream(c, io.LimitReader(in, limit), in)
-	switch {
-	case c.diverged:
-		return relDiverged, nil
-	case c.longer:
-		return relLocalPrefix, nil
-	case err != nil:
-		return 0, err
-	}
-	if _, err := c.r.ReadByte(); err == io.EOF {
-		return relSame, nil
-	} else if err != nil {
-		return 0, err
-	}
-	return relAhead, nil
+	return c.relation(err)
 }
 
 // forkGrown returns the rewrite of the fork lf (the op main would make)
@@ -664,6 +651,20 @@ func comparePrefix(local string, limit int64, incoming string, t *changeset.Tran
 	} else {
 		_, err = io.Copy(c, in)
 	}
+	return c.relation(err)
+}
+
+// cmpWriter compares what is written to it with what r reads.
+type cmpWriter struct {
+	r        *bufio.Reader
+	buf      []byte
+	diverged bool // a byte differs
+	longer   bool // r ended before what was written
+}
+
+// relation is how the local file stands to what was written to c, once
+// the writing ended with err.
+func (c *cmpWriter) relation(err error) (relation, error) {
 	switch {
 	case c.diverged:
 		return relDiverged, nil
@@ -678,14 +679,6 @@ func comparePrefix(local string, limit int64, incoming string, t *changeset.Tran
 		return 0, err
 	}
 	return relAhead, nil
-}
-
-// cmpWriter compares what is written to it with what r reads.
-type cmpWriter struct {
-	r        *bufio.Reader
-	buf      []byte
-	diverged bool // a byte differs
-	longer   bool // r ended before what was written
 }
 
 func (c *cmpWriter) Write(p []byte) (int, error) {
