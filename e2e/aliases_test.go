@@ -19,17 +19,7 @@ import (
 // still continues the session; with the alias naming a folder that is not
 // there, -c in B starts a new session (the client ignores the line).
 func TestSessionAliases(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a real Claude Code version")
-	}
-	pinned, err := Versions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := pinned[len(pinned)-1]
-	if err := Install(version); err != nil {
-		t.Fatal(err)
-	}
+	version := newestPinned(t)
 	env := NewEnv(t, version, "")
 	claude := env.ClaudeDir()
 	a, b := env.Dir("a"), env.Dir("b")

@@ -21,18 +21,8 @@ import (
 // written last, on branch A (measured with 2.1.205 and 2.1.332, -r and -c
 // alike).
 func TestLeafOverResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a real Claude Code version")
-	}
+	version := newestPinned(t)
 	t.Parallel()
-	pinned, err := Versions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := pinned[len(pinned)-1]
-	if err := Install(version); err != nil {
-		t.Fatal(err)
-	}
 	const (
 		sid   = "5e55a0de-0000-4000-8000-000000000001"
 		think = "22222222-0000-4000-8000-00000000000a"

@@ -54,3 +54,22 @@ func versionsSince(t *testing.T, since string) []string {
 	}
 	return out
 }
+
+// newestPinned is the newest pinned version, installed, for a test of a
+// behaviour measured with it alone. It skips the test in -short mode (it
+// runs Claude Code).
+func newestPinned(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end: runs a real Claude Code version")
+	}
+	pinned, err := Versions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := pinned[len(pinned)-1]
+	if err := Install(version); err != nil {
+		t.Fatal(err)
+	}
+	return version
+}

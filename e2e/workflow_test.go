@@ -22,17 +22,7 @@ import (
 // fail the resume. (Resumed with the journal whole, the agent's result
 // comes from the journal: no request.)
 func TestWorkflowJournal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: runs a real Claude Code version")
-	}
-	pinned, err := Versions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := pinned[len(pinned)-1]
-	if err := Install(version); err != nil {
-		t.Fatal(err)
-	}
+	version := newestPinned(t)
 	env := NewEnv(t, version, "")
 	const script = "export const meta = { name: \"probe\", description: \"probe run\", phases: [{title: \"one\"}] }\n" +
 		"const r = await agent(\"say hi\", {label: \"hi\"})\nreturn r"
