@@ -306,6 +306,11 @@ func mcpCalls(body []string, start int) []docCommand {
 		c.want = append(c.want, strings.TrimPrefix(l, "  "))
 		c.end = start + 3 + j
 	}
+	return trimAnswers(calls)
+}
+
+// trimAnswers drops the blank lines that end each call's answer.
+func trimAnswers(calls []docCommand) []docCommand {
 	for i := range calls {
 		c := &calls[i]
 		for len(c.want) > 0 && c.want[len(c.want)-1] == "" {
@@ -346,13 +351,7 @@ func mcpViewCalls(body []string, start int) []docCommand {
 		}
 		c.end = start + 3 + j
 	}
-	for i := range calls {
-		c := &calls[i]
-		for len(c.want) > 0 && c.want[len(c.want)-1] == "" {
-			c.want = c.want[:len(c.want)-1]
-		}
-	}
-	return calls
+	return trimAnswers(calls)
 }
 
 // answerMatch reports whether the answer got is the one want shows: a
