@@ -545,34 +545,9 @@ func TestBrowseRemoteInATerminal(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
 	}
-	bin := buildCfix(t)
-	tmp := t.TempDir()
-	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
-		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
-	// Machine laptop pushed the 2.1.332 store, its home /home/dev.
-	dir := filepath.Join(tmp, "remote")
-	os.Mkdir(dir, 0o755)
-	url := "file://" + dir
-	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
-	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
-	push := exec.Command(bin, "push", url, "--root", a, "--machine", "laptop", "--apply")
-	push.Env = append(append(os.Environ(), env...), "HOME=/home/dev")
-	if out, err := push.CombinedOutput(); err != nil {
-		t.Fatalf("cfix push: %v\n%s", err, out)
-	}
-	// This machine: the 2.1.88 store, its home elsewhere; the folder the
-	// pulled session lands in exists, for the client to start in.
-	home := filepath.Join(tmp, "b")
-	os.Mkdir(home, 0o755)
-	root := damage.CopyStoreTo(t, damage.V88, home)
-	damage.Age(t, root)
-	alpha := filepath.Join(home, "work", "alpha")
-	os.MkdirAll(alpha, 0o755)
-	client := filepath.Join(tmp, "claude")
-	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
-	env = append(env, "HOME="+home)
-	const id = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
-	command := fmt.Sprintf("cd / && %s browse --root %s --claude %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(client), shell.Quote(url))
+	f := newRemoteBrowse(t, nil)
+	env, root, alpha, command := f.env, f.root, f.alpha, f.command
+	const id = remoteBrowseID
 
 	tm := newTmux(t, 120, 40, env, command)
 	// The store's 4 sessions and laptop's 5.
@@ -620,6 +595,51 @@ func TestBrowseRemoteInATerminal(t *testing.T) {
 	tm2.waitFor("resumed", "CLIENT --resume="+id+" IN "+alpha, "EXITED 0")
 }
 
+// remoteBrowseID is the session of the 2.1.332 store newRemoteBrowse
+// pushes that the browse tests pull.
+const remoteBrowseID = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
+
+// remoteBrowse is a remote and a store for a test of browse --remote: the
+// machine laptop pushed the 2.1.332 store (its home /home/dev) to a folder
+// remote; this machine holds the 2.1.88 store, its home elsewhere, with the
+// folder the pulled session lands in (alpha), for the client to start in.
+// command runs cfix browse --remote with a client that says how it was
+// started, in env.
+type remoteBrowse struct {
+	env                  []string
+	root, alpha, command string
+}
+
+// newRemoteBrowse makes a remoteBrowse; the push runs with pushFlags, and
+// pushEnv added to its environment.
+func newRemoteBrowse(t *testing.T, pushEnv []string, pushFlags ...string) remoteBrowse {
+	t.Helper()
+	bin := buildCfix(t)
+	tmp := t.TempDir()
+	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
+		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color"}
+	dir := filepath.Join(tmp, "remote")
+	os.Mkdir(dir, 0o755)
+	url := "file://" + dir
+	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
+	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
+	push := exec.Command(bin, append([]string{"push", url, "--root", a, "--machine", "laptop", "--apply"}, pushFlags...)...)
+	push.Env = append(append(append(os.Environ(), env...), "HOME=/home/dev"), pushEnv...)
+	if out, err := push.CombinedOutput(); err != nil {
+		t.Fatalf("cfix push: %v\n%s", err, out)
+	}
+	home := filepath.Join(tmp, "b")
+	os.Mkdir(home, 0o755)
+	root := damage.CopyStoreTo(t, damage.V88, home)
+	damage.Age(t, root)
+	alpha := filepath.Join(home, "work", "alpha")
+	os.MkdirAll(alpha, 0o755)
+	client := filepath.Join(tmp, "claude")
+	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
+	command := fmt.Sprintf("cd / && %s browse --root %s --claude %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(client), shell.Quote(url))
+	return remoteBrowse{env: append(env, "HOME="+home), root: root, alpha: alpha, command: command}
+}
+
 // TestBrowseRemotePassphrase: browse --remote of a remote pushed with a
 // passphrase asks it on the terminal before the browser starts, as cfix
 // pull does, lists the remote's sessions with their titles (sealed in the
@@ -632,32 +652,10 @@ func TestBrowseRemotePassphrase(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: the real-terminal test of cfix browse is skipped")
 	}
-	bin := buildCfix(t)
-	tmp := t.TempDir()
-	env := []string{"CFIX_JOURNAL_DIR=" + filepath.Join(tmp, "journal"), "XDG_CACHE_HOME=" + filepath.Join(tmp, "cache"),
-		"CLAUDE_CONFIG_DIR=", "TERM=xterm-256color", "CFIX_PASSPHRASE="}
 	const pass = "correct horse battery staple"
-	dir := filepath.Join(tmp, "remote")
-	os.Mkdir(dir, 0o755)
-	url := "file://" + dir
-	os.Mkdir(filepath.Join(tmp, "a"), 0o755)
-	a := damage.CopyStoreTo(t, "2.1.332", filepath.Join(tmp, "a"))
-	push := exec.Command(bin, "push", url, "--root", a, "--machine", "laptop", "--passphrase", "--apply")
-	push.Env = append(append(os.Environ(), env...), "HOME=/home/dev", "CFIX_PASSPHRASE="+pass)
-	if out, err := push.CombinedOutput(); err != nil {
-		t.Fatalf("cfix push: %v\n%s", err, out)
-	}
-	home := filepath.Join(tmp, "b")
-	os.Mkdir(home, 0o755)
-	root := damage.CopyStoreTo(t, damage.V88, home)
-	damage.Age(t, root)
-	alpha := filepath.Join(home, "work", "alpha")
-	os.MkdirAll(alpha, 0o755)
-	client := filepath.Join(tmp, "claude")
-	os.WriteFile(client, []byte("#!/bin/sh\necho \"CLIENT $* IN $(pwd)\"\n"), 0o755)
-	env = append(env, "HOME="+home)
-	const id = "bc1c66c0-560d-4a6f-b0d4-796e1f92068c"
-	command := fmt.Sprintf("cd / && %s browse --root %s --claude %s --remote %s --self desk", bin, shell.Quote(root), shell.Quote(client), shell.Quote(url))
+	f := newRemoteBrowse(t, []string{"CFIX_PASSPHRASE=" + pass}, "--passphrase")
+	env, root, alpha, command := append(f.env, "CFIX_PASSPHRASE="), f.root, f.alpha, f.command
+	const id = remoteBrowseID
 
 	// No CFIX_PASSPHRASE (it is empty: unset it): asked on the terminal.
 	tm := newTmux(t, 120, 40, env, "unset CFIX_PASSPHRASE; "+command)
