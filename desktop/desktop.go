@@ -317,7 +317,7 @@ func readEntry(path string) (Entry, error) {
 		return e, err
 	}
 	if fi.Size() > MaxFileSize {
-		return e, fmt.Errorf("%d bytes, more than the %d read of a session file: not read", fi.Size(), MaxFileSize)
+		return e, fmt.Errorf("%d bytes, more than the %d cfix reads of an index file", fi.Size(), MaxFileSize)
 	}
 	dec := json.NewDecoder(io.LimitReader(f, MaxFileSize+1))
 	var raw struct {

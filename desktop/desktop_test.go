@@ -113,7 +113,7 @@ func TestReadHostile(t *testing.T) {
 		notJSON: "not JSON",
 		array:   "not a JSON object",
 		torn:    "the file ends inside its object",
-		big:     "more than the 8388608 read",
+		big:     "more than the 8388608 cfix reads",
 		link:    "a symbolic link: not followed",
 		fifo:    "not a regular file but a named pipe",
 	}
